@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""item_every_step.py - TL101: loss.item() every step vs every 10 / 50 steps (seeds 000, 002) vs on-device accumulation."""
+from _tlbench import start, Trainer
+
+b = start("torch/item_every_step", "TL101", "sync-in-hot-path",
+          "transformer training step; the loss (and grad norm) read back with .item()/float() every "
+          "step vs every N steps vs accumulated on the device", "ms/step")
+torch = b.torch
+tr = Trainer(b, batch=b.pick(32, 16, 2), seq=b.pick(256, 128, 8), d_model=b.pick(512, 512, 16),
+             nhead=b.pick(8, 8, 2), layers=b.pick(4, 4, 1), ff=b.pick(2048, 2048, 32))
+steps, reps = b.pick(50, 50, 4), b.pick(5, 2, 1)
+b.param(batch=tr.x.shape[0], seq=tr.x.shape[1], steps=steps)
+
+
+def every(n):
+    stats = []
+
+    def step(i):
+        loss = tr.step()
+        if i % n == 0:  # the seed's code reads the loss twice
+            stats.append(loss.item())
+            stats.append(loss.item())
+    return step
+
+
+acc = []
+
+
+def on_device(i):
+    loss = tr.step()
+    acc.append(loss.detach())  # summed once at the end of the epoch, outside the hot loop
+    if len(acc) > 1000:
+        acc.clear()
+
+
+def logging_like_seed_002(grad_norm_every):
+    # seed 002 before/after: float(loss) every step, float(grad_norm) every 10 (before) or 50 (after)
+    params = list(tr.model.parameters())
+
+    def step(i):
+        tr.opt.zero_grad(set_to_none=True)
+        loss = tr.loss_fn(tr.model(tr.x).reshape(-1, tr.vocab), tr.y.reshape(-1))
+        loss.backward()
+        gn = torch.nn.utils.clip_grad_norm_(params, 1.0)
+        tr.opt.step()
+        log = {"training/loss": float(loss)}
+        if i % grad_norm_every == 0:
+            log["training/grad_norm"] = float(gn)
+    return step
+
+
+variants = [
+    ("item-every-step", "anti", every(1)),
+    ("item-every-10", "ref", every(10)),
+    ("item-every-50", "ref", every(50)),
+    ("accumulate-on-device", "fix", on_device),
+    ("log-loss-every-step+gradnorm-every-10", "ref", logging_like_seed_002(10)),
+    ("log-loss-every-step+gradnorm-every-50", "ref", logging_like_seed_002(50)),
+]
+for name, role, fn in variants:
+    samples = b.time_loop(fn, steps, reps)
+    n = 10
+    syncs = b.count_syncs(lambda: [fn(i) for i in range(n)])
+    b.add(name, role, samples, syncs_per_step=None if syncs is None else syncs / n)
+b.emit("item-every-step", "accumulate-on-device")

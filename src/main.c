@@ -1,0 +1,273 @@
+/* main.c - the trainlint command line: parses options and calls the library. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tl_output.h"
+#include "tl_walk.h"
+#include "trainlint.h"
+
+static void usage(FILE *out) {
+  fputs("usage: trainlint check [options] PATH...   analyse Python files and directories\n"
+        "       trainlint rules [--all]             list the rules\n"
+        "       trainlint explain CODE              show a rule's documentation\n"
+        "       trainlint version\n"
+        "\n"
+        "check options:\n"
+        "  --format text|concise|json   output format (default text)\n"
+        "  --diff                       print the fixes as a unified diff instead of findings\n"
+        "  --fix                        apply safe fixes in place (atomic, refuses changed files)\n"
+        "  --unsafe-fixes               also apply/show fixes marked unsafe\n"
+        "  --select CODES               enable only these codes or prefixes (comma-separated; ALL)\n"
+        "  --ignore CODES               disable these codes or prefixes\n"
+        "  --rules DIR                  also load the rule files (*.md) of DIR\n"
+        "  --exclude GLOB               skip paths matching GLOB (repeatable)\n"
+        "  -j, --jobs N                 threads (default: all cores)\n"
+        "  --exit-zero                  exit 0 even when there are findings\n"
+        "  --no-source                  text format: do not print source lines\n"
+        "  --color auto|always|never    colour (default auto: only on a terminal, not with NO_COLOR)\n"
+        "\n"
+        "exit status: 0 no findings, 1 findings, 2 usage error, bad rule file, or an input that\n"
+        "could not be analysed (unreadable, binary, invalid UTF-8).\n",
+        out);
+}
+
+typedef struct {
+  TL_VEC(char *) select, ignore, excludes, paths, rule_dirs;
+  tl_format format;
+  bool diff, fix, unsafe, exit_zero, no_source;
+  int color; /* -1 auto, 0 never, 1 always */
+  unsigned jobs;
+} tl_cli;
+
+static void split_codes(const char *s, void *vec) {
+  TL_VEC(char *) *v = vec;
+  char *copy = tl_strdup(s), *save = NULL;
+  for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) tl_vec_push(v, tl_strdup(t));
+  free(copy);
+}
+
+static void cli_free(tl_cli *c) {
+  void *vs[] = {&c->select, &c->ignore, &c->excludes, &c->paths, &c->rule_dirs};
+  for (size_t i = 0; i < 5; i++) {
+    TL_VEC(char *) *v = vs[i];
+    for (size_t k = 0; k < v->n; k++) free(v->v[k]);
+    tl_vec_free(v);
+  }
+}
+
+static tl_ruleset *load_rules(const tl_cli *c, tl_diags *d) {
+  tl_ruleset *rs = tl_ruleset_new();
+  bool ok = tl_ruleset_add_builtin(rs, d);
+  for (size_t i = 0; i < c->rule_dirs.n; i++) ok = tl_ruleset_add_dir(rs, c->rule_dirs.v[i], d) && ok;
+  tl_ruleset_select(rs, (const char *const *)c->select.v, c->select.n, (const char *const *)c->ignore.v, c->ignore.n);
+  if (ok) ok = tl_ruleset_compile(rs, d);
+  if (!ok) {
+    tl_ruleset_delete(rs);
+    return NULL;
+  }
+  return rs;
+}
+
+typedef struct {
+  const tl_analysis *a;
+  tl_buf diff;
+  bool write;
+  size_t written, refused;
+} fix_ctx;
+
+static void on_fixed(void *p, size_t file, const char *old, size_t oldlen, const char *neu, size_t newlen) {
+  fix_ctx *c = p;
+  const char *path = tl_analysis_file_path(c->a, file);
+  if (!c->write) {
+    const char *rel = path;
+    while (rel[0] == '.' && rel[1] == '/') rel += 2;
+    tl_diff_unified(&c->diff, rel, old, oldlen, neu, newlen);
+    return;
+  }
+  char *msg = NULL;
+  tl_write_status st = tl_file_replace(path, old, oldlen, neu, newlen, &msg);
+  if (st == TL_WRITE_OK) c->written++;
+  else {
+    fprintf(stderr, "%s: error: fixes not written: %s\n", path, msg ? msg : "write failed");
+    c->refused++;
+  }
+  free(msg);
+}
+
+static int cmd_check(tl_cli *c) {
+  tl_diags d = {0};
+  bool color = c->color == 1 || (c->color == -1 && isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
+  bool ecolor = c->color == 1 || (c->color == -1 && isatty(STDERR_FILENO) && !getenv("NO_COLOR"));
+  tl_ruleset *rs = load_rules(c, &d);
+  if (!rs) {
+    tl_output_diags(stderr, &d, ecolor);
+    tl_diags_free(&d);
+    return 2;
+  }
+  tl_paths files = {0};
+  size_t walk_errors = tl_walk((const char *const *)c->paths.v, c->paths.n, (const char *const *)c->excludes.v,
+                               c->excludes.n, &files, &d);
+  tl_output_diags(stderr, &d, ecolor);
+  tl_options opts = {c->jobs};
+  tl_analysis *a = tl_analysis_new(rs, &opts);
+  for (size_t i = 0; i < files.n; i++) tl_analysis_add_path(a, files.v[i]);
+  tl_analysis_run(a);
+  const tl_diags *ad = tl_analysis_diags(a);
+  tl_output_diags(stderr, ad, ecolor);
+  bool input_errors = walk_errors > 0;
+  for (size_t i = 0; i < ad->n; i++) input_errors = input_errors || ad->v[i].level == TL_DIAG_ERROR;
+
+  size_t n = tl_analysis_finding_count(a);
+  bool *fixed = tl_calloc(n + 1, sizeof *fixed);
+  size_t remaining = n;
+  tl_output_opts oo = {c->format, color, c->unsafe, !c->no_source};
+  int rc = 0;
+  if (c->diff || c->fix) {
+    fix_ctx fc = {a, {0}, c->fix, 0, 0};
+    size_t taken = tl_fixes_apply(a, c->unsafe, fixed, on_fixed, &fc);
+    if (c->diff) {
+      if (fc.diff.len) fwrite(fc.diff.data, 1, fc.diff.len, stdout);
+      tl_buf_free(&fc.diff);
+      /* --diff: exit 1 when there is something to change, as `ruff --diff` does */
+      rc = taken ? 1 : 0;
+      fprintf(stderr, "%zu fix%s available%s.\n", taken, taken == 1 ? "" : "es", c->unsafe ? "" : " (add --unsafe-fixes for more)");
+    } else {
+      if (fc.refused) {
+        for (size_t i = 0; i < n; i++) fixed[i] = false; /* conservative: report all again */
+        rc = 2;
+      }
+      for (size_t i = 0; i < n; i++) remaining -= fixed[i];
+      if (taken && !fc.refused) fprintf(stderr, "Fixed %zu finding%s in %zu file%s.\n", taken, taken == 1 ? "" : "s",
+                                        fc.written, fc.written == 1 ? "" : "s");
+      tl_output_findings(stdout, a, fixed, &oo);
+      if (rc == 0) rc = remaining ? 1 : 0;
+    }
+  } else {
+    tl_output_findings(stdout, a, NULL, &oo);
+    rc = n ? 1 : 0;
+  }
+  if (c->exit_zero && rc == 1) rc = 0;
+  if (input_errors) rc = 2;
+  free(fixed);
+  tl_analysis_delete(a);
+  tl_paths_free(&files);
+  tl_ruleset_delete(rs);
+  tl_diags_free(&d);
+  return rc;
+}
+
+static int cmd_rules(tl_cli *c, bool all) {
+  tl_diags d = {0};
+  tl_ruleset *rs = load_rules(c, &d);
+  tl_output_diags(stderr, &d, false);
+  tl_diags_free(&d);
+  if (!rs) return 2;
+  for (size_t i = 0; i < tl_ruleset_count(rs); i++) {
+    const tl_rule *r = tl_ruleset_rule(rs, i);
+    if (!all && !tl_rule_enabled(r) && tl_rule_default_enabled(r)) continue;
+    const char *fix = tl_rule_fix_safety(r) == TL_FIXSAFE_SAFE ? "fix" : tl_rule_fix_safety(r) == TL_FIXSAFE_UNSAFE ? "unsafe-fix" : "-";
+    printf("%-6s %-36s %-8s %-10s %s\n", tl_rule_code(r), tl_rule_name(r), tl_severity_name(tl_rule_severity(r)), fix,
+           tl_rule_default_enabled(r) ? "on" : "off (opt-in)");
+  }
+  tl_ruleset_delete(rs);
+  return 0;
+}
+
+static int cmd_explain(tl_cli *c, const char *code) {
+  tl_diags d = {0};
+  tl_ruleset *rs = load_rules(c, &d);
+  tl_output_diags(stderr, &d, false);
+  tl_diags_free(&d);
+  if (!rs) return 2;
+  const tl_rule *r = tl_ruleset_find(rs, code);
+  int rc = 0;
+  if (!r) {
+    fprintf(stderr, "trainlint: no rule '%s' (see `trainlint rules`)\n", code);
+    rc = 2;
+  } else {
+    printf("%s (%s): severity %s, fix %s, %s\n\n%s\n", tl_rule_code(r), tl_rule_name(r),
+           tl_severity_name(tl_rule_severity(r)),
+           tl_rule_fix_safety(r) == TL_FIXSAFE_SAFE ? "safe" : tl_rule_fix_safety(r) == TL_FIXSAFE_UNSAFE ? "unsafe" : "none",
+           tl_rule_default_enabled(r) ? "on by default" : "off by default (enable with --select)", tl_rule_doc(r));
+  }
+  tl_ruleset_delete(rs);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  tl_cli c = {0};
+  c.color = -1;
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  const char *cmd = argv[1];
+  if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+    usage(stdout);
+    return 0;
+  }
+  if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+    printf("trainlint %s\n", TL_VERSION);
+    return 0;
+  }
+  bool all = false;
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i];
+#define NEXT() (i + 1 < argc ? argv[++i] : (fprintf(stderr, "trainlint: %s needs a value\n", a), cli_free(&c), exit(2), ""))
+    if (!strcmp(a, "--format")) {
+      const char *v = NEXT();
+      if (!strcmp(v, "text")) c.format = TL_FORMAT_TEXT;
+      else if (!strcmp(v, "concise")) c.format = TL_FORMAT_CONCISE;
+      else if (!strcmp(v, "json")) c.format = TL_FORMAT_JSON;
+      else { fprintf(stderr, "trainlint: unknown format '%s' (text, concise, json)\n", v); cli_free(&c); return 2; }
+    } else if (!strcmp(a, "--diff")) c.diff = true;
+    else if (!strcmp(a, "--fix")) c.fix = true;
+    else if (!strcmp(a, "--unsafe-fixes")) c.unsafe = true;
+    else if (!strcmp(a, "--exit-zero")) c.exit_zero = true;
+    else if (!strcmp(a, "--no-source")) c.no_source = true;
+    else if (!strcmp(a, "--all")) all = true;
+    else if (!strcmp(a, "--select")) split_codes(NEXT(), &c.select);
+    else if (!strcmp(a, "--ignore")) split_codes(NEXT(), &c.ignore);
+    else if (!strcmp(a, "--exclude")) tl_vec_push(&c.excludes, tl_strdup(NEXT()));
+    else if (!strcmp(a, "--rules")) tl_vec_push(&c.rule_dirs, tl_strdup(NEXT()));
+    else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
+      const char *v = NEXT();
+      char *end;
+      long j = strtol(v, &end, 10);
+      if (*end || j < 0 || j > 1024) { fprintf(stderr, "trainlint: bad --jobs value '%s'\n", v); cli_free(&c); return 2; }
+      c.jobs = (unsigned)j;
+    } else if (!strcmp(a, "--color")) {
+      const char *v = NEXT();
+      c.color = !strcmp(v, "always") ? 1 : !strcmp(v, "never") ? 0 : !strcmp(v, "auto") ? -1 : -2;
+      if (c.color == -2) { fprintf(stderr, "trainlint: --color takes auto, always or never\n"); cli_free(&c); return 2; }
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "trainlint: unknown option '%s'\n", a);
+      usage(stderr);
+      cli_free(&c);
+      return 2;
+    } else {
+      tl_vec_push(&c.paths, tl_strdup(a));
+    }
+#undef NEXT
+  }
+  int rc;
+  if (!strcmp(cmd, "check")) {
+    if (!c.paths.n) tl_vec_push(&c.paths, tl_strdup("."));
+    if (c.diff && c.fix) { fprintf(stderr, "trainlint: --diff and --fix exclude each other\n"); cli_free(&c); return 2; }
+    rc = cmd_check(&c);
+  } else if (!strcmp(cmd, "rules")) {
+    rc = cmd_rules(&c, all);
+  } else if (!strcmp(cmd, "explain")) {
+    if (c.paths.n != 1) { fprintf(stderr, "usage: trainlint explain CODE\n"); cli_free(&c); return 2; }
+    rc = cmd_explain(&c, c.paths.v[0]);
+  } else {
+    fprintf(stderr, "trainlint: unknown command '%s'\n", cmd);
+    usage(stderr);
+    rc = 2;
+  }
+  cli_free(&c);
+  return rc;
+}

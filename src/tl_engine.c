@@ -1,0 +1,799 @@
+/* tl_engine.c - running an analysis: reading and parsing files in parallel, one query pass per
+ * file with the rules' predicates, then the project pass and the final list of findings. */
+#include "tl_engine.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tl_pool.h"
+#include "tl_source.h"
+
+#define TL_PARSE_TIMEOUT_US (20u * 1000u * 1000u)
+#define TL_QUERY_MATCH_LIMIT 4096u
+#define TL_REGEX_MATCH_LIMIT 100000u
+#define TL_REGEX_DEPTH_LIMIT 2000u
+
+tl_analysis *tl_analysis_new(const tl_ruleset *rules, const tl_options *opts) {
+  tl_analysis *a = tl_calloc(1, sizeof *a);
+  a->rules = rules;
+  if (opts) a->opts = *opts;
+  return a;
+}
+
+static void tl_file_free(tl_file *f) {
+  free(f->path);
+  free(f->text);
+  free(f->mem);
+  tl_lines_free(&f->lines);
+  tl_model_free(&f->model);
+  for (size_t i = 0; i < f->cands.n; i++) {
+    free(f->cands.v[i].message);
+    for (size_t j = 0; j < f->cands.v[i].edits.n; j++) free(f->cands.v[i].edits.v[j].text);
+    tl_vec_free(&f->cands.v[i].edits);
+  }
+  tl_vec_free(&f->cands);
+  tl_diags_free(&f->diags);
+}
+
+void tl_analysis_delete(tl_analysis *a) {
+  if (!a) return;
+  tl_project_free(a);
+  for (size_t i = 0; i < a->findings.n; i++) {
+    tl_finding *f = &a->findings.v[i];
+    free(f->message);
+    for (size_t j = 0; j < f->nhot; j++) free(f->hot[j].what);
+    free(f->hot);
+    for (size_t j = 0; j < f->fix.n; j++) free(f->fix.v[j].text);
+    tl_vec_free(&f->fix);
+  }
+  tl_vec_free(&a->findings);
+  for (size_t i = 0; i < a->files.n; i++) tl_file_free(&a->files.v[i]);
+  tl_vec_free(&a->files);
+  tl_diags_free(&a->diags);
+  free(a);
+}
+
+void tl_analysis_add_path(tl_analysis *a, const char *path) {
+  tl_file f = {0};
+  f.path = tl_strdup(path);
+  tl_vec_push(&a->files, f);
+}
+
+void tl_analysis_add_text(tl_analysis *a, const char *path, const char *text, size_t len) {
+  tl_file f = {0};
+  f.path = tl_strdup(path);
+  f.mem = tl_malloc(len + 1);
+  memcpy(f.mem, text, len);
+  f.mem[len] = 0;
+  f.len = len;
+  tl_vec_push(&a->files, f);
+}
+
+/* ---- per-thread state ---- */
+
+typedef struct {
+  TSParser *parser;
+  TSQueryCursor *cursor;
+  pcre2_match_data *md;
+  pcre2_match_context *mctx;
+  pcre2_code *eval_re; /* names of validation/test data */
+} tl_worker;
+
+typedef struct {
+  tl_analysis *a;
+  tl_worker *workers;
+} tl_run_ctx;
+
+/* ---- predicates ---- */
+
+typedef struct {
+  const tl_file *file;
+  const tl_file_model *m;
+  const char *src;
+  const TSQueryMatch *match;
+  tl_worker *w;
+  int32_t func;
+  TSNode focus, configured;
+} tl_match_env;
+
+static TSNode tl_cap(const tl_match_env *e, uint32_t id) {
+  for (uint16_t i = 0; i < e->match->capture_count; i++)
+    if (e->match->captures[i].index == id) return e->match->captures[i].node;
+  return (TSNode){0};
+}
+
+static bool tl_node_text_eq(TSNode n, const char *src, const char *s) {
+  uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+  return strlen(s) == b - a && !memcmp(src + a, s, b - a);
+}
+
+static bool tl_re_match(tl_worker *w, pcre2_code *re, const char *s, size_t n) {
+  int rc = pcre2_match(re, (PCRE2_SPTR)s, n, 0, 0, w->md, w->mctx);
+  return rc >= 0;
+}
+
+static const char *const tl_reduction_methods[] = {"max", "_max", "min", "_min", "sum", "item", "amax", "amin",
+                                                   "argmax", "argmin", "count_nonzero", NULL};
+
+static bool tl_str_in(const char *s, size_t n, const char *const *list) {
+  for (; *list; list++)
+    if (strlen(*list) == n && !memcmp(*list, s, n)) return true;
+  return false;
+}
+
+/* Finds a tensor reduction inside n (a method like x.max() or a function like torch.max(x)). */
+static bool tl_find_reduction(const tl_match_env *e, TSNode n, int depth, TSNode *out) {
+  if (depth > 40 || ts_node_is_null(n)) return false;
+  if (tl_node_is(n, "call")) {
+    TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+    TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+    if (tl_node_is(fn, "attribute")) {
+      TSNode attr = ts_node_child_by_field_name(fn, "attribute", 9);
+      TSNode obj = ts_node_child_by_field_name(fn, "object", 6);
+      uint32_t s = ts_node_start_byte(attr), l = ts_node_end_byte(attr) - s;
+      char *callee = tl_dotted(fn, e->src);
+      char *q = callee ? tl_model_resolve(e->m, callee) : NULL;
+      bool lib = q && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7));
+      bool hit = false;
+      if (tl_str_in(e->src + s, l, tl_reduction_methods)) {
+        if (lib) {
+          /* torch.max(t) / paddle.max(t): the value of a device tensor */
+          TSNode a0 = ts_node_named_child_count(args) ? ts_node_named_child(args, 0) : (TSNode){0};
+          hit = !ts_node_is_null(a0) && tl_model_classify(e->m, a0, e->src, e->func, 0) != TL_VAL_CPU &&
+                tl_model_classify(e->m, a0, e->src, e->func, 0) != TL_VAL_PY &&
+                tl_model_classify(e->m, a0, e->src, e->func, 0) != TL_VAL_LIST;
+        } else {
+          tl_valkind k = tl_model_classify(e->m, obj, e->src, e->func, 0);
+          hit = k != TL_VAL_CPU && k != TL_VAL_PY && k != TL_VAL_LIST;
+          /* np.max(...) and friends are host values */
+          if (q && (!strncmp(q, "numpy.", 6) || !strncmp(q, "np.", 3) || !strncmp(q, "math.", 5))) hit = false;
+        }
+      }
+      free(q);
+      free(callee);
+      if (hit) { *out = n; return true; }
+    }
+  }
+  if (tl_node_is(n, "lambda")) return false;
+  uint32_t k = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < k; i++)
+    if (tl_find_reduction(e, ts_node_named_child(n, i), depth + 1, out)) return true;
+  return false;
+}
+
+static bool tl_contains_call_to(TSNode n, const char *src, const char *const *methods, int depth) {
+  if (depth > 40 || ts_node_is_null(n)) return false;
+  if (tl_node_is(n, "call")) {
+    TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+    if (tl_node_is(fn, "attribute")) {
+      TSNode attr = ts_node_child_by_field_name(fn, "attribute", 9);
+      uint32_t s = ts_node_start_byte(attr);
+      if (tl_str_in(src + s, ts_node_end_byte(attr) - s, methods)) return true;
+    }
+  }
+  uint32_t k = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < k; i++)
+    if (tl_contains_call_to(ts_node_named_child(n, i), src, methods, depth + 1)) return true;
+  return false;
+}
+
+static const char *const tl_tensor_methods[] = {"sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin",
+  "norm", "std", "var", "prod", "any", "all", "abs", "float", "double", "half", "detach", "clone", "_max", "_min",
+  "logsumexp", "squeeze", "unsqueeze", "view", "reshape", "cuda", NULL};
+static const char *const tl_host_methods[] = {"item", "tolist", "numpy", NULL};
+
+/* Positive evidence that an expression is a tensor (for float()/int()/bool() conversions). */
+static bool tl_is_tensor(const tl_match_env *e, TSNode n) {
+  if (tl_contains_call_to(n, e->src, tl_host_methods, 0)) return false;
+  tl_valkind k = tl_model_classify(e->m, n, e->src, e->func, 0);
+  if (k == TL_VAL_DEVICE) return true;
+  if (k != TL_VAL_UNKNOWN) return false;
+  while (tl_node_is(n, "parenthesized_expression")) n = ts_node_named_child(n, 0);
+  if (tl_node_is(n, "call")) {
+    TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+    if (tl_node_is(fn, "attribute")) {
+      TSNode attr = ts_node_child_by_field_name(fn, "attribute", 9);
+      uint32_t s = ts_node_start_byte(attr);
+      char *callee = tl_dotted(fn, e->src);
+      char *q = callee ? tl_model_resolve(e->m, callee) : NULL;
+      bool lib = q && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7));
+      bool hit = lib || tl_str_in(e->src + s, ts_node_end_byte(attr) - s, tl_tensor_methods);
+      free(q);
+      free(callee);
+      return hit;
+    }
+    return false;
+  }
+  if (tl_node_is(n, "identifier") || tl_node_is(n, "attribute")) {
+    size_t len = ts_node_end_byte(n) - ts_node_start_byte(n);
+    const char *s = e->src + ts_node_start_byte(n);
+    const char *last = s + len;
+    while (last > s && last[-1] != '.') last--;
+    size_t ll = (size_t)(s + len - last);
+    return (ll >= 4 && !strncasecmp(last, "loss", 4)) || (ll >= 5 && !strncasecmp(last + ll - 5, "_loss", 5));
+  }
+  return false;
+}
+
+static bool tl_name_is_batchlike(const char *s, size_t n) {
+  static const char *const exact[] = {"b", "bs", "bsz", "n_batch", "nbatch", "batch_size", "batchsize", NULL};
+  char low[64];
+  if (n >= sizeof low) return false;
+  for (size_t i = 0; i < n; i++) low[i] = (char)tolower((unsigned char)s[i]);
+  low[n] = 0;
+  for (size_t i = 0; exact[i]; i++)
+    if (!strcmp(low, exact[i])) return true;
+  return strstr(low, "batch") != NULL && strstr(low, "batches") == NULL && strstr(low, "idx") == NULL;
+}
+
+static bool tl_is_batch_bound(const tl_match_env *e, TSNode n) {
+  while (tl_node_is(n, "parenthesized_expression")) n = ts_node_named_child(n, 0);
+  const char *src = e->src;
+  if (tl_node_is(n, "identifier")) {
+    uint32_t s = ts_node_start_byte(n);
+    return tl_name_is_batchlike(src + s, ts_node_end_byte(n) - s);
+  }
+  if (tl_node_is(n, "attribute")) {
+    TSNode a = ts_node_child_by_field_name(n, "attribute", 9);
+    uint32_t s = ts_node_start_byte(a);
+    return tl_name_is_batchlike(src + s, ts_node_end_byte(a) - s);
+  }
+  if (tl_node_is(n, "call")) {
+    TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+    TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+    if (tl_node_is(fn, "identifier") && tl_node_text_eq(fn, src, "len") && ts_node_named_child_count(args) == 1) {
+      tl_valkind k = tl_model_classify(e->m, ts_node_named_child(args, 0), src, e->func, 0);
+      return k != TL_VAL_LIST && k != TL_VAL_PY;
+    }
+    if (tl_node_is(fn, "attribute")) {
+      TSNode attr = ts_node_child_by_field_name(fn, "attribute", 9);
+      if (tl_node_text_eq(attr, src, "size") && ts_node_named_child_count(args) == 1 &&
+          tl_node_text_eq(ts_node_named_child(args, 0), src, "0"))
+        return true;
+    }
+    return false;
+  }
+  if (tl_node_is(n, "subscript")) {
+    TSNode v = ts_node_child_by_field_name(n, "value", 5);
+    TSNode sub = ts_node_child_by_field_name(n, "subscript", 9);
+    if (tl_node_is(v, "attribute") && tl_node_text_eq(ts_node_child_by_field_name(v, "attribute", 9), src, "shape") &&
+        tl_node_text_eq(sub, src, "0"))
+      return true;
+    if (tl_node_is(v, "call") && tl_node_text_eq(sub, src, "0")) {
+      TSNode fn = ts_node_child_by_field_name(v, "function", 8);
+      if (tl_node_is(fn, "attribute") && tl_node_text_eq(ts_node_child_by_field_name(fn, "attribute", 9), src, "size"))
+        return true;
+    }
+  }
+  return false;
+}
+
+static bool tl_mentions(TSNode n, const char *src, const char *var, int depth) {
+  if (depth > 40 || ts_node_is_null(n)) return false;
+  if (tl_node_is(n, "identifier")) return tl_node_text_eq(n, src, var);
+  uint32_t k = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < k; i++)
+    if (tl_mentions(ts_node_named_child(n, i), src, var, depth + 1)) return true;
+  return false;
+}
+
+/* Does `body` index a tensor with `var` (t[i], t[i, j], t[i][j]) outside a call of the result? */
+static bool tl_indexes_with(const tl_match_env *e, TSNode n, const char *var, int depth) {
+  if (depth > 60 || ts_node_is_null(n)) return false;
+  if (tl_node_is(n, "subscript")) {
+    TSNode v = ts_node_child_by_field_name(n, "value", 5);
+    bool uses = false;
+    for (uint32_t i = 0; i < ts_node_child_count(n) && !uses; i++) {
+      const char *field = ts_node_field_name_for_child(n, i);
+      if (field && !strcmp(field, "subscript")) uses = tl_mentions(ts_node_child(n, i), e->src, var, 0);
+    }
+    TSNode parent = ts_node_parent(n);
+    bool called = tl_node_is(parent, "call") && ts_node_eq(ts_node_child_by_field_name(parent, "function", 8), n);
+    if (uses && !called) {
+      /* t[i][j]: judge the innermost value */
+      TSNode base = v;
+      while (tl_node_is(base, "subscript")) base = ts_node_child_by_field_name(base, "value", 5);
+      tl_valkind k = tl_model_classify(e->m, base, e->src, e->func, 0);
+      if (k != TL_VAL_LIST && k != TL_VAL_PY) return true;
+    }
+  }
+  if (tl_node_is(n, "function_definition") || tl_node_is(n, "lambda")) return false;
+  uint32_t k = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < k; i++)
+    if (tl_indexes_with(e, ts_node_named_child(n, i), var, depth + 1)) return true;
+  return false;
+}
+
+static bool tl_is_01(TSNode n, const char *src) {
+  return tl_node_is(n, "integer") && (tl_node_text_eq(n, src, "0") || tl_node_text_eq(n, src, "1"));
+}
+
+static bool tl_forced_const(tl_match_env *e, TSNode n) {
+  while (tl_node_is(n, "parenthesized_expression")) n = ts_node_named_child(n, 0);
+  const char *src = e->src;
+  if (tl_is_01(n, src)) return true;
+  if (tl_node_is(n, "conditional_expression") && ts_node_named_child_count(n) == 3) {
+    TSNode a = ts_node_named_child(n, 0), b = ts_node_named_child(n, 2);
+    bool ca = tl_is_01(a, src), cb = tl_is_01(b, src);
+    if (ca && !tl_node_is(b, "integer")) e->configured = b;
+    else if (cb && !tl_node_is(a, "integer")) e->configured = a;
+    return ca || cb;
+  }
+  if (tl_node_is(n, "call")) {
+    TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+    TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+    if (tl_node_is(fn, "identifier") && tl_node_text_eq(fn, src, "min") && ts_node_named_child_count(args) == 2) {
+      TSNode a = ts_node_named_child(args, 0), b = ts_node_named_child(args, 1);
+      if (tl_is_01(a, src)) { e->configured = b; return true; }
+      if (tl_is_01(b, src)) { e->configured = a; return true; }
+    }
+  }
+  return false;
+}
+
+static bool tl_is_eval_name(tl_worker *w, pcre2_code *re, const char *s, size_t n) { return tl_re_match(w, re, s, n); }
+
+static bool tl_training_loader(tl_match_env *e, TSNode call, pcre2_code *eval_re) {
+  const char *src = e->src;
+  TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+  for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++) {
+    TSNode a = ts_node_named_child(args, i);
+    if (tl_node_is(a, "keyword_argument")) {
+      TSNode k = ts_node_child_by_field_name(a, "name", 4);
+      if (!tl_node_text_eq(k, src, "dataset")) continue;
+      a = ts_node_child_by_field_name(a, "value", 5);
+    } else if (i > 0) {
+      continue;
+    }
+    uint32_t s = ts_node_start_byte(a);
+    if (tl_is_eval_name(e->w, eval_re, src + s, ts_node_end_byte(a) - s)) return false;
+  }
+  TSNode p = ts_node_parent(call);
+  if (tl_node_is(p, "assignment")) {
+    TSNode l = ts_node_child_by_field_name(p, "left", 4);
+    uint32_t s = ts_node_start_byte(l);
+    if (tl_is_eval_name(e->w, eval_re, src + s, ts_node_end_byte(l) - s)) return false;
+  }
+  const tl_func *f = &e->m->funcs.v[e->func];
+  if (e->func > 0 && tl_is_eval_name(e->w, eval_re, f->name, strlen(f->name))) return false;
+  return true;
+}
+
+static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re) {
+  TSNode a = p->cap[0] != UINT32_MAX ? tl_cap(e, p->cap[0]) : (TSNode){0};
+  if (p->cap[0] != UINT32_MAX && ts_node_is_null(a)) return true; /* optional capture absent */
+  const char *src = e->src;
+  uint32_t s = ts_node_start_byte(a), len = ts_node_end_byte(a) - s;
+  bool r = false;
+  switch (p->op) {
+  case TL_PRED_EQ:
+    if (p->cap[1] != UINT32_MAX) {
+      TSNode b = tl_cap(e, p->cap[1]);
+      uint32_t bs = ts_node_start_byte(b), bl = ts_node_end_byte(b) - bs;
+      r = bl == len && !memcmp(src + s, src + bs, len);
+    } else {
+      r = strlen(p->strs[0]) == len && !memcmp(src + s, p->strs[0], len);
+    }
+    break;
+  case TL_PRED_MATCH: r = tl_re_match(e->w, p->re, src + s, len); break;
+  case TL_PRED_ANY_OF:
+    for (size_t i = 0; i < p->nstrs && !r; i++) r = strlen(p->strs[i]) == len && !memcmp(src + s, p->strs[i], len);
+    break;
+  case TL_PRED_RESOLVES_TO:
+  case TL_PRED_RESOLVES_MATCH: {
+    char *d = tl_dotted(a, src);
+    if (!d) break;
+    char *q = tl_model_resolve(e->m, d);
+    if (p->op == TL_PRED_RESOLVES_MATCH) r = tl_re_match(e->w, p->re, q, strlen(q));
+    else
+      for (size_t i = 0; i < p->nstrs && !r; i++) r = !strcmp(q, p->strs[i]);
+    free(q);
+    free(d);
+    break;
+  }
+  case TL_PRED_MAYBE_DEVICE: {
+    tl_valkind k = tl_model_classify(e->m, a, src, e->func, 0);
+    r = k == TL_VAL_UNKNOWN || k == TL_VAL_DEVICE;
+    break;
+  }
+  case TL_PRED_TENSOR: r = tl_is_tensor(e, a); break;
+  case TL_PRED_HAS_REDUCTION: {
+    TSNode f = {0};
+    r = tl_find_reduction(e, a, 0, &f);
+    if (r) e->focus = f;
+    break;
+  }
+  case TL_PRED_BATCH_BOUND: {
+    /* range(B) or range(0, B): the stop argument */
+    TSNode n = a;
+    if (tl_node_is(a, "argument_list")) {
+      uint32_t k = ts_node_named_child_count(a);
+      n = k == 1 ? ts_node_named_child(a, 0) : k >= 2 ? ts_node_named_child(a, 1) : (TSNode){0};
+    }
+    r = !ts_node_is_null(n) && tl_is_batch_bound(e, n);
+    break;
+  }
+  case TL_PRED_INDEXES_WITH: {
+    TSNode v = tl_cap(e, p->cap[1]);
+    char *var = tl_node_text(v, src);
+    r = tl_indexes_with(e, a, var, 0);
+    free(var);
+    break;
+  }
+  case TL_PRED_FORCED_CONST: r = tl_forced_const(e, a); break;
+  case TL_PRED_TRAINING_LOADER: r = tl_training_loader(e, a, eval_re); break;
+  case TL_PRED_ARG_COUNT: {
+    long want = strtol(p->strs[0], NULL, 10), n = 0;
+    for (uint32_t i = 0; i < ts_node_named_child_count(a); i++)
+      if (!tl_node_is(ts_node_named_child(a, i), "keyword_argument")) n++;
+    r = n == want;
+    break;
+  }
+  case TL_PRED_RECEIVER_MATCH: {
+    TSNode obj = tl_node_is(a, "attribute") ? ts_node_child_by_field_name(a, "object", 6) : a;
+    if (tl_node_is(obj, "attribute")) obj = ts_node_child_by_field_name(obj, "attribute", 9);
+    if (tl_node_is(obj, "identifier")) {
+      uint32_t os = ts_node_start_byte(obj);
+      r = tl_re_match(e->w, p->re, src + os, ts_node_end_byte(obj) - os);
+    }
+    break;
+  }
+  default: break;
+  }
+  return p->negated ? !r : r;
+}
+
+/* ---- templates ---- */
+
+static TSNode tl_named(const tl_match_env *e, const TSQuery *q, const char *name, size_t nl) {
+  if (nl == 5 && !memcmp(name, "focus", 5)) return e->focus;
+  if (nl == 10 && !memcmp(name, "configured", 10)) return e->configured;
+  uint32_t cnt = ts_query_capture_count(q);
+  for (uint32_t k = 0; k < cnt; k++) {
+    uint32_t l;
+    const char *cn = ts_query_capture_name_for_id(q, k, &l);
+    if (l == nl && !memcmp(cn, name, nl)) return tl_cap(e, k);
+  }
+  return (TSNode){0};
+}
+
+/* Expands {{name}} in a template. `brief` shortens captures to one line for messages.
+ * Returns NULL when a named capture is missing. */
+static char *tl_expand(const tl_match_env *e, const TSQuery *q, const char *tmpl, bool brief) {
+  tl_buf b = {0};
+  for (const char *p = tmpl; *p;) {
+    if (p[0] == '{' && p[1] == '{') {
+      const char *end = strstr(p + 2, "}}");
+      if (end) {
+        TSNode n = tl_named(e, q, p + 2, (size_t)(end - p - 2));
+        if (ts_node_is_null(n)) { tl_buf_free(&b); return NULL; }
+        uint32_t s = ts_node_start_byte(n), l = ts_node_end_byte(n) - s;
+        if (brief) {
+          uint32_t cut = 0;
+          while (cut < l && e->src[s + cut] != '\n' && e->src[s + cut] != '\r') cut++;
+          bool shortened = cut < l;
+          if (cut > 60) { cut = 57; shortened = true; while (cut > 0 && ((unsigned char)e->src[s + cut] & 0xC0) == 0x80) cut--; }
+          tl_buf_put(&b, e->src + s, cut);
+          if (shortened) tl_buf_puts(&b, "...");
+        } else {
+          tl_buf_put(&b, e->src + s, l);
+        }
+        p = end + 2;
+        continue;
+      }
+    }
+    tl_buf_putc(&b, *p++);
+  }
+  return tl_buf_take(&b);
+}
+
+/* ---- phase 1: one file ---- */
+
+static char *tl_module_name(const char *path, bool *is_package) {
+  const char *p = path;
+  while (p[0] == '.' && p[1] == '/') p += 2;
+  while (*p == '/') p++;
+  size_t n = strlen(p);
+  if (n > 3 && !strcmp(p + n - 3, ".py")) n -= 3;
+  else if (n > 4 && !strcmp(p + n - 4, ".pyi")) n -= 4;
+  char *m = tl_strndup(p, n);
+  for (char *c = m; *c; c++)
+    if (*c == '/') *c = '.';
+  *is_package = false;
+  size_t ml = strlen(m);
+  if (ml >= 8 && !strcmp(m + ml - 8, "__init__")) {
+    *is_package = true;
+    m[ml >= 9 ? ml - 9 : 0] = 0;
+  }
+  return m;
+}
+
+static void tl_report_syntax(tl_file *f, TSNode root) {
+  /* The first ERROR or MISSING node, found without recursion. */
+  TSTreeCursor cur = ts_tree_cursor_new(root);
+  bool found = false;
+  for (;;) {
+    TSNode n = ts_tree_cursor_current_node(&cur);
+    if (!strcmp(ts_node_type(n), "ERROR") || ts_node_is_missing(n)) {
+      TSPoint p = ts_node_start_point(n);
+      uint32_t line = p.row + 1, col = tl_lines_col(&f->lines, f->text, ts_node_start_byte(n));
+      if (ts_node_is_missing(n))
+        tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, line, col, "syntax error: missing '%s'; findings elsewhere in the file are still reported", ts_node_type(n));
+      else
+        tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, line, col, "syntax error; findings elsewhere in the file are still reported");
+      found = true;
+      break;
+    }
+    if (ts_node_has_error(n) && ts_tree_cursor_goto_first_child(&cur)) continue;
+    bool moved = false;
+    while (!moved) {
+      if (ts_tree_cursor_goto_next_sibling(&cur)) moved = true;
+      else if (!ts_tree_cursor_goto_parent(&cur)) break;
+    }
+    if (!moved) break;
+  }
+  ts_tree_cursor_delete(&cur);
+  if (!found) tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, 1, 1, "syntax error");
+}
+
+static void tl_file_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQueryMatch *mt, pcre2_code *eval_re) {
+  const tl_ruleset *rs = a->rules;
+  const tl_pattern *pat = &rs->patterns.v[mt->pattern_index];
+  const tl_rule *rule = rs->rules.v[pat->rule];
+  TSNode anchor = {0};
+  tl_match_env e = {.file = f, .m = &f->model, .src = f->text, .match = mt, .w = w};
+  if (rs->finding_cap != UINT32_MAX) anchor = tl_cap(&e, rs->finding_cap);
+  if (ts_node_is_null(anchor) && mt->capture_count) anchor = mt->captures[0].node;
+  if (ts_node_is_null(anchor)) return;
+  e.func = tl_model_func_at(&f->model, ts_node_start_byte(anchor));
+  for (size_t i = 0; i < pat->preds.n; i++)
+    if (!tl_eval_pred(&e, &pat->preds.v[i], eval_re)) return;
+  TSNode at = ts_node_is_null(e.focus) ? anchor : e.focus;
+  tl_candidate c = {0};
+  c.rule = pat->rule;
+  c.start = ts_node_start_byte(at);
+  c.end = ts_node_end_byte(at);
+  c.func = tl_model_func_at(&f->model, c.start);
+  c.message = tl_expand(&e, rs->query, rule->message, true);
+  if (!c.message) c.message = tl_strdup(rule->message);
+  for (size_t i = 0; i < rule->fix.n; i++) {
+    const tl_fixop *op = &rule->fix.v[i];
+    TSNode n = tl_named(&e, rs->query, op->capture, strlen(op->capture));
+    if (ts_node_is_null(n)) continue;
+    char *text = op->tmpl ? tl_expand(&e, rs->query, op->tmpl, false) : tl_strdup("");
+    if (!text) continue;
+    tl_edit ed = {ts_node_start_byte(n), ts_node_end_byte(n), text};
+    if (op->kind == TL_FIXOP_INSERT_BEFORE) ed.end = ed.start;
+    if (op->kind == TL_FIXOP_INSERT_AFTER) ed.start = ed.end;
+    tl_vec_push(&c.edits, ed);
+  }
+  tl_vec_push(&f->cands, c);
+}
+
+/* Line and column (in code points) of a byte offset of a file, read in chunks. */
+static void tl_offset_position(const char *path, size_t off, uint32_t *line, uint32_t *col) {
+  FILE *fp = fopen(path, "rb");
+  *line = 1;
+  *col = 1;
+  if (!fp) return;
+  for (size_t i = 0; i < off; i++) {
+    int ch = fgetc(fp);
+    if (ch == EOF) break;
+    if (ch == '\n') { (*line)++; *col = 1; }
+    else if ((ch & 0xC0) != 0x80) (*col)++;
+  }
+  fclose(fp);
+}
+
+static void tl_file_phase1(void *ctxp, unsigned worker, size_t idx) {
+  tl_run_ctx *ctx = ctxp;
+  tl_analysis *a = ctx->a;
+  tl_file *f = &a->files.v[idx];
+  tl_worker *w = &ctx->workers[worker];
+  if (f->mem) {
+    f->text = f->mem;
+    f->mem = NULL;
+    size_t bad;
+    if (memchr(f->text, 0, f->len)) {
+      tl_diags_add(&f->diags, TL_DIAG_ERROR, f->path, 0, 0, "binary file (contains NUL bytes): not analysed");
+      return;
+    }
+    if (!tl_utf8_valid(f->text, f->len, &bad)) {
+      tl_lines_init(&f->lines, f->text, f->len);
+      uint32_t off = (uint32_t)bad;
+      tl_diags_add(&f->diags, TL_DIAG_ERROR, f->path, tl_lines_line(&f->lines, off), tl_lines_col(&f->lines, f->text, off),
+                   "invalid UTF-8 (byte 0x%02x): not analysed", (unsigned char)f->text[bad]);
+      return;
+    }
+  } else {
+    tl_source s;
+    size_t off = 0;
+    char *msg = NULL;
+    tl_source_status st = tl_source_read(f->path, &s, &off, &msg);
+    if (st != TL_SOURCE_OK) {
+      uint32_t line = 0, col = 0;
+      if (st == TL_SOURCE_BAD_UTF8 || st == TL_SOURCE_BINARY) {
+        tl_offset_position(f->path, off, &line, &col);
+        tl_diags_add(&f->diags, TL_DIAG_ERROR, f->path, line, col, "%s: not analysed", msg ? msg : "bad text");
+      } else {
+        tl_diags_add(&f->diags, TL_DIAG_ERROR, f->path, line, col, "%s: not analysed", msg ? msg : "cannot read");
+      }
+      free(msg);
+      return;
+    }
+    f->text = s.text;
+    f->len = s.len;
+    s.text = NULL;
+    tl_source_free(&s);
+  }
+  if (!f->lines.starts) tl_lines_init(&f->lines, f->text, f->len);
+  /* A UTF-8 BOM is not Python syntax to the grammar: parse a copy with it blanked. */
+  char *parse_text = f->text;
+  if (f->len >= 3 && !memcmp(f->text, "\xEF\xBB\xBF", 3)) {
+    parse_text = tl_malloc(f->len + 1);
+    memcpy(parse_text, f->text, f->len + 1);
+    memcpy(parse_text, "   ", 3);
+  }
+  ts_parser_reset(w->parser);
+  TSTree *tree = ts_parser_parse_string(w->parser, NULL, parse_text, (uint32_t)f->len);
+  if (!tree) {
+    tl_diags_add(&f->diags, TL_DIAG_ERROR, f->path, 0, 0, "parsing took longer than %u s: not analysed",
+                 TL_PARSE_TIMEOUT_US / 1000000u);
+    if (parse_text != f->text) free(parse_text);
+    return;
+  }
+  TSNode root = ts_tree_root_node(tree);
+  if (ts_node_has_error(root)) tl_report_syntax(f, root);
+  bool is_pkg;
+  char *module = tl_module_name(f->path, &is_pkg);
+  tl_model_build(&f->model, root, parse_text, module, is_pkg, &f->diags, f->path);
+  free(module);
+  f->ok = true;
+
+  const tl_ruleset *rs = a->rules;
+  if (rs->query) {
+    pcre2_code *eval_re = w->eval_re;
+    ts_query_cursor_exec(w->cursor, rs->query, root);
+    TSQueryMatch mt;
+    char *saved = f->text;
+    f->text = parse_text; /* predicates read node text from the parsed copy */
+    while (ts_query_cursor_next_match(w->cursor, &mt)) tl_file_match(a, f, w, &mt, eval_re);
+    f->text = saved;
+    if (ts_query_cursor_did_exceed_match_limit(w->cursor))
+      tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, 0, 0, "query match limit (%u) exceeded: some findings may be missing",
+                   TL_QUERY_MATCH_LIMIT);
+  }
+  /* The tree is gone after this: drop the model's node references. */
+  for (size_t i = 0; i < f->model.bindings.n; i++) f->model.bindings.v[i].value = (TSNode){0};
+  for (size_t i = 0; i < f->model.classes.n; i++)
+    for (size_t j = 0; j < f->model.classes.v[i].attrs.n; j++) f->model.classes.v[i].attrs.v[j].value = (TSNode){0};
+  ts_tree_delete(tree);
+  if (parse_text != f->text) free(parse_text);
+}
+
+/* ---- phase 3: findings ---- */
+
+static int tl_finding_cmp(const void *x, const void *y) {
+  const tl_finding *a = x, *b = y;
+  int c = strcmp(a->path, b->path);
+  if (c) return c;
+  if (a->file != b->file) return a->file < b->file ? -1 : 1;
+  if (a->start_byte != b->start_byte) return a->start_byte < b->start_byte ? -1 : 1;
+  c = strcmp(a->rule->code, b->rule->code);
+  if (c) return c;
+  return a->end_byte < b->end_byte ? -1 : a->end_byte > b->end_byte;
+}
+
+static bool tl_supersedes(const tl_rule *outer, const tl_rule *inner) {
+  for (size_t i = 0; i < outer->supersedes.n; i++)
+    if (!strcmp(outer->supersedes.v[i], inner->code)) return true;
+  return false;
+}
+
+static void tl_make_findings(tl_analysis *a) {
+  const tl_ruleset *rs = a->rules;
+  for (size_t fi = 0; fi < a->files.n; fi++) {
+    tl_file *f = &a->files.v[fi];
+    for (size_t ci = 0; ci < f->cands.n; ci++) {
+      tl_candidate *c = &f->cands.v[ci];
+      const tl_rule *rule = rs->rules.v[c->rule];
+      tl_hot_step *chain = NULL;
+      size_t nchain = 0;
+      if (rule->hot && !tl_project_hot_at(a, fi, c->func, c->start, rule->hot, &chain, &nchain)) continue;
+      /* Drop a match inside another match of the same rule, or of a rule that supersedes it. */
+      bool dropped = false;
+      for (size_t k = 0; k < f->cands.n && !dropped; k++) {
+        if (k == ci) continue;
+        const tl_candidate *o = &f->cands.v[k];
+        const tl_rule *orule = rs->rules.v[o->rule];
+        bool contains = o->start <= c->start && c->end <= o->end && (o->end - o->start) > (c->end - c->start);
+        bool same = o->start == c->start && o->end == c->end;
+        if (o->rule == c->rule && (contains || (same && k < ci))) dropped = true;
+        else if (tl_supersedes(orule, rule) && (contains || same)) {
+          /* only when the superseding finding is itself reported */
+          tl_hot_step *oc = NULL;
+          size_t on = 0;
+          bool ohot = !orule->hot || tl_project_hot_at(a, fi, o->func, o->start, orule->hot, &oc, &on);
+          for (size_t j = 0; j < on; j++) free(oc[j].what);
+          free(oc);
+          dropped = ohot;
+        }
+      }
+      if (dropped) {
+        for (size_t j = 0; j < nchain; j++) free(chain[j].what);
+        free(chain);
+        continue;
+      }
+      tl_finding fd = {0};
+      fd.rule = rule;
+      fd.path = f->path;
+      fd.file = fi;
+      fd.start_byte = c->start;
+      fd.end_byte = c->end;
+      fd.line = tl_lines_line(&f->lines, c->start);
+      fd.col = tl_lines_col(&f->lines, f->text, c->start);
+      fd.end_line = tl_lines_line(&f->lines, c->end);
+      fd.end_col = tl_lines_col(&f->lines, f->text, c->end);
+      fd.severity = rule->severity;
+      fd.message = c->message;
+      c->message = NULL;
+      fd.hot = chain;
+      fd.nhot = nchain;
+      fd.fix = c->edits;
+      memset(&c->edits, 0, sizeof c->edits);
+      fd.fix_safety = fd.fix.n ? rule->fix_safety : TL_FIXSAFE_NONE;
+      tl_vec_push(&a->findings, fd);
+    }
+  }
+  if (a->findings.n) qsort(a->findings.v, a->findings.n, sizeof *a->findings.v, tl_finding_cmp);
+}
+
+void tl_analysis_run(tl_analysis *a) {
+  unsigned nt = tl_pool_threads(a->opts.threads, a->files.n);
+  tl_worker *ws = tl_calloc(nt, sizeof *ws);
+  for (unsigned i = 0; i < nt; i++) {
+    ws[i].parser = ts_parser_new();
+    ts_parser_set_language(ws[i].parser, tree_sitter_python());
+    ts_parser_set_timeout_micros(ws[i].parser, TL_PARSE_TIMEOUT_US);
+    ws[i].cursor = ts_query_cursor_new();
+    ts_query_cursor_set_match_limit(ws[i].cursor, TL_QUERY_MATCH_LIMIT);
+    ws[i].md = pcre2_match_data_create(16, NULL);
+    ws[i].mctx = pcre2_match_context_create(NULL);
+    pcre2_set_match_limit(ws[i].mctx, TL_REGEX_MATCH_LIMIT);
+    pcre2_set_depth_limit(ws[i].mctx, TL_REGEX_DEPTH_LIMIT);
+    int err;
+    PCRE2_SIZE eo;
+    ws[i].eval_re = pcre2_compile(
+        (PCRE2_SPTR) "(?i)(^|[^a-z])(val|valid|validation|eval|evaluation|test|testing|dev)([^a-z]|$)",
+        PCRE2_ZERO_TERMINATED, 0, &err, &eo, NULL);
+  }
+  tl_run_ctx ctx = {a, ws};
+  tl_pool_run(nt, a->files.n, tl_file_phase1, &ctx);
+  for (unsigned i = 0; i < nt; i++) {
+    ts_parser_delete(ws[i].parser);
+    ts_query_cursor_delete(ws[i].cursor);
+    pcre2_match_data_free(ws[i].md);
+    pcre2_match_context_free(ws[i].mctx);
+    pcre2_code_free(ws[i].eval_re);
+  }
+  free(ws);
+  for (size_t i = 0; i < a->files.n; i++) {
+    tl_diags *d = &a->files.v[i].diags;
+    for (size_t j = 0; j < d->n; j++) tl_vec_push(&a->diags, d->v[j]);
+    tl_vec_free(d);
+  }
+  tl_project_analyze(a);
+  tl_make_findings(a);
+}
+
+size_t tl_analysis_finding_count(const tl_analysis *a) { return a->findings.n; }
+const tl_finding *tl_analysis_finding(const tl_analysis *a, size_t i) { return i < a->findings.n ? &a->findings.v[i] : NULL; }
+const tl_diags *tl_analysis_diags(const tl_analysis *a) { return &a->diags; }
+size_t tl_analysis_file_count(const tl_analysis *a) { return a->files.n; }
+const char *tl_analysis_file_path(const tl_analysis *a, size_t i) { return i < a->files.n ? a->files.v[i].path : NULL; }
+const char *tl_analysis_file_text(const tl_analysis *a, size_t i, size_t *len) {
+  if (i >= a->files.n || !a->files.v[i].text) return NULL;
+  if (len) *len = a->files.v[i].len;
+  return a->files.v[i].text;
+}

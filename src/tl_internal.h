@@ -1,0 +1,167 @@
+/* tl_internal.h - structures shared by the library's modules (not part of the public API). */
+#ifndef TL_INTERNAL_H
+#define TL_INTERNAL_H
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <tree_sitter/api.h>
+
+#include "trainlint.h"
+#include "tl_map.h"
+
+const TSLanguage *tree_sitter_python(void);
+
+/* ---- rules (tl_rules.c) ---- */
+
+typedef enum {
+  TL_PRED_EQ,            /* #eq? @a "s" | @a @b */
+  TL_PRED_MATCH,         /* #match? @a "regex" (PCRE2) */
+  TL_PRED_ANY_OF,        /* #any-of? @a "s1" "s2" ... */
+  TL_PRED_RESOLVES_TO,   /* #resolves-to? @a "torch.arange" ...: dotted name via imports */
+  TL_PRED_RESOLVES_MATCH,/* #resolves-match? @a "regex" */
+  TL_PRED_MAYBE_DEVICE,  /* #maybe-device? @a: not known to live on the CPU */
+  TL_PRED_TENSOR,        /* #tensor? @a: evidence that @a is a (device) tensor value */
+  TL_PRED_HAS_REDUCTION, /* #has-reduction? @a: a tensor reduction inside @a; sets @focus */
+  TL_PRED_BATCH_BOUND,   /* #batch-bound? @a: a batch-size-like loop bound */
+  TL_PRED_INDEXES_WITH,  /* #indexes-with? @body @var: tensor indexing by the loop variable */
+  TL_PRED_FORCED_CONST,  /* #forced-constant? @a: forces 0/1; binds @configured when one branch is configurable */
+  TL_PRED_TRAINING_LOADER,/* #training-loader? @call: not a validation/test loader */
+  TL_PRED_ARG_COUNT,     /* #arg-count? @args "N": N positional arguments */
+  TL_PRED_RECEIVER_MATCH,/* #receiver-match? @a "regex": last identifier of an attribute chain */
+  TL_PRED__COUNT
+} tl_pred_op;
+
+typedef struct {
+  tl_pred_op op;
+  bool negated;
+  uint32_t cap[2];       /* capture ids; UINT32_MAX when absent */
+  char **strs;           /* string arguments */
+  size_t nstrs;
+  pcre2_code *re;        /* for MATCH / RESOLVES_MATCH / RECEIVER_MATCH */
+} tl_pred;
+
+typedef enum { TL_FIXOP_REPLACE, TL_FIXOP_DELETE, TL_FIXOP_INSERT_BEFORE, TL_FIXOP_INSERT_AFTER } tl_fixop_kind;
+
+typedef struct {
+  tl_fixop_kind kind;
+  char *capture;  /* capture name without '@' */
+  char *tmpl;     /* template with {{name}} substitutions; NULL for delete */
+} tl_fixop;
+
+struct tl_rule {
+  char *code, *name, *path;
+  tl_severity severity;
+  tl_fix_safety fix_safety;
+  unsigned hot;
+  bool default_on, enabled;
+  char *message, *fix_title, *doc, *query_src;
+  uint32_t query_line; /* 1-based line in the rule file where the query text starts */
+  TL_VEC(tl_fixop) fix;
+  TL_VEC(char *) supersedes;
+};
+
+/* One pattern of the compiled query: which rule it belongs to and its predicates. */
+typedef struct {
+  uint32_t rule;
+  TL_VEC(tl_pred) preds;
+} tl_pattern;
+
+struct tl_ruleset {
+  TL_VEC(tl_rule *) rules;
+  TSQuery *query;              /* all enabled rules, one pattern list */
+  TL_VEC(tl_pattern) patterns; /* indexed by query pattern index */
+  uint32_t finding_cap;        /* capture id of @finding, UINT32_MAX if unused */
+  bool selected;                /* tl_ruleset_select was called */
+};
+
+/* ---- the per-file model (tl_model.c) ---- */
+
+typedef enum {
+  TL_VAL_UNKNOWN = 0,
+  TL_VAL_CPU,     /* a tensor or array known to be in host memory */
+  TL_VAL_PY,      /* a Python scalar, string or container of them */
+  TL_VAL_LIST,    /* a Python list/dict/tuple (indexing it launches nothing) */
+  TL_VAL_DEVICE,  /* a tensor known (or very likely) to be on the accelerator */
+} tl_valkind;
+
+/* A binding of a local name at a point of a function, in source order. */
+typedef struct {
+  char *name;      /* "x", "self.model" */
+  uint32_t byte;   /* where the binding takes effect */
+  int32_t func;
+  TSNode value;    /* the assigned expression (null node for loop targets) */
+  tl_valkind kind; /* for loop targets and other non-expression bindings */
+  char *ctor;      /* dotted callee text when the value is a call (for class instances), else NULL */
+  int32_t from_loop; /* loop index when this binds a for-loop target, else -1 */
+} tl_binding;
+
+typedef struct {
+  char *callee;    /* dotted text of the called expression: "self.step", "torch.arange" */
+  uint32_t byte, line, col;
+  int32_t func, loop;
+  bool top;        /* not inside any loop of its function */
+  bool guarded;    /* under a frequency guard inside its function */
+  unsigned work;   /* TL_WORK_* */
+} tl_call;
+
+enum { TL_WORK_BACKWARD = 1, TL_WORK_OPT_STEP = 2, TL_WORK_MODEL = 4 };
+
+typedef struct {
+  char *name;      /* "forward" */
+  char *qual;      /* "pkg.mod.Class.forward" */
+  char *display;   /* "Class.forward" */
+  int32_t cls;     /* class index in file or -1 */
+  uint32_t start, end, line, col;
+  bool is_collate; /* passed as collate_fn= somewhere in this file */
+} tl_func;
+
+typedef struct {
+  char *name, *qual;
+  TL_VEC(char *) bases; /* resolved dotted names */
+  TL_VEC(tl_binding) attrs; /* self.<attr> = ... bindings from any method */
+  uint32_t line;
+} tl_class;
+
+typedef struct {
+  int32_t func, parent;
+  uint32_t start, end, line, col;
+  bool is_while;
+  bool iterates_loader;
+  unsigned work;   /* TL_WORK_* of calls directly in the body (not nested loops) */
+} tl_loop;
+
+typedef struct { uint32_t start, end; } tl_range;
+
+typedef struct tl_file_model {
+  char *module;   /* dotted module name, e.g. "pkg.trainer" */
+  bool is_package;
+  tl_map imports; /* alias -> dotted qualified name */
+  TL_VEC(tl_func) funcs;   /* funcs.v[0] is the module body */
+  TL_VEC(tl_class) classes;
+  TL_VEC(tl_loop) loops;
+  TL_VEC(tl_call) calls;
+  TL_VEC(tl_binding) bindings;
+  TL_VEC(tl_range) guards; /* frequency-guarded byte ranges */
+  TL_VEC(char *) loader_names; /* names/attributes bound to DataLoader(...) */
+  TL_VEC(char *) collate_names;
+  TL_VEC(char *) step_iterables; /* configured extra loader names (borrowed) */
+} tl_file_model;
+
+/* Builds the model of one parsed file. `module` is the dotted module name (copied). */
+void tl_model_build(tl_file_model *m, TSNode root, const char *src, const char *module, bool is_package,
+                    tl_diags *diags, const char *path);
+void tl_model_free(tl_file_model *m);
+/* Resolves a dotted name through the file's imports ("T.arange" -> "torch.arange"). Caller frees. */
+char *tl_model_resolve(const tl_file_model *m, const char *dotted);
+/* Innermost function / loop containing a byte offset. */
+int32_t tl_model_func_at(const tl_file_model *m, uint32_t byte);
+int32_t tl_model_loop_at(const tl_file_model *m, uint32_t byte);
+/* Classifies the value of an expression at its place in function `func`. */
+tl_valkind tl_model_classify(const tl_file_model *m, TSNode expr, const char *src, int32_t func, int depth);
+/* Dotted text of a name/attribute chain ("self.model.fwd"), or NULL for other expressions.
+ * Calls in the chain are kept as "()" ("trainer.loader()"). Caller frees. */
+char *tl_dotted(TSNode n, const char *src);
+bool tl_node_is(TSNode n, const char *type);
+char *tl_node_text(TSNode n, const char *src);
+
+#endif

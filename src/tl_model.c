@@ -1,0 +1,827 @@
+/* tl_model.c - the per-file semantic model: imports, classes, functions, loops, calls,
+ * frequency guards and local value bindings, built in one walk over the syntax tree. */
+#include "tl_internal.h"
+
+#include <ctype.h>
+#include <string.h>
+
+#define TL_MAX_DEPTH 1500 /* deeper constructs are parsed but not modelled (see docs/limits.md) */
+
+bool tl_node_is(TSNode n, const char *type) { return !ts_node_is_null(n) && !strcmp(ts_node_type(n), type); }
+
+char *tl_node_text(TSNode n, const char *src) {
+  uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+  return tl_strndup(src + s, e - s);
+}
+
+static void tl_dotted_into(TSNode n, const char *src, tl_buf *b, bool *ok, int depth) {
+  if (depth > 64) { *ok = false; return; }
+  const char *t = ts_node_type(n);
+  if (!strcmp(t, "identifier")) {
+    tl_buf_put(b, src + ts_node_start_byte(n), ts_node_end_byte(n) - ts_node_start_byte(n));
+  } else if (!strcmp(t, "attribute")) {
+    TSNode o = ts_node_child_by_field_name(n, "object", 6), a = ts_node_child_by_field_name(n, "attribute", 9);
+    if (ts_node_is_null(o) || ts_node_is_null(a)) { *ok = false; return; }
+    tl_dotted_into(o, src, b, ok, depth + 1);
+    tl_buf_putc(b, '.');
+    tl_buf_put(b, src + ts_node_start_byte(a), ts_node_end_byte(a) - ts_node_start_byte(a));
+  } else if (!strcmp(t, "call")) {
+    TSNode f = ts_node_child_by_field_name(n, "function", 8);
+    if (ts_node_is_null(f)) { *ok = false; return; }
+    tl_dotted_into(f, src, b, ok, depth + 1);
+    tl_buf_puts(b, "()");
+  } else {
+    *ok = false;
+  }
+}
+
+char *tl_dotted(TSNode n, const char *src) {
+  if (ts_node_is_null(n)) return NULL;
+  tl_buf b = {0};
+  bool ok = true;
+  tl_dotted_into(n, src, &b, &ok, 0);
+  if (!ok) { tl_buf_free(&b); return NULL; }
+  return tl_buf_take(&b);
+}
+
+/* The last component of a dotted name ("self.model.fwd" -> "fwd"); "()" suffixes are ignored. */
+static const char *tl_last(const char *dotted, size_t *len) {
+  size_t n = strlen(dotted);
+  while (n >= 2 && dotted[n - 2] == '(' && dotted[n - 1] == ')') n -= 2;
+  size_t s = n;
+  while (s > 0 && dotted[s - 1] != '.') s--;
+  *len = n - s;
+  return dotted + s;
+}
+
+static bool tl_last_is(const char *dotted, const char *word) {
+  size_t n;
+  const char *l = tl_last(dotted, &n);
+  return strlen(word) == n && !memcmp(l, word, n);
+}
+
+/* Case-insensitive: does `s` (length n) contain `needle`? */
+static bool tl_icontains(const char *s, size_t n, const char *needle) {
+  size_t k = strlen(needle);
+  for (size_t i = 0; i + k <= n; i++) {
+    size_t j = 0;
+    while (j < k && tolower((unsigned char)s[i + j]) == needle[j]) j++;
+    if (j == k) return true;
+  }
+  return false;
+}
+
+/* ---- the walk ---- */
+
+typedef struct {
+  tl_file_model *m;
+  const char *src;
+  tl_diags *diags;
+  const char *path;
+  int32_t func, cls, loop;
+  uint32_t guard_depth;         /* >0 when inside a frequency-guarded block of this function */
+  TL_VEC(char *) guard_vars;    /* names assigned a frequency test in the current function */
+  TL_VEC(char *) loop_iters;    /* per loop: dotted text of the iterated object (or NULL) */
+  bool depth_reported;
+} tl_walk_ctx;
+
+static void tl_walk(tl_walk_ctx *c, TSNode n, int depth);
+
+static void tl_walk_children(tl_walk_ctx *c, TSNode n, int depth) {
+  uint32_t k = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < k; i++) tl_walk(c, ts_node_named_child(n, i), depth + 1);
+}
+
+static char *tl_join_module(const char *base, const char *name) {
+  if (!base || !*base) return tl_strdup(name);
+  if (!name || !*name) return tl_strdup(base);
+  return tl_printf("%s.%s", base, name);
+}
+
+/* The package a relative import with `dots` leading dots refers to. */
+static char *tl_relative_base(const tl_file_model *m, int dots) {
+  char *pkg = tl_strdup(m->module);
+  int up = m->is_package ? dots - 1 : dots;
+  for (int i = 0; i < up; i++) {
+    char *dot = strrchr(pkg, '.');
+    if (dot) *dot = 0;
+    else pkg[0] = 0;
+  }
+  return pkg;
+}
+
+static void tl_set_import(tl_file_model *m, const char *alias, const char *qual) {
+  intptr_t old;
+  if (tl_map_get(&m->imports, alias, &old)) free((char *)old);
+  tl_map_set(&m->imports, alias, (intptr_t)tl_strdup(qual));
+}
+
+static void tl_model_import(tl_walk_ctx *c, TSNode n) {
+  const char *src = c->src;
+  bool from = tl_node_is(n, "import_from_statement");
+  char *base = NULL;
+  if (from) {
+    TSNode mod = ts_node_child_by_field_name(n, "module_name", 11);
+    if (tl_node_is(mod, "relative_import")) {
+      int dots = 0;
+      char *rest = NULL;
+      for (uint32_t i = 0; i < ts_node_named_child_count(mod); i++) {
+        TSNode ch = ts_node_named_child(mod, i);
+        if (tl_node_is(ch, "import_prefix")) dots = (int)(ts_node_end_byte(ch) - ts_node_start_byte(ch));
+        else if (tl_node_is(ch, "dotted_name")) rest = tl_node_text(ch, src);
+      }
+      char *pkg = tl_relative_base(c->m, dots);
+      base = tl_join_module(pkg, rest);
+      free(pkg);
+      free(rest);
+    } else if (!ts_node_is_null(mod)) {
+      base = tl_node_text(mod, src);
+    }
+  }
+  uint32_t cnt = ts_node_child_count(n);
+  for (uint32_t i = 0; i < cnt; i++) {
+    const char *field = ts_node_field_name_for_child(n, i);
+    if (!field || strcmp(field, "name")) continue;
+    TSNode ch = ts_node_child(n, i);
+    char *name = NULL, *alias = NULL;
+    if (tl_node_is(ch, "aliased_import")) {
+      name = tl_node_text(ts_node_child_by_field_name(ch, "name", 4), src);
+      alias = tl_node_text(ts_node_child_by_field_name(ch, "alias", 5), src);
+    } else {
+      name = tl_node_text(ch, src);
+    }
+    if (from) {
+      char *q = tl_join_module(base, name);
+      tl_set_import(c->m, alias ? alias : name, q);
+      free(q);
+    } else if (alias) {
+      tl_set_import(c->m, alias, name);
+    } else {
+      /* `import a.b.c` binds `a`. */
+      char *dot = strchr(name, '.');
+      if (dot) *dot = 0;
+      tl_set_import(c->m, name, name);
+    }
+    free(name);
+    free(alias);
+  }
+  free(base);
+}
+
+/* ---- frequency guards ---- */
+
+/* Does the expression hold `a % b` where a is not a string (i.e. a modulo test, not formatting)? */
+static bool tl_has_modulo(TSNode n, const char *src, int depth) {
+  if (depth > 32 || ts_node_is_null(n)) return false;
+  if (tl_node_is(n, "binary_operator")) {
+    TSNode op = ts_node_child_by_field_name(n, "operator", 8);
+    TSNode left = ts_node_child_by_field_name(n, "left", 4);
+    if (!ts_node_is_null(op) && ts_node_end_byte(op) - ts_node_start_byte(op) == 1 &&
+        src[ts_node_start_byte(op)] == '%' && !tl_node_is(left, "string") &&
+        !tl_node_is(left, "concatenated_string"))
+      return true;
+  }
+  if (tl_node_is(n, "call") || tl_node_is(n, "lambda")) return false;
+  uint32_t k = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < k; i++)
+    if (tl_has_modulo(ts_node_named_child(n, i), src, depth + 1)) return true;
+  return false;
+}
+
+typedef enum { TL_FREQ_NONE, TL_FREQ_RARE_THEN, TL_FREQ_RARE_ELSE } tl_freq;
+
+/* Classifies an `if` condition: which branch runs only every N steps. */
+static tl_freq tl_freq_test(tl_walk_ctx *c, TSNode cond, int depth) {
+  if (depth > 16 || ts_node_is_null(cond)) return TL_FREQ_NONE;
+  const char *src = c->src;
+  const char *t = ts_node_type(cond);
+  if (!strcmp(t, "parenthesized_expression")) return tl_freq_test(c, ts_node_named_child(cond, 0), depth + 1);
+  if (!strcmp(t, "not_operator")) {
+    tl_freq f = tl_freq_test(c, ts_node_child_by_field_name(cond, "argument", 8), depth + 1);
+    return f == TL_FREQ_RARE_THEN ? TL_FREQ_RARE_ELSE : f == TL_FREQ_RARE_ELSE ? TL_FREQ_RARE_THEN : TL_FREQ_NONE;
+  }
+  if (!strcmp(t, "boolean_operator")) {
+    TSNode op = ts_node_child_by_field_name(cond, "operator", 8);
+    bool is_and = !ts_node_is_null(op) && !strncmp(src + ts_node_start_byte(op), "and", 3);
+    tl_freq l = tl_freq_test(c, ts_node_child_by_field_name(cond, "left", 4), depth + 1);
+    tl_freq r = tl_freq_test(c, ts_node_child_by_field_name(cond, "right", 5), depth + 1);
+    if (is_and) return (l == TL_FREQ_RARE_THEN || r == TL_FREQ_RARE_THEN) ? TL_FREQ_RARE_THEN : TL_FREQ_NONE;
+    return (l == TL_FREQ_RARE_THEN && r == TL_FREQ_RARE_THEN) ? TL_FREQ_RARE_THEN : TL_FREQ_NONE;
+  }
+  if (!strcmp(t, "comparison_operator")) {
+    if (!tl_has_modulo(cond, src, 0)) return TL_FREQ_NONE;
+    /* `x % n == k` is rare; `x % n != k` is frequent (its else is rare). */
+    for (uint32_t i = 0; i < ts_node_child_count(cond); i++) {
+      TSNode ch = ts_node_child(cond, i);
+      if (ts_node_is_named(ch)) continue;
+      const char *op = ts_node_type(ch);
+      if (!strcmp(op, "!=")) return TL_FREQ_RARE_ELSE;
+      if (!strcmp(op, "==")) return TL_FREQ_RARE_THEN;
+    }
+    return TL_FREQ_NONE;
+  }
+  if (!strcmp(t, "binary_operator") && tl_has_modulo(cond, src, 0)) return TL_FREQ_RARE_ELSE; /* truthy remainder */
+  if (!strcmp(t, "identifier") || !strcmp(t, "attribute")) {
+    char *d = tl_dotted(cond, src);
+    bool hit = false;
+    for (size_t i = 0; d && i < c->guard_vars.n && !hit; i++) hit = !strcmp(c->guard_vars.v[i], d);
+    free(d);
+    return hit ? TL_FREQ_RARE_THEN : TL_FREQ_NONE;
+  }
+  return TL_FREQ_NONE;
+}
+
+static void tl_walk_guarded(tl_walk_ctx *c, TSNode block, bool guarded, int depth) {
+  if (ts_node_is_null(block)) return;
+  if (guarded) {
+    tl_range r = {ts_node_start_byte(block), ts_node_end_byte(block)};
+    tl_vec_push(&c->m->guards, r);
+    c->guard_depth++;
+  }
+  tl_walk(c, block, depth);
+  if (guarded) c->guard_depth--;
+}
+
+static void tl_walk_if(tl_walk_ctx *c, TSNode n, int depth) {
+  TSNode cond = ts_node_child_by_field_name(n, "condition", 9);
+  tl_walk(c, cond, depth + 1);
+  tl_freq f = tl_freq_test(c, cond, 0);
+  tl_walk_guarded(c, ts_node_child_by_field_name(n, "consequence", 11), f == TL_FREQ_RARE_THEN, depth + 1);
+  uint32_t cnt = ts_node_child_count(n);
+  for (uint32_t i = 0; i < cnt; i++) {
+    const char *field = ts_node_field_name_for_child(n, i);
+    if (!field || strcmp(field, "alternative")) continue;
+    TSNode alt = ts_node_child(n, i);
+    if (tl_node_is(alt, "else_clause")) {
+      tl_walk_guarded(c, ts_node_child_by_field_name(alt, "body", 4), f == TL_FREQ_RARE_ELSE, depth + 1);
+    } else if (tl_node_is(alt, "elif_clause")) {
+      /* An elif runs only when the first test failed: rare when the first test is `!=`. */
+      bool g = f == TL_FREQ_RARE_ELSE;
+      if (g) { tl_range r = {ts_node_start_byte(alt), ts_node_end_byte(alt)}; tl_vec_push(&c->m->guards, r); c->guard_depth++; }
+      TSNode ec = ts_node_child_by_field_name(alt, "condition", 9);
+      tl_walk(c, ec, depth + 1);
+      tl_freq ef = tl_freq_test(c, ec, 0);
+      tl_walk_guarded(c, ts_node_child_by_field_name(alt, "consequence", 11), ef == TL_FREQ_RARE_THEN, depth + 1);
+      if (g) c->guard_depth--;
+    }
+  }
+}
+
+/* ---- calls, bindings, definitions ---- */
+
+static unsigned tl_call_work(const char *callee) {
+  size_t n;
+  const char *last = tl_last(callee, &n);
+  if ((n == 8 && !memcmp(last, "backward", 8)) || (n == 15 && !memcmp(last, "manual_backward", 15)))
+    return TL_WORK_BACKWARD;
+  if ((n == 4 && !memcmp(last, "step", 4)) || (n == 8 && !memcmp(last, "minimize", 8))) {
+    /* receiver: the component before the last */
+    size_t end = (size_t)(last - callee);
+    if (end == 0) return 0;
+    end--; /* the dot */
+    while (end >= 2 && callee[end - 2] == '(' && callee[end - 1] == ')') end -= 2;
+    size_t s = end;
+    while (s > 0 && callee[s - 1] != '.') s--;
+    if (tl_icontains(callee + s, end - s, "optim") || tl_icontains(callee + s, end - s, "scaler") ||
+        (end - s >= 3 && !strncasecmp(callee + s, "opt", 3)))
+      return TL_WORK_OPT_STEP;
+    return 0;
+  }
+  /* Calling a model object: model(x), self.model(x), self.net(x), self(x), self.forward(x). */
+  if (!strcmp(callee, "self") || !strcmp(callee, "self.forward")) return TL_WORK_MODEL;
+  static const char *const model_words[] = {"model", "net", "network", "module", "generator", "discriminator",
+                                            "encoder", "decoder", "backbone", "transformer"};
+  char low[64];
+  if (n >= sizeof low || strchr(callee, '(')) return 0;
+  for (size_t i = 0; i < n; i++) low[i] = (char)tolower((unsigned char)last[i]);
+  low[n] = 0;
+  for (size_t i = 0; i < sizeof model_words / sizeof *model_words; i++) {
+    const char *w = model_words[i];
+    size_t wl = strlen(w);
+    if (!strcmp(low, w)) return TL_WORK_MODEL;
+    /* foo_model, model_ema, ddp_model */
+    if (n > wl + 1 && !strcmp(low + n - wl, w) && low[n - wl - 1] == '_') return TL_WORK_MODEL;
+    if (n > wl + 1 && !strncmp(low, w, wl) && low[wl] == '_') return TL_WORK_MODEL;
+  }
+  return 0;
+}
+
+static void tl_add_binding(tl_walk_ctx *c, const char *name, uint32_t byte, TSNode value, tl_valkind kind) {
+  tl_binding b = {tl_strdup(name), byte, c->func, value, kind, NULL, -1};
+  if (!ts_node_is_null(value) && tl_node_is(value, "call"))
+    b.ctor = tl_dotted(ts_node_child_by_field_name(value, "function", 8), c->src);
+  tl_vec_push(&c->m->bindings, b);
+  /* self.<attr> = ... inside a method: an attribute of the class. */
+  if (c->cls >= 0 && !strncmp(name, "self.", 5) && !strchr(name + 5, '.')) {
+    tl_binding a = {tl_strdup(name + 5), byte, c->func, value, kind, b.ctor ? tl_strdup(b.ctor) : NULL, -1};
+    tl_vec_push(&c->m->classes.v[c->cls].attrs, a);
+  }
+}
+
+/* Binds every name of an assignment/loop target to `kind`. */
+static void tl_bind_targets(tl_walk_ctx *c, TSNode t, uint32_t byte, tl_valkind kind, int depth) {
+  if (depth > 16 || ts_node_is_null(t)) return;
+  if (tl_node_is(t, "identifier") || tl_node_is(t, "attribute")) {
+    char *d = tl_dotted(t, c->src);
+    if (d) tl_add_binding(c, d, byte, (TSNode){0}, kind);
+    free(d);
+    return;
+  }
+  uint32_t k = ts_node_named_child_count(t);
+  for (uint32_t i = 0; i < k; i++) tl_bind_targets(c, ts_node_named_child(t, i), byte, kind, depth + 1);
+}
+
+static bool tl_is_dataloader_callee(const tl_file_model *m, const char *callee) {
+  if (!callee) return false;
+  char *q = tl_model_resolve(m, callee);
+  bool hit = !strcmp(q, "torch.utils.data.DataLoader") || !strcmp(q, "torch.utils.data.dataloader.DataLoader") ||
+             !strcmp(q, "paddle.io.DataLoader") || tl_last_is(callee, "DataLoader");
+  free(q);
+  return hit;
+}
+
+static void tl_walk_assignment(tl_walk_ctx *c, TSNode n, int depth) {
+  TSNode left = ts_node_child_by_field_name(n, "left", 4);
+  TSNode right = ts_node_child_by_field_name(n, "right", 5);
+  tl_walk_children(c, n, depth);
+  if (ts_node_is_null(right)) return;
+  uint32_t at = ts_node_end_byte(n);
+  if (tl_node_is(left, "identifier") || tl_node_is(left, "attribute")) {
+    char *d = tl_dotted(left, c->src);
+    if (!d) return;
+    tl_add_binding(c, d, at, right, TL_VAL_UNKNOWN);
+    if (tl_node_is(right, "call")) {
+      char *callee = tl_dotted(ts_node_child_by_field_name(right, "function", 8), c->src);
+      if (tl_is_dataloader_callee(c->m, callee)) tl_vec_push(&c->m->loader_names, tl_strdup(d));
+      free(callee);
+    }
+    if (tl_freq_test(c, right, 0) == TL_FREQ_RARE_THEN) tl_vec_push(&c->guard_vars, tl_strdup(d));
+    free(d);
+  } else {
+    tl_bind_targets(c, left, at, TL_VAL_UNKNOWN, 0);
+  }
+}
+
+static void tl_walk_call(tl_walk_ctx *c, TSNode n, int depth) {
+  TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+  char *callee = tl_dotted(fn, c->src);
+  if (callee) {
+    TSPoint p = ts_node_start_point(n);
+    tl_call call = {callee, ts_node_start_byte(n), p.row + 1, p.column + 1, c->func, c->loop,
+                    c->loop < 0 || c->m->loops.v[c->loop].func != c->func, c->guard_depth > 0, tl_call_work(callee)};
+    tl_vec_push(&c->m->calls, call);
+    if (call.work && c->loop >= 0 && c->m->loops.v[c->loop].func == c->func && !call.guarded)
+      c->m->loops.v[c->loop].work |= call.work;
+  }
+  /* collate_fn=<name> marks a per-sample function. */
+  TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+  for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++) {
+    TSNode a = ts_node_named_child(args, i);
+    if (!tl_node_is(a, "keyword_argument")) continue;
+    TSNode k = ts_node_child_by_field_name(a, "name", 4);
+    uint32_t kl = ts_node_end_byte(k) - ts_node_start_byte(k);
+    if (kl == 10 && !memcmp(c->src + ts_node_start_byte(k), "collate_fn", 10)) {
+      char *v = tl_dotted(ts_node_child_by_field_name(a, "value", 5), c->src);
+      if (v) tl_vec_push(&c->m->collate_names, v);
+    }
+  }
+  tl_walk_children(c, n, depth);
+}
+
+static void tl_walk_function(tl_walk_ctx *c, TSNode n, int depth) {
+  TSNode name = ts_node_child_by_field_name(n, "name", 4);
+  char *nm = tl_node_text(name, c->src);
+  const tl_func *outer = &c->m->funcs.v[c->func];
+  tl_func f = {0};
+  f.name = nm;
+  if (c->cls >= 0 && c->func == 0) {
+    const tl_class *k = &c->m->classes.v[c->cls];
+    f.qual = tl_printf("%s.%s", k->qual, nm);
+    f.display = tl_printf("%s.%s", k->name, nm);
+  } else if (c->func == 0) {
+    f.qual = tl_join_module(c->m->module, nm);
+    f.display = tl_strdup(nm);
+  } else {
+    f.qual = tl_printf("%s.<locals>.%s", outer->qual, nm);
+    f.display = tl_printf("%s.%s", outer->display, nm);
+  }
+  f.cls = c->func == 0 ? c->cls : -1;
+  f.start = ts_node_start_byte(n);
+  f.end = ts_node_end_byte(n);
+  TSPoint p = ts_node_start_point(name);
+  f.line = p.row + 1;
+  f.col = p.column + 1;
+  size_t nl = strlen(nm);
+  f.is_collate = !strcmp(nm, "collate_fn") || !strcmp(nm, "collate") ||
+                 (nl > 8 && !strcmp(nm + nl - 8, "_collate")) || (nl > 11 && !strcmp(nm + nl - 11, "_collate_fn"));
+  tl_vec_push(&c->m->funcs, f);
+
+  int32_t saved_func = c->func, saved_loop = c->loop, saved_cls = c->cls;
+  uint32_t saved_guard = c->guard_depth;
+  size_t saved_vars = c->guard_vars.n;
+  c->func = (int32_t)(c->m->funcs.n - 1);
+  c->loop = -1;
+  c->guard_depth = 0;
+  if (saved_func != 0) c->cls = -1; /* nested functions are not methods */
+  tl_walk_children(c, n, depth);
+  while (c->guard_vars.n > saved_vars) free(c->guard_vars.v[--c->guard_vars.n]);
+  c->func = saved_func;
+  c->loop = saved_loop;
+  c->cls = saved_cls;
+  c->guard_depth = saved_guard;
+}
+
+static void tl_walk_class(tl_walk_ctx *c, TSNode n, int depth) {
+  tl_class k = {0};
+  k.name = tl_node_text(ts_node_child_by_field_name(n, "name", 4), c->src);
+  k.qual = c->cls >= 0 ? tl_printf("%s.%s", c->m->classes.v[c->cls].qual, k.name) : tl_join_module(c->m->module, k.name);
+  k.line = ts_node_start_point(n).row + 1;
+  TSNode sup = ts_node_child_by_field_name(n, "superclasses", 12);
+  for (uint32_t i = 0; !ts_node_is_null(sup) && i < ts_node_named_child_count(sup); i++) {
+    char *d = tl_dotted(ts_node_named_child(sup, i), c->src);
+    if (!d) continue;
+    tl_vec_push(&k.bases, tl_model_resolve(c->m, d));
+    free(d);
+  }
+  tl_vec_push(&c->m->classes, k);
+  int32_t saved_cls = c->cls, saved_func = c->func;
+  c->cls = (int32_t)(c->m->classes.n - 1);
+  if (c->func != 0) c->func = c->func; /* classes inside functions keep their function */
+  tl_walk_children(c, n, depth);
+  c->cls = saved_cls;
+  c->func = saved_func;
+}
+
+static void tl_walk_loop(tl_walk_ctx *c, TSNode n, int depth) {
+  bool is_for = tl_node_is(n, "for_statement");
+  TSPoint p = ts_node_start_point(n);
+  tl_loop l = {c->func, c->loop, ts_node_start_byte(n), ts_node_end_byte(n), p.row + 1, p.column + 1, !is_for, false, 0};
+  char *iter = NULL;
+  if (is_for) {
+    TSNode right = ts_node_child_by_field_name(n, "right", 5);
+    tl_walk(c, right, depth + 1); /* the iterable is evaluated once, outside the loop */
+    /* Unwrap enumerate(...), tqdm(...), zip(...): take the first argument that names something. */
+    for (int guard = 0; guard < 4 && tl_node_is(right, "call"); guard++) {
+      char *fn = tl_dotted(ts_node_child_by_field_name(right, "function", 8), c->src);
+      bool wrapper = fn && (tl_last_is(fn, "enumerate") || tl_last_is(fn, "tqdm") || tl_last_is(fn, "zip") ||
+                            tl_last_is(fn, "iter") || tl_last_is(fn, "islice") || tl_last_is(fn, "track") ||
+                            tl_last_is(fn, "progress_bar"));
+      free(fn);
+      if (!wrapper) break;
+      TSNode args = ts_node_child_by_field_name(right, "arguments", 9);
+      if (ts_node_is_null(args) || ts_node_named_child_count(args) == 0) break;
+      right = ts_node_named_child(args, 0);
+    }
+    iter = tl_dotted(right, c->src);
+  }
+  tl_vec_push(&c->m->loops, l);
+  tl_vec_push(&c->loop_iters, iter);
+  int32_t idx = (int32_t)(c->m->loops.n - 1);
+  int32_t saved = c->loop;
+  c->loop = idx;
+  if (is_for) {
+    TSNode left = ts_node_child_by_field_name(n, "left", 4);
+    TSNode body = ts_node_child_by_field_name(n, "body", 4);
+    uint32_t at = ts_node_is_null(body) ? ts_node_end_byte(left) : ts_node_start_byte(body);
+    /* Loop targets: CPU tensors when iterating a loader (decided after the walk), unknown otherwise. */
+    size_t first = c->m->bindings.n;
+    tl_bind_targets(c, left, at, TL_VAL_UNKNOWN, 0);
+    for (size_t i = first; i < c->m->bindings.n; i++) c->m->bindings.v[i].from_loop = idx; /* kind set after the walk */
+    tl_walk(c, body, depth + 1);
+    tl_walk(c, ts_node_child_by_field_name(n, "alternative", 11), depth + 1);
+  } else {
+    tl_walk_children(c, n, depth);
+  }
+  c->loop = saved;
+}
+
+static void tl_walk(tl_walk_ctx *c, TSNode n, int depth) {
+  if (ts_node_is_null(n)) return;
+  if (depth > TL_MAX_DEPTH) {
+    if (!c->depth_reported) {
+      TSPoint p = ts_node_start_point(n);
+      tl_diags_add(c->diags, TL_DIAG_WARNING, c->path, p.row + 1, p.column + 1,
+                   "nesting deeper than %d levels: the code below this point is not analysed", TL_MAX_DEPTH);
+      c->depth_reported = true;
+    }
+    return;
+  }
+  const char *t = ts_node_type(n);
+  switch (t[0]) {
+  case 'a':
+    if (!strcmp(t, "assignment")) { tl_walk_assignment(c, n, depth); return; }
+    if (!strcmp(t, "augmented_assignment")) { tl_walk_children(c, n, depth); return; }
+    break;
+  case 'c':
+    if (!strcmp(t, "call")) { tl_walk_call(c, n, depth); return; }
+    if (!strcmp(t, "class_definition")) { tl_walk_class(c, n, depth); return; }
+    break;
+  case 'f':
+    if (!strcmp(t, "function_definition")) { tl_walk_function(c, n, depth); return; }
+    if (!strcmp(t, "for_statement")) { tl_walk_loop(c, n, depth); return; }
+    break;
+  case 'w':
+    if (!strcmp(t, "while_statement")) { tl_walk_loop(c, n, depth); return; }
+    break;
+  case 'i':
+    if (!strcmp(t, "if_statement")) { tl_walk_if(c, n, depth); return; }
+    if (!strcmp(t, "import_statement") || !strcmp(t, "import_from_statement")) { tl_model_import(c, n); return; }
+    break;
+  }
+  tl_walk_children(c, n, depth);
+}
+
+static bool tl_is_loader_name(const tl_file_model *m, const char *d) {
+  for (size_t i = 0; i < m->loader_names.n; i++)
+    if (!strcmp(m->loader_names.v[i], d)) return true;
+  for (size_t i = 0; i < m->step_iterables.n; i++)
+    if (tl_last_is(d, m->step_iterables.v[i]) || !strcmp(d, m->step_iterables.v[i])) return true;
+  size_t n;
+  const char *last = tl_last(d, &n);
+  return n >= 6 && !strncasecmp(last + n - 6, "loader", 6);
+}
+
+void tl_model_build(tl_file_model *m, TSNode root, const char *src, const char *module, bool is_package,
+                    tl_diags *diags, const char *path) {
+  m->module = tl_strdup(module);
+  m->is_package = is_package;
+  tl_func top = {tl_strdup("<module>"), tl_strdup(module), tl_strdup(module), -1,
+                 ts_node_start_byte(root), ts_node_end_byte(root), 1, 1, false};
+  tl_vec_push(&m->funcs, top);
+  tl_walk_ctx c = {0};
+  c.m = m;
+  c.src = src;
+  c.diags = diags;
+  c.path = path;
+  c.func = 0;
+  c.cls = -1;
+  c.loop = -1;
+  tl_walk(&c, root, 0);
+  /* Now that every DataLoader binding is known: which loops iterate a loader. */
+  for (size_t i = 0; i < m->loops.n; i++) {
+    char *it = c.loop_iters.v[i];
+    m->loops.v[i].iterates_loader = it && tl_is_loader_name(m, it);
+    free(it);
+  }
+  for (size_t i = 0; i < m->bindings.n; i++) {
+    int32_t l = m->bindings.v[i].from_loop;
+    if (l >= 0) m->bindings.v[i].kind = m->loops.v[l].iterates_loader ? TL_VAL_CPU : TL_VAL_UNKNOWN;
+  }
+  tl_vec_free(&c.loop_iters);
+  for (size_t i = 0; i < c.guard_vars.n; i++) free(c.guard_vars.v[i]);
+  tl_vec_free(&c.guard_vars);
+}
+
+void tl_model_free(tl_file_model *m) {
+  free(m->module);
+  for (size_t i = 0; i < m->imports.cap; i++) free((char *)m->imports.slots[i].value);
+  tl_map_free(&m->imports);
+  for (size_t i = 0; i < m->funcs.n; i++) { free(m->funcs.v[i].name); free(m->funcs.v[i].qual); free(m->funcs.v[i].display); }
+  tl_vec_free(&m->funcs);
+  for (size_t i = 0; i < m->classes.n; i++) {
+    tl_class *k = &m->classes.v[i];
+    free(k->name); free(k->qual);
+    for (size_t j = 0; j < k->bases.n; j++) free(k->bases.v[j]);
+    tl_vec_free(&k->bases);
+    for (size_t j = 0; j < k->attrs.n; j++) { free(k->attrs.v[j].name); free(k->attrs.v[j].ctor); }
+    tl_vec_free(&k->attrs);
+  }
+  tl_vec_free(&m->classes);
+  tl_vec_free(&m->loops);
+  for (size_t i = 0; i < m->calls.n; i++) free(m->calls.v[i].callee);
+  tl_vec_free(&m->calls);
+  for (size_t i = 0; i < m->bindings.n; i++) { free(m->bindings.v[i].name); free(m->bindings.v[i].ctor); }
+  tl_vec_free(&m->bindings);
+  tl_vec_free(&m->guards);
+  for (size_t i = 0; i < m->loader_names.n; i++) free(m->loader_names.v[i]);
+  tl_vec_free(&m->loader_names);
+  for (size_t i = 0; i < m->collate_names.n; i++) free(m->collate_names.v[i]);
+  tl_vec_free(&m->collate_names);
+  tl_vec_free(&m->step_iterables);
+}
+
+char *tl_model_resolve(const tl_file_model *m, const char *dotted) {
+  size_t n = strcspn(dotted, ".(");
+  char *head = tl_strndup(dotted, n);
+  intptr_t v;
+  char *out;
+  if (tl_map_get(&m->imports, head, &v)) out = tl_printf("%s%s", (const char *)v, dotted + n);
+  else out = tl_strdup(dotted);
+  free(head);
+  return out;
+}
+
+int32_t tl_model_func_at(const tl_file_model *m, uint32_t byte) {
+  int32_t best = 0;
+  for (size_t i = 1; i < m->funcs.n; i++) {
+    const tl_func *f = &m->funcs.v[i];
+    if (f->start <= byte && byte < f->end && f->start >= m->funcs.v[best].start) best = (int32_t)i;
+  }
+  return best;
+}
+
+int32_t tl_model_loop_at(const tl_file_model *m, uint32_t byte) {
+  int32_t best = -1;
+  for (size_t i = 0; i < m->loops.n; i++) {
+    const tl_loop *l = &m->loops.v[i];
+    if (l->start <= byte && byte < l->end && (best < 0 || l->start >= m->loops.v[best].start)) best = (int32_t)i;
+  }
+  return best;
+}
+
+/* ---- value classification (device awareness) ---- */
+
+static tl_valkind tl_combine(tl_valkind a, tl_valkind b) {
+  if (a == TL_VAL_DEVICE || b == TL_VAL_DEVICE) return TL_VAL_DEVICE;
+  if (a == TL_VAL_UNKNOWN || b == TL_VAL_UNKNOWN) return TL_VAL_UNKNOWN;
+  if (a == TL_VAL_CPU || b == TL_VAL_CPU) return TL_VAL_CPU;
+  if (a == TL_VAL_LIST || b == TL_VAL_LIST) return TL_VAL_UNKNOWN;
+  return TL_VAL_PY;
+}
+
+static const tl_binding *tl_lookup(const tl_file_model *m, const char *name, int32_t func, uint32_t before) {
+  const tl_binding *best = NULL;
+  for (size_t i = 0; i < m->bindings.n; i++) {
+    const tl_binding *b = &m->bindings.v[i];
+    if (b->func == func && b->byte <= before && !strcmp(b->name, name) && (!best || b->byte >= best->byte)) best = b;
+  }
+  return best;
+}
+
+/* Which text names a device: "cuda", "device", "gpu", rank/local_rank ids. */
+static tl_valkind tl_device_arg(const char *src, TSNode arg) {
+  uint32_t s = ts_node_start_byte(arg), e = ts_node_end_byte(arg);
+  if (tl_icontains(src + s, e - s, "cpu")) return TL_VAL_CPU;
+  if (tl_icontains(src + s, e - s, "cuda") || tl_icontains(src + s, e - s, "device") ||
+      tl_icontains(src + s, e - s, "gpu") || tl_icontains(src + s, e - s, "rank"))
+    return TL_VAL_DEVICE;
+  return TL_VAL_UNKNOWN;
+}
+
+static TSNode tl_kwarg(TSNode args, const char *src, const char *name) {
+  size_t nl = strlen(name);
+  for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++) {
+    TSNode a = ts_node_named_child(args, i);
+    if (!tl_node_is(a, "keyword_argument")) continue;
+    TSNode k = ts_node_child_by_field_name(a, "name", 4);
+    if (ts_node_end_byte(k) - ts_node_start_byte(k) == nl && !memcmp(src + ts_node_start_byte(k), name, nl))
+      return ts_node_child_by_field_name(a, "value", 5);
+  }
+  return (TSNode){0};
+}
+
+static bool tl_in_list(const char *s, const char *const *list) {
+  for (; *list; list++)
+    if (!strcmp(s, *list)) return true;
+  return false;
+}
+
+static const char *const tl_torch_ctors[] = {
+  "zeros", "ones", "empty", "full", "arange", "range", "linspace", "logspace", "eye", "rand", "randn",
+  "randint", "randperm", "tensor", "as_tensor", "from_numpy", "FloatTensor", "LongTensor", "Tensor",
+  "DoubleTensor", "IntTensor", "BoolTensor", "ByteTensor", "HalfTensor", "zeros_like", "ones_like",
+  "empty_like", "full_like", "rand_like", "randn_like", NULL};
+
+static tl_valkind tl_classify_call(const tl_file_model *m, TSNode n, const char *src, int32_t func, int depth) {
+  TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+  TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+  char *callee = tl_dotted(fn, src);
+  tl_valkind out = TL_VAL_UNKNOWN;
+  if (!callee) {
+    if (tl_node_is(fn, "attribute"))
+      out = tl_model_classify(m, ts_node_child_by_field_name(fn, "object", 6), src, func, depth + 1);
+    return out == TL_VAL_LIST ? TL_VAL_UNKNOWN : out;
+  }
+  char *q = tl_model_resolve(m, callee);
+  size_t ln;
+  const char *last = tl_last(callee, &ln);
+  char *meth = tl_strndup(last, ln);
+  static const char *const py_builtins[] = {"len", "int", "float", "bool", "str", "round", "abs", "hash", "isinstance",
+                                            "repr", "format", "ord", "chr", NULL};
+  static const char *const list_builtins[] = {"list", "dict", "tuple", "set", "sorted", "range", "enumerate", "zip",
+                                              "defaultdict", "OrderedDict", NULL};
+  if (!strchr(callee, '.') && tl_in_list(callee, py_builtins)) out = TL_VAL_PY;
+  else if (!strchr(callee, '.') && tl_in_list(callee, list_builtins)) out = TL_VAL_LIST;
+  else if (!strncmp(q, "numpy.", 6) || !strncmp(q, "np.", 3) || !strncmp(q, "math.", 5)) out = TL_VAL_CPU;
+  else if (!strncmp(q, "torch.", 6) && !strchr(q + 6, '.') && tl_in_list(q + 6, tl_torch_ctors)) {
+    if (!strcmp(q + 6, "from_numpy")) out = TL_VAL_CPU;
+    else if (strstr(q + 6, "_like")) {
+      TSNode a0 = ts_node_named_child_count(args) ? ts_node_named_child(args, 0) : (TSNode){0};
+      out = ts_node_is_null(a0) ? TL_VAL_UNKNOWN : tl_model_classify(m, a0, src, func, depth + 1);
+      TSNode dev = tl_kwarg(args, src, "device");
+      if (!ts_node_is_null(dev)) out = tl_device_arg(src, dev);
+    } else {
+      TSNode dev = tl_kwarg(args, src, "device");
+      out = ts_node_is_null(dev) ? TL_VAL_CPU : tl_device_arg(src, dev);
+      if (out == TL_VAL_UNKNOWN) out = TL_VAL_DEVICE;
+    }
+  } else if (tl_node_is(fn, "attribute")) {
+    TSNode obj = ts_node_child_by_field_name(fn, "object", 6);
+    if (!strcmp(meth, "cpu") || !strcmp(meth, "numpy") || !strcmp(meth, "pin_memory")) out = TL_VAL_CPU;
+    else if (!strcmp(meth, "item") || !strcmp(meth, "tolist") || !strcmp(meth, "size") || !strcmp(meth, "dim") ||
+             !strcmp(meth, "numel") || !strcmp(meth, "nelement") || !strcmp(meth, "get_device"))
+      out = !strcmp(meth, "tolist") ? TL_VAL_LIST : TL_VAL_PY;
+    else if (!strcmp(meth, "cuda")) out = TL_VAL_DEVICE;
+    else if (!strcmp(meth, "to")) {
+      out = TL_VAL_UNKNOWN;
+      for (uint32_t i = 0; i < ts_node_named_child_count(args) && out == TL_VAL_UNKNOWN; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        if (tl_node_is(a, "keyword_argument")) {
+          TSNode k = ts_node_child_by_field_name(a, "name", 4);
+          if (ts_node_end_byte(k) - ts_node_start_byte(k) != 6 || memcmp(src + ts_node_start_byte(k), "device", 6)) continue;
+          a = ts_node_child_by_field_name(a, "value", 5);
+        }
+        out = tl_device_arg(src, a);
+      }
+      if (out == TL_VAL_UNKNOWN) out = tl_model_classify(m, obj, src, func, depth + 1);
+    } else if (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7) || !strncmp(q, "F.", 2)) {
+      /* A library function: device of its tensor arguments. */
+      out = TL_VAL_UNKNOWN;
+      bool any = false;
+      for (uint32_t i = 0; i < ts_node_named_child_count(args); i++) {
+        TSNode a = ts_node_named_child(args, i);
+        if (tl_node_is(a, "keyword_argument")) continue;
+        tl_valkind k = tl_model_classify(m, a, src, func, depth + 1);
+        out = any ? tl_combine(out, k) : k;
+        any = true;
+      }
+      if (out == TL_VAL_PY || out == TL_VAL_LIST) out = TL_VAL_UNKNOWN;
+    } else {
+      /* A method of a value keeps the value's place: x.sum(), x.float(), x.detach(). */
+      out = tl_model_classify(m, obj, src, func, depth + 1);
+      if (out == TL_VAL_LIST || out == TL_VAL_PY) out = TL_VAL_UNKNOWN;
+    }
+  }
+  if (out == TL_VAL_UNKNOWN && (tl_call_work(callee) & TL_WORK_MODEL)) out = TL_VAL_DEVICE;
+  if (out == TL_VAL_UNKNOWN && (tl_icontains(last, ln, "criterion") || tl_icontains(last, ln, "loss")) &&
+      !strchr(callee, '(') && strncmp(q, "torch.", 6) && strncmp(q, "paddle.", 7))
+    out = TL_VAL_DEVICE;
+  free(meth);
+  free(q);
+  free(callee);
+  return out;
+}
+
+tl_valkind tl_model_classify(const tl_file_model *m, TSNode n, const char *src, int32_t func, int depth) {
+  if (depth > 24 || ts_node_is_null(n)) return TL_VAL_UNKNOWN;
+  const char *t = ts_node_type(n);
+  if (!strcmp(t, "integer") || !strcmp(t, "float") || !strcmp(t, "string") || !strcmp(t, "true") ||
+      !strcmp(t, "false") || !strcmp(t, "none") || !strcmp(t, "concatenated_string"))
+    return TL_VAL_PY;
+  if (!strcmp(t, "list") || !strcmp(t, "list_comprehension") || !strcmp(t, "dictionary") ||
+      !strcmp(t, "dictionary_comprehension") || !strcmp(t, "tuple") || !strcmp(t, "set") ||
+      !strcmp(t, "set_comprehension"))
+    return TL_VAL_LIST;
+  if (!strcmp(t, "parenthesized_expression") || !strcmp(t, "await"))
+    return tl_model_classify(m, ts_node_named_child(n, 0), src, func, depth + 1);
+  if (!strcmp(t, "identifier") || !strcmp(t, "attribute")) {
+    char *d = tl_dotted(n, src);
+    if (!d) return TL_VAL_UNKNOWN;
+    const tl_binding *b = tl_lookup(m, d, func, ts_node_start_byte(n));
+    tl_valkind k = TL_VAL_UNKNOWN;
+    if (b) {
+      k = ts_node_is_null(b->value) ? b->kind : tl_model_classify(m, b->value, src, b->func, depth + 1);
+    } else if (!strncmp(d, "self.", 5) && !strchr(d + 5, '.')) {
+      /* An attribute of the enclosing class, set in any method. */
+      int32_t cls = func >= 0 && (size_t)func < m->funcs.n ? m->funcs.v[func].cls : -1;
+      const tl_class *k2 = cls >= 0 ? &m->classes.v[cls] : NULL;
+      for (size_t i = 0; k2 && i < k2->attrs.n; i++) {
+        const tl_binding *a = &k2->attrs.v[i];
+        if (strcmp(a->name, d + 5)) continue;
+        tl_valkind ak = ts_node_is_null(a->value) ? a->kind : tl_model_classify(m, a->value, src, a->func, depth + 1);
+        if (a->ctor) {
+          char *q = tl_model_resolve(m, a->ctor);
+          if (strstr(q, "ModuleList") || strstr(q, "ModuleDict") || strstr(q, "LayerList") || strstr(q, "LayerDict"))
+            ak = TL_VAL_LIST;
+          free(q);
+        }
+        k = (i == 0 || k == ak) ? ak : TL_VAL_UNKNOWN;
+      }
+    }
+    free(d);
+    return k;
+  }
+  if (!strcmp(t, "call")) return tl_classify_call(m, n, src, func, depth);
+  if (!strcmp(t, "subscript")) {
+    tl_valkind k = tl_model_classify(m, ts_node_child_by_field_name(n, "value", 5), src, func, depth + 1);
+    return (k == TL_VAL_LIST || k == TL_VAL_PY) ? TL_VAL_UNKNOWN : k;
+  }
+  if (!strcmp(t, "binary_operator") || !strcmp(t, "comparison_operator") || !strcmp(t, "boolean_operator")) {
+    tl_valkind k = TL_VAL_PY;
+    bool any = false;
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+      tl_valkind x = tl_model_classify(m, ts_node_named_child(n, i), src, func, depth + 1);
+      k = any ? tl_combine(k, x) : x;
+      any = true;
+    }
+    return k == TL_VAL_LIST ? TL_VAL_UNKNOWN : k;
+  }
+  if (!strcmp(t, "unary_operator") || !strcmp(t, "not_operator"))
+    return tl_model_classify(m, ts_node_named_child(n, 0), src, func, depth + 1);
+  if (!strcmp(t, "conditional_expression")) {
+    tl_valkind a = tl_model_classify(m, ts_node_named_child(n, 0), src, func, depth + 1);
+    tl_valkind b = tl_model_classify(m, ts_node_named_child(n, 2), src, func, depth + 1);
+    return a == b ? a : TL_VAL_UNKNOWN;
+  }
+  return TL_VAL_UNKNOWN;
+}

@@ -1,0 +1,33 @@
+/* tl_output.h - rendering findings (text, JSON) and applying their fixes (diff, in place). */
+#ifndef TL_OUTPUT_H
+#define TL_OUTPUT_H
+
+#include <stdio.h>
+
+#include "trainlint.h"
+
+typedef enum { TL_FORMAT_TEXT, TL_FORMAT_CONCISE, TL_FORMAT_JSON } tl_format;
+
+typedef struct {
+  tl_format format;
+  bool color;
+  bool unsafe_fixes;   /* include unsafe fixes in --diff/--fix and in "fixable" counts */
+  bool show_source;    /* text: the source line with a caret */
+} tl_output_opts;
+
+/* Writes the findings whose `skip[i]` is false (skip may be NULL). */
+void tl_output_findings(FILE *out, const tl_analysis *a, const bool *skip, const tl_output_opts *o);
+/* Writes input diagnostics ("path:line:col: error: message") to `out`. */
+void tl_output_diags(FILE *out, const tl_diags *d, bool color);
+/* The one-line hot chain of a finding ("in `f` at a.py:3, called from ..."). Caller frees. */
+char *tl_hot_text(const tl_finding *f);
+
+/* Builds each file's fixed text from its findings' fixes (safe ones, plus unsafe when asked).
+ * `fixed[i]` is set for findings whose fix was taken. For every file with edits calls
+ * cb(ctx, file, old, oldlen, new, newlen). Returns the number of fixes taken; overlapping
+ * fixes are resolved deterministically (the earlier finding wins; the other stays reported). */
+size_t tl_fixes_apply(const tl_analysis *a, bool unsafe, bool *fixed,
+                      void (*cb)(void *ctx, size_t file, const char *old, size_t oldlen, const char *neu, size_t newlen),
+                      void *ctx);
+
+#endif

@@ -1,0 +1,461 @@
+/* tl_project.c - the project pass: module and class index across files, call resolution,
+ * step loops, and which functions run per step or per sample (with the chain that says why). */
+#include "tl_engine.h"
+
+#include <string.h>
+
+typedef struct {
+  int32_t file, idx;
+} tl_ref;
+
+typedef struct {
+  tl_ref tgt;          /* target function, file < 0 when unresolved */
+  bool instance;       /* calling an instance of a project Module: its forward */
+} tl_target;
+
+typedef struct {
+  tl_analysis *a;
+  tl_map modules;      /* full module name -> file index + 1 */
+  tl_map suffixes;     /* module name suffix -> file index + 1, or -1 when ambiguous */
+  tl_map *locals;      /* per file: "Class", "Class.method", "func" -> encoded entity */
+  int8_t **class_kind; /* per file, per class: bit 1 module, bit 2 dataset, 0x40 computed, 0x20 in progress */
+  tl_target **targets; /* per file, per call */
+} tl_proj;
+
+/* Encoded local entities: functions as idx + 1, classes as -(idx + 1). */
+
+static void tl_index_files(tl_proj *p) {
+  tl_analysis *a = p->a;
+  p->locals = tl_calloc(a->files.n, sizeof *p->locals);
+  for (size_t i = 0; i < a->files.n; i++) {
+    tl_file *f = &a->files.v[i];
+    if (!f->ok) continue;
+    const char *mod = f->model.module;
+    tl_map_set(&p->modules, mod, (intptr_t)i + 1);
+    /* every suffix: a.b.c, b.c, c */
+    for (const char *s = mod; s;) {
+      intptr_t old;
+      if (tl_map_get(&p->suffixes, s, &old) && old != (intptr_t)i + 1) tl_map_set(&p->suffixes, s, -1);
+      else tl_map_set(&p->suffixes, s, (intptr_t)i + 1);
+      s = strchr(s, '.');
+      if (s) s++;
+    }
+    size_t ml = strlen(mod);
+    for (size_t k = 0; k < f->model.classes.n; k++) {
+      const char *q = f->model.classes.v[k].qual;
+      const char *key = (ml && !strncmp(q, mod, ml) && q[ml] == '.') ? q + ml + 1 : q;
+      tl_map_set(&p->locals[i], key, -(intptr_t)k - 1);
+    }
+    for (size_t k = 1; k < f->model.funcs.n; k++) {
+      const char *q = f->model.funcs.v[k].qual;
+      const char *key = (ml && !strncmp(q, mod, ml) && q[ml] == '.') ? q + ml + 1 : q;
+      tl_map_set(&p->locals[i], key, (intptr_t)k + 1);
+    }
+  }
+}
+
+static int32_t tl_find_module(const tl_proj *p, const char *mod) {
+  intptr_t v;
+  if (tl_map_get(&p->modules, mod, &v)) return (int32_t)v - 1;
+  if (tl_map_get(&p->suffixes, mod, &v) && v > 0) return (int32_t)v - 1;
+  return -1;
+}
+
+/* Looks a qualified name up in the project: "pkg.model.Net.forward" -> (file, entity). */
+static bool tl_lookup_qual(const tl_proj *p, const char *qual, int32_t *file, intptr_t *ent) {
+  size_t n = strlen(qual);
+  for (size_t i = n; i > 0; i--) {
+    if (qual[i - 1] != '.') continue;
+    char *mod = tl_strndup(qual, i - 1);
+    int32_t fi = tl_find_module(p, mod);
+    free(mod);
+    if (fi >= 0 && tl_map_get(&p->locals[fi], qual + i, ent)) {
+      *file = fi;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* A class named by `name` as seen from file fi ("Net", "models.Net", "nn.Module"). */
+static bool tl_class_ref(const tl_proj *p, int32_t fi, const char *name, tl_ref *out) {
+  intptr_t ent;
+  if (!strchr(name, '(') && tl_map_get(&p->locals[fi], name, &ent) && ent < 0) {
+    *out = (tl_ref){fi, (int32_t)(-ent - 1)};
+    return true;
+  }
+  char *q = tl_model_resolve(&p->a->files.v[fi].model, name);
+  int32_t f2;
+  bool ok = tl_lookup_qual(p, q, &f2, &ent) && ent < 0;
+  if (ok) *out = (tl_ref){f2, (int32_t)(-ent - 1)};
+  free(q);
+  return ok;
+}
+
+static bool tl_base_is_module(const char *b) {
+  static const char *const names[] = {"torch.nn.Module", "torch.nn.modules.module.Module", "nn.Module", "Module",
+    "paddle.nn.Layer", "paddle.nn.layer.layers.Layer", "nn.Layer", "torch.nn.Sequential", "torch.nn.ModuleList",
+    "lightning.LightningModule", "lightning.pytorch.LightningModule", "pytorch_lightning.LightningModule",
+    "pl.LightningModule", "L.LightningModule", "LightningModule", NULL};
+  for (size_t i = 0; names[i]; i++)
+    if (!strcmp(b, names[i])) return true;
+  size_t n = strlen(b);
+  return n > 16 && !strcmp(b + n - 16, ".LightningModule");
+}
+
+static bool tl_base_is_dataset(const char *b) {
+  size_t n = strlen(b);
+  if (!strncmp(b, "torch.", 6) || !strncmp(b, "paddle.", 7) || !strchr(b, '.'))
+    return (n >= 7 && !strcmp(b + n - 7, "Dataset"));
+  return n >= 8 && !strcmp(b + n - 8, ".Dataset");
+}
+
+enum { TL_CK_MODULE = 1, TL_CK_DATASET = 2, TL_CK_BUSY = 0x20, TL_CK_DONE = 0x40 };
+
+static int tl_class_kind(tl_proj *p, tl_ref c, int depth) {
+  int8_t *k = &p->class_kind[c.file][c.idx];
+  if (*k & TL_CK_DONE) return *k & 3;
+  if ((*k & TL_CK_BUSY) || depth > 32) return 0;
+  *k |= TL_CK_BUSY;
+  int out = 0;
+  const tl_class *cl = &p->a->files.v[c.file].model.classes.v[c.idx];
+  for (size_t i = 0; i < cl->bases.n; i++) {
+    const char *b = cl->bases.v[i];
+    tl_ref base;
+    if (tl_class_ref(p, c.file, b, &base) && !(base.file == c.file && base.idx == c.idx)) {
+      out |= tl_class_kind(p, base, depth + 1);
+      continue;
+    }
+    if (tl_base_is_module(b)) out |= TL_CK_MODULE;
+    if (tl_base_is_dataset(b)) out |= TL_CK_DATASET;
+  }
+  *k = (int8_t)(TL_CK_DONE | out);
+  return out;
+}
+
+/* The method `name` of class c or its project bases. */
+static bool tl_method(tl_proj *p, tl_ref c, const char *name, tl_ref *out, int depth) {
+  if (depth > 16) return false;
+  const tl_file *f = &p->a->files.v[c.file];
+  const tl_class *cl = &f->model.classes.v[c.idx];
+  const char *mod = f->model.module;
+  size_t ml = strlen(mod);
+  const char *ckey = (ml && !strncmp(cl->qual, mod, ml) && cl->qual[ml] == '.') ? cl->qual + ml + 1 : cl->qual;
+  char *key = tl_printf("%s.%s", ckey, name);
+  intptr_t ent;
+  bool ok = tl_map_get(&p->locals[c.file], key, &ent) && ent > 0;
+  free(key);
+  if (ok) {
+    *out = (tl_ref){c.file, (int32_t)ent - 1};
+    return true;
+  }
+  for (size_t i = 0; i < cl->bases.n; i++) {
+    tl_ref base;
+    if (tl_class_ref(p, c.file, cl->bases.v[i], &base) && !(base.file == c.file && base.idx == c.idx) &&
+        tl_method(p, base, name, out, depth + 1))
+      return true;
+  }
+  return false;
+}
+
+/* The class of the value bound to `name` before `byte` in function `func` of file fi, if a project class. */
+static bool tl_instance_class(tl_proj *p, int32_t fi, int32_t func, const char *name, uint32_t byte, tl_ref *out) {
+  const tl_file_model *m = &p->a->files.v[fi].model;
+  const tl_binding *best = NULL;
+  for (size_t i = 0; i < m->bindings.n; i++) {
+    const tl_binding *b = &m->bindings.v[i];
+    if (b->func == func && b->byte <= byte && !strcmp(b->name, name) && (!best || b->byte >= best->byte)) best = b;
+  }
+  if (best) return best->ctor && tl_class_ref(p, fi, best->ctor, out);
+  /* self.attr: from the class's attribute table */
+  int32_t cls = m->funcs.v[func].cls;
+  if (cls >= 0 && !strncmp(name, "self.", 5) && !strchr(name + 5, '.')) {
+    const tl_class *k = &m->classes.v[cls];
+    for (size_t i = 0; i < k->attrs.n; i++)
+      if (!strcmp(k->attrs.v[i].name, name + 5) && k->attrs.v[i].ctor && tl_class_ref(p, fi, k->attrs.v[i].ctor, out))
+        return true;
+  }
+  return false;
+}
+
+static tl_target tl_resolve(tl_proj *p, int32_t fi, const tl_call *c) {
+  tl_target t = {{-1, -1}, false};
+  const tl_file_model *m = &p->a->files.v[fi].model;
+  const char *callee = c->callee;
+  int32_t cls = m->funcs.v[c->func].cls;
+  tl_ref inst;
+  if (!strncmp(callee, "super().", 8) && cls >= 0 && !strchr(callee + 8, '.')) {
+    const tl_class *k = &m->classes.v[cls];
+    for (size_t i = 0; i < k->bases.n && t.tgt.file < 0; i++) {
+      tl_ref base;
+      if (tl_class_ref(p, fi, k->bases.v[i], &base)) tl_method(p, base, callee + 8, &t.tgt, 0);
+    }
+    return t;
+  }
+  if (strchr(callee, '(')) return t;
+  const char *dot = strrchr(callee, '.');
+  if (!strcmp(callee, "self") && cls >= 0) {
+    if (tl_method(p, (tl_ref){fi, cls}, "forward", &t.tgt, 0)) t.instance = true;
+    return t;
+  }
+  /* Calling an object: an instance of a project class runs its forward (Module) or __call__. */
+  if (tl_instance_class(p, fi, c->func, callee, c->byte, &inst)) {
+    if (tl_class_kind(p, inst, 0) & TL_CK_MODULE) {
+      if (tl_method(p, inst, "forward", &t.tgt, 0)) t.instance = true;
+    } else {
+      tl_method(p, inst, "__call__", &t.tgt, 0);
+    }
+    return t;
+  }
+  if (dot) {
+    char *recv = tl_strndup(callee, (size_t)(dot - callee));
+    const char *meth = dot + 1;
+    if (!strcmp(recv, "self") && cls >= 0) {
+      tl_method(p, (tl_ref){fi, cls}, meth, &t.tgt, 0);
+    } else if (tl_instance_class(p, fi, c->func, recv, c->byte, &inst)) {
+      tl_method(p, inst, meth, &t.tgt, 0);
+    } else {
+      tl_ref k;
+      if (tl_class_ref(p, fi, recv, &k)) {
+        tl_method(p, k, meth, &t.tgt, 0); /* Class.method(...) */
+      } else {
+        char *q = tl_model_resolve(m, callee);
+        int32_t f2;
+        intptr_t ent;
+        if (tl_lookup_qual(p, q, &f2, &ent) && ent > 0) t.tgt = (tl_ref){f2, (int32_t)ent - 1};
+        free(q);
+      }
+    }
+    free(recv);
+    return t;
+  }
+  intptr_t ent;
+  if (tl_map_get(&p->locals[fi], callee, &ent) && ent > 0 && m->funcs.v[ent - 1].cls < 0) {
+    t.tgt = (tl_ref){fi, (int32_t)ent - 1};
+    return t;
+  }
+  char *q = tl_model_resolve(m, callee);
+  int32_t f2;
+  if (strcmp(q, callee) && tl_lookup_qual(p, q, &f2, &ent) && ent > 0) t.tgt = (tl_ref){f2, (int32_t)ent - 1};
+  free(q);
+  return t;
+}
+
+static bool tl_guarded_after(const tl_file_model *m, uint32_t byte, uint32_t from) {
+  for (size_t i = 0; i < m->guards.n; i++) {
+    const tl_range *g = &m->guards.v[i];
+    if (g->start >= from && g->start <= byte && byte < g->end) return true;
+  }
+  return false;
+}
+
+typedef struct {
+  int32_t file, func;
+  int kind;
+} tl_qitem;
+
+typedef TL_VEC(tl_qitem) tl_queue;
+typedef TL_VEC(tl_hot_step) tl_chain;
+
+static void tl_mark(tl_analysis *a, tl_queue *q, tl_ref t, int kind, tl_hot_reason r) {
+  tl_func_state *st = &a->fstate.v[t.file][t.idx];
+  if (st->hot & (1u << kind)) { free(r.why); return; }
+  st->hot |= 1u << kind;
+  st->reason[kind] = r;
+  tl_qitem it = {t.file, t.idx, kind};
+  tl_vec_push(q, it);
+}
+
+void tl_project_analyze(tl_analysis *a) {
+  tl_proj p = {0};
+  p.a = a;
+  size_t nf = a->files.n;
+  tl_index_files(&p);
+  p.class_kind = tl_calloc(nf ? nf : 1, sizeof *p.class_kind);
+  p.targets = tl_calloc(nf ? nf : 1, sizeof *p.targets);
+  for (size_t i = 0; i < nf; i++) {
+    tl_file_model *m = &a->files.v[i].model;
+    p.class_kind[i] = tl_calloc(m->classes.n + 1, 1);
+    tl_func_state *fs = tl_calloc(m->funcs.n + 1, sizeof *fs);
+    tl_vec_push(&a->fstate, fs);
+    bool *sl = tl_calloc(m->loops.n + 1, sizeof *sl);
+    tl_vec_push(&a->step_loops, sl);
+  }
+  for (size_t i = 0; i < nf; i++) {
+    const tl_file_model *m = &a->files.v[i].model;
+    p.targets[i] = tl_calloc(m->calls.n + 1, sizeof(tl_target));
+    for (size_t c = 0; c < m->calls.n; c++) p.targets[i][c] = tl_resolve(&p, (int32_t)i, &m->calls.v[c]);
+  }
+  /* Which functions do per-step work each time they are called (fixpoint over the call graph). */
+  for (size_t i = 0; i < nf; i++) {
+    const tl_file_model *m = &a->files.v[i].model;
+    for (size_t c = 0; c < m->calls.n; c++) {
+      const tl_call *cl = &m->calls.v[c];
+      if (cl->top && !cl->guarded && (cl->work || p.targets[i][c].instance)) a->fstate.v[i][cl->func].train_top = true;
+    }
+  }
+  for (int iter = 0, changed = 1; changed && iter < 64; iter++) {
+    changed = 0;
+    for (size_t i = 0; i < nf; i++) {
+      const tl_file_model *m = &a->files.v[i].model;
+      for (size_t c = 0; c < m->calls.n; c++) {
+        const tl_call *cl = &m->calls.v[c];
+        tl_ref t = p.targets[i][c].tgt;
+        if (!cl->top || cl->guarded || t.file < 0 || a->fstate.v[i][cl->func].train_top) continue;
+        if (a->fstate.v[t.file][t.idx].train_top) {
+          a->fstate.v[i][cl->func].train_top = true;
+          changed = 1;
+        }
+      }
+    }
+  }
+  /* Step loops. */
+  for (size_t i = 0; i < nf; i++) {
+    tl_file_model *m = &a->files.v[i].model;
+    for (size_t l = 0; l < m->loops.n; l++) a->step_loops.v[i][l] = m->loops.v[l].iterates_loader || m->loops.v[l].work;
+    for (size_t c = 0; c < m->calls.n; c++) {
+      const tl_call *cl = &m->calls.v[c];
+      tl_ref t = p.targets[i][c].tgt;
+      if (cl->loop < 0 || cl->guarded) continue;
+      if (p.targets[i][c].instance || (t.file >= 0 && a->fstate.v[t.file][t.idx].train_top))
+        a->step_loops.v[i][cl->loop] = true;
+    }
+  }
+  /* Roots, then the call graph breadth first. */
+  tl_queue q = {0};
+  for (size_t i = 0; i < nf; i++) {
+    tl_file *f = &a->files.v[i];
+    tl_file_model *m = &f->model;
+    for (size_t fn = 1; fn < m->funcs.n; fn++) {
+      const tl_func *fu = &m->funcs.v[fn];
+      bool collate = fu->is_collate;
+      for (size_t k = 0; k < m->collate_names.n && !collate; k++) {
+        const char *cn = m->collate_names.v[k];
+        const char *last = strrchr(cn, '.');
+        collate = !strcmp(last ? last + 1 : cn, fu->name);
+      }
+      tl_hot_reason r = {-1, -1, fu->line, fu->col, 0, NULL};
+      if (collate) {
+        r.why = tl_printf("`%s` runs once per batch in the loader (collate_fn)", fu->display);
+        tl_mark(a, &q, (tl_ref){(int32_t)i, (int32_t)fn}, 1, r);
+      }
+      if (fu->cls < 0) continue;
+      int kind = tl_class_kind(&p, (tl_ref){(int32_t)i, fu->cls}, 0);
+      const char *n = fu->name;
+      if ((kind & TL_CK_MODULE) && (!strcmp(n, "forward") || !strcmp(n, "training_step") ||
+                                    !strcmp(n, "validation_step") || !strcmp(n, "test_step") ||
+                                    !strcmp(n, "predict_step"))) {
+        r.why = !strcmp(n, "forward") ? tl_printf("`%s` runs every step (forward of a Module/Layer subclass)", fu->display)
+                                      : tl_printf("`%s` runs every step (Lightning step hook)", fu->display);
+        tl_mark(a, &q, (tl_ref){(int32_t)i, (int32_t)fn}, 0, r);
+      } else if ((kind & TL_CK_DATASET) && (!strcmp(n, "__getitem__") || !strcmp(n, "__getitems__") ||
+                                            !strcmp(n, "__iter__") || !strcmp(n, "__next__"))) {
+        r.why = tl_printf("`%s` runs once per sample (Dataset)", fu->display);
+        tl_mark(a, &q, (tl_ref){(int32_t)i, (int32_t)fn}, 1, r);
+      }
+    }
+    for (size_t c = 0; c < m->calls.n; c++) {
+      const tl_call *cl = &m->calls.v[c];
+      tl_ref t = p.targets[i][c].tgt;
+      if (t.file < 0) continue;
+      /* the outermost step loop containing the call, unguarded from it */
+      for (int32_t l = cl->loop; l >= 0; l = m->loops.v[l].parent) {
+        const tl_loop *lp = &m->loops.v[l];
+        if (lp->func != cl->func || !a->step_loops.v[i][l] || tl_guarded_after(m, cl->byte, lp->start)) continue;
+        tl_hot_reason r = {(int32_t)i, -1, lp->line, lp->col, 2, NULL};
+        tl_mark(a, &q, t, 0, r);
+        break;
+      }
+    }
+  }
+  for (size_t qi = 0; qi < q.n; qi++) {
+    tl_qitem it = q.v[qi];
+    const tl_file_model *m = &a->files.v[it.file].model;
+    const tl_func *fu = &m->funcs.v[it.func];
+    for (size_t c = 0; c < m->calls.n; c++) {
+      const tl_call *cl = &m->calls.v[c];
+      tl_ref t = p.targets[it.file][c].tgt;
+      if (cl->func != it.func || t.file < 0 || tl_guarded_after(m, cl->byte, fu->start)) continue;
+      tl_hot_reason r = {it.file, it.func, cl->line, cl->col, 1, NULL};
+      tl_mark(a, &q, t, it.kind, r);
+    }
+  }
+  tl_vec_free(&q);
+  for (size_t i = 0; i < nf; i++) {
+    free(p.class_kind[i]);
+    free(p.targets[i]);
+    tl_map_free(&p.locals[i]);
+  }
+  free(p.class_kind);
+  free(p.targets);
+  free(p.locals);
+  tl_map_free(&p.modules);
+  tl_map_free(&p.suffixes);
+}
+
+static void tl_chain_add(tl_chain *v, const char *path, uint32_t line, uint32_t col, char *what) {
+  tl_hot_step s = {path, line, col, what};
+  tl_vec_push(v, s);
+}
+
+unsigned tl_project_hot_at(tl_analysis *a, size_t fi, int32_t func, uint32_t byte, unsigned kinds,
+                           tl_hot_step **chain, size_t *nchain) {
+  *chain = NULL;
+  *nchain = 0;
+  if (fi >= a->fstate.n) return 0;
+  const tl_file *f = &a->files.v[fi];
+  const tl_file_model *m = &f->model;
+  tl_chain v = {0};
+  if (kinds & TL_HOT_STEP) {
+    int32_t l = tl_model_loop_at(m, byte), best = -1;
+    for (; l >= 0; l = m->loops.v[l].parent)
+      if (m->loops.v[l].func == func && a->step_loops.v[fi][l] && !tl_guarded_after(m, byte, m->loops.v[l].start)) best = l;
+    if (best >= 0) {
+      tl_chain_add(&v, f->path, m->loops.v[best].line, m->loops.v[best].col, tl_strdup("in the step loop"));
+      *chain = v.v;
+      *nchain = v.n;
+      return TL_HOT_STEP;
+    }
+  }
+  const tl_func_state *st = &a->fstate.v[fi][func];
+  for (int k = 0; k < 2; k++) {
+    unsigned bit = 1u << k;
+    if (!(kinds & bit) || !(st->hot & bit) || func == 0 || tl_guarded_after(m, byte, m->funcs.v[func].start)) continue;
+    int32_t cf = (int32_t)fi, cfn = func;
+    tl_chain_add(&v, f->path, m->funcs.v[func].line, m->funcs.v[func].col,
+                 tl_printf("in `%s`", m->funcs.v[func].display));
+    for (int guard = 0; guard < 32; guard++) {
+      const tl_hot_reason *r = &a->fstate.v[cf][cfn].reason[k];
+      const tl_file *rf = &a->files.v[r->kind == 0 ? cf : r->file];
+      if (r->kind == 0) {
+        tl_chain_add(&v, rf->path, r->line, r->col, tl_strdup(r->why ? r->why : "a per-step entry point"));
+        break;
+      }
+      if (r->kind == 2) {
+        tl_chain_add(&v, rf->path, r->line, r->col, tl_strdup("called from the step loop"));
+        break;
+      }
+      tl_chain_add(&v, rf->path, r->line, r->col,
+                   tl_printf("called from `%s`", rf->model.funcs.v[r->func].display));
+      cf = r->file;
+      cfn = r->func;
+    }
+    *chain = v.v;
+    *nchain = v.n;
+    return bit;
+  }
+  tl_vec_free(&v);
+  return 0;
+}
+
+void tl_project_free(tl_analysis *a) {
+  for (size_t i = 0; i < a->fstate.n; i++) {
+    size_t nfun = a->files.v[i].model.funcs.n;
+    for (size_t j = 0; j < nfun; j++)
+      for (int k = 0; k < 2; k++) free(a->fstate.v[i][j].reason[k].why);
+    free(a->fstate.v[i]);
+  }
+  tl_vec_free(&a->fstate);
+  for (size_t i = 0; i < a->step_loops.n; i++) free(a->step_loops.v[i]);
+  tl_vec_free(&a->step_loops);
+}

@@ -1,0 +1,592 @@
+/* tl_rules.c - loading rule files (Markdown with front matter, a query block and a fix block)
+ * and compiling every enabled rule into one tree-sitter query. */
+#include "tl_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tl_builtin.h"
+#include "tl_source.h"
+
+static const char *const tl_pred_names[TL_PRED__COUNT] = {
+  [TL_PRED_EQ] = "eq?", [TL_PRED_MATCH] = "match?", [TL_PRED_ANY_OF] = "any-of?",
+  [TL_PRED_RESOLVES_TO] = "resolves-to?", [TL_PRED_RESOLVES_MATCH] = "resolves-match?",
+  [TL_PRED_MAYBE_DEVICE] = "maybe-device?", [TL_PRED_TENSOR] = "tensor?",
+  [TL_PRED_HAS_REDUCTION] = "has-reduction?", [TL_PRED_BATCH_BOUND] = "batch-bound?",
+  [TL_PRED_INDEXES_WITH] = "indexes-with?", [TL_PRED_FORCED_CONST] = "forced-constant?",
+  [TL_PRED_TRAINING_LOADER] = "training-loader?", [TL_PRED_ARG_COUNT] = "arg-count?",
+  [TL_PRED_RECEIVER_MATCH] = "receiver-match?",
+};
+
+/* How many capture and string arguments each predicate takes (-1: one or more strings). */
+static const struct { int caps; int strs; } tl_pred_arity[TL_PRED__COUNT] = {
+  [TL_PRED_EQ] = {1, 1}, /* or two captures, handled specially */
+  [TL_PRED_MATCH] = {1, 1}, [TL_PRED_ANY_OF] = {1, -1},
+  [TL_PRED_RESOLVES_TO] = {1, -1}, [TL_PRED_RESOLVES_MATCH] = {1, 1},
+  [TL_PRED_MAYBE_DEVICE] = {1, 0}, [TL_PRED_TENSOR] = {1, 0},
+  [TL_PRED_HAS_REDUCTION] = {1, 0}, [TL_PRED_BATCH_BOUND] = {1, 0},
+  [TL_PRED_INDEXES_WITH] = {2, 0}, [TL_PRED_FORCED_CONST] = {1, 0},
+  [TL_PRED_TRAINING_LOADER] = {1, 0}, [TL_PRED_ARG_COUNT] = {1, 1},
+  [TL_PRED_RECEIVER_MATCH] = {1, 1},
+};
+
+tl_ruleset *tl_ruleset_new(void) {
+  tl_ruleset *rs = tl_calloc(1, sizeof *rs);
+  rs->finding_cap = UINT32_MAX;
+  return rs;
+}
+
+static void tl_preds_free(tl_pattern *p) {
+  for (size_t i = 0; i < p->preds.n; i++) {
+    tl_pred *pr = &p->preds.v[i];
+    for (size_t j = 0; j < pr->nstrs; j++) free(pr->strs[j]);
+    free(pr->strs);
+    if (pr->re) pcre2_code_free(pr->re);
+  }
+  tl_vec_free(&p->preds);
+}
+
+static void tl_rule_free(tl_rule *r) {
+  if (!r) return;
+  free(r->code); free(r->name); free(r->path); free(r->message); free(r->fix_title);
+  free(r->doc); free(r->query_src);
+  for (size_t i = 0; i < r->fix.n; i++) { free(r->fix.v[i].capture); free(r->fix.v[i].tmpl); }
+  tl_vec_free(&r->fix);
+  for (size_t i = 0; i < r->supersedes.n; i++) free(r->supersedes.v[i]);
+  tl_vec_free(&r->supersedes);
+  free(r);
+}
+
+static void tl_ruleset_clear_query(tl_ruleset *rs) {
+  if (rs->query) ts_query_delete(rs->query);
+  rs->query = NULL;
+  for (size_t i = 0; i < rs->patterns.n; i++) tl_preds_free(&rs->patterns.v[i]);
+  tl_vec_free(&rs->patterns);
+}
+
+void tl_ruleset_delete(tl_ruleset *rs) {
+  if (!rs) return;
+  tl_ruleset_clear_query(rs);
+  for (size_t i = 0; i < rs->rules.n; i++) tl_rule_free(rs->rules.v[i]);
+  tl_vec_free(&rs->rules);
+  free(rs);
+}
+
+/* ---- rule file parsing ---- */
+
+static char *tl_trim(const char *s, size_t n) {
+  while (n && (*s == ' ' || *s == '\t')) s++, n--;
+  while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) n--;
+  if (n >= 2 && ((s[0] == '"' && s[n - 1] == '"') || (s[0] == '\'' && s[n - 1] == '\''))) s++, n -= 2;
+  return tl_strndup(s, n);
+}
+
+/* Iterates lines: returns the next line's start and sets *n to its length without the newline. */
+static const char *tl_next_line(const char *text, size_t len, size_t *pos, size_t *n) {
+  if (*pos >= len) return NULL;
+  const char *s = text + *pos;
+  const char *e = memchr(s, '\n', len - *pos);
+  size_t l = e ? (size_t)(e - s) : len - *pos;
+  *pos += l + (e ? 1 : 0);
+  *n = l;
+  if (l && s[l - 1] == '\r') (*n)--;
+  return s;
+}
+
+static bool tl_parse_fixop(tl_rule *r, const char *line, size_t n, uint32_t lineno, tl_diags *diags) {
+  char *l = tl_trim(line, n);
+  bool ok = true;
+  if (!*l || *l == '#') { free(l); return true; }
+  static const struct { const char *kw; tl_fixop_kind kind; } kws[] = {
+    {"replace", TL_FIXOP_REPLACE}, {"delete", TL_FIXOP_DELETE},
+    {"insert-before", TL_FIXOP_INSERT_BEFORE}, {"insert-after", TL_FIXOP_INSERT_AFTER}};
+  size_t k;
+  for (k = 0; k < 4; k++) {
+    size_t kl = strlen(kws[k].kw);
+    if (strncmp(l, kws[k].kw, kl) == 0 && l[kl] == ' ') break;
+  }
+  if (k == 4) {
+    tl_diags_add(diags, TL_DIAG_ERROR, r->path, lineno, 1,
+                 "unknown fix operation (expected replace/delete/insert-before/insert-after @capture)");
+    free(l);
+    return false;
+  }
+  char *p = l + strlen(kws[k].kw);
+  while (*p == ' ') p++;
+  if (*p != '@') {
+    tl_diags_add(diags, TL_DIAG_ERROR, r->path, lineno, (uint32_t)(p - l + 1), "expected @capture");
+    free(l);
+    return false;
+  }
+  char *cap = ++p;
+  while (*p && *p != ':' && *p != ' ') p++;
+  tl_fixop op = {kws[k].kind, tl_strndup(cap, (size_t)(p - cap)), NULL};
+  while (*p == ' ') p++;
+  if (op.kind != TL_FIXOP_DELETE) {
+    if (*p != ':') {
+      tl_diags_add(diags, TL_DIAG_ERROR, r->path, lineno, (uint32_t)(p - l + 1), "expected ': template'");
+      ok = false;
+    } else {
+      p++;
+      if (*p == ' ') p++;
+      /* "\n" in a template is a newline. */
+      tl_buf t = {0};
+      for (; *p; p++) {
+        if (p[0] == '\\' && p[1] == 'n') { tl_buf_putc(&t, '\n'); p++; }
+        else tl_buf_putc(&t, *p);
+      }
+      op.tmpl = tl_buf_take(&t);
+    }
+  }
+  if (ok) tl_vec_push(&r->fix, op);
+  else { free(op.capture); free(op.tmpl); }
+  free(l);
+  return ok;
+}
+
+static tl_rule *tl_rule_parse(const char *path, const char *text, size_t len, tl_diags *diags) {
+  tl_rule *r = tl_calloc(1, sizeof *r);
+  r->path = tl_strdup(path);
+  r->severity = TL_SEVERITY_WARNING;
+  r->default_on = true;
+  bool ok = true;
+  size_t pos = 0, n;
+  uint32_t lineno = 0;
+  const char *line = tl_next_line(text, len, &pos, &n);
+  lineno++;
+  if (!line || n != 3 || memcmp(line, "---", 3) != 0) {
+    tl_diags_add(diags, TL_DIAG_ERROR, path, 1, 1, "a rule file must start with a '---' front-matter line");
+    tl_rule_free(r);
+    return NULL;
+  }
+  bool closed = false;
+  while ((line = tl_next_line(text, len, &pos, &n))) {
+    lineno++;
+    if (n == 3 && memcmp(line, "---", 3) == 0) { closed = true; break; }
+    if (n == 0 || line[0] == '#') continue;
+    const char *colon = memchr(line, ':', n);
+    if (!colon) {
+      tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, 1, "expected 'key: value'");
+      ok = false;
+      continue;
+    }
+    char *key = tl_trim(line, (size_t)(colon - line));
+    char *val = tl_trim(colon + 1, n - (size_t)(colon - line) - 1);
+    uint32_t vcol = (uint32_t)(colon - line) + 3;
+    if (!strcmp(key, "code")) { free(r->code); r->code = val; val = NULL; }
+    else if (!strcmp(key, "name")) { free(r->name); r->name = val; val = NULL; }
+    else if (!strcmp(key, "message")) { free(r->message); r->message = val; val = NULL; }
+    else if (!strcmp(key, "fix-title")) { free(r->fix_title); r->fix_title = val; val = NULL; }
+    else if (!strcmp(key, "severity")) {
+      if (!strcmp(val, "error")) r->severity = TL_SEVERITY_ERROR;
+      else if (!strcmp(val, "warning")) r->severity = TL_SEVERITY_WARNING;
+      else if (!strcmp(val, "info")) r->severity = TL_SEVERITY_INFO;
+      else { tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, vcol, "severity must be error, warning or info"); ok = false; }
+    } else if (!strcmp(key, "hot")) {
+      r->hot = 0;
+      char *save = NULL;
+      for (char *t = strtok_r(val, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+        if (!strcmp(t, "step")) r->hot |= TL_HOT_STEP;
+        else if (!strcmp(t, "sample")) r->hot |= TL_HOT_SAMPLE;
+        else if (!strcmp(t, "any")) r->hot |= TL_HOT_STEP | TL_HOT_SAMPLE;
+        else if (!strcmp(t, "none")) r->hot = 0;
+        else { tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, vcol, "hot must list step, sample, any or none"); ok = false; }
+      }
+    } else if (!strcmp(key, "fix")) {
+      if (!strcmp(val, "none")) r->fix_safety = TL_FIXSAFE_NONE;
+      else if (!strcmp(val, "safe")) r->fix_safety = TL_FIXSAFE_SAFE;
+      else if (!strcmp(val, "unsafe")) r->fix_safety = TL_FIXSAFE_UNSAFE;
+      else { tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, vcol, "fix must be none, safe or unsafe"); ok = false; }
+    } else if (!strcmp(key, "default")) {
+      if (!strcmp(val, "on")) r->default_on = true;
+      else if (!strcmp(val, "off")) r->default_on = false;
+      else { tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, vcol, "default must be on or off"); ok = false; }
+    } else if (!strcmp(key, "supersedes")) {
+      char *save = NULL;
+      for (char *t = strtok_r(val, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
+        tl_vec_push(&r->supersedes, tl_strdup(t));
+    } else {
+      tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, 1, "unknown front-matter key '%s'", key);
+      ok = false;
+    }
+    free(key);
+    free(val);
+  }
+  if (!closed) {
+    tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, 1, "front matter is not closed by '---'");
+    tl_rule_free(r);
+    return NULL;
+  }
+  static const char *const required[] = {"code", "name", "message"};
+  const char *have[] = {r->code, r->name, r->message};
+  for (int i = 0; i < 3; i++)
+    if (!have[i] || !*have[i]) {
+      tl_diags_add(diags, TL_DIAG_ERROR, path, 1, 1, "front matter lacks '%s'", required[i]);
+      ok = false;
+    }
+
+  /* The Markdown body: docs, then "```query" and "```fix" fenced blocks. */
+  size_t doc_start = pos, doc_end = len;
+  tl_buf query = {0};
+  int in_block = 0; /* 1 query, 2 fix, 3 other */
+  bool have_query = false;
+  uint32_t block_line = 0;
+  while ((line = tl_next_line(text, len, &pos, &n))) {
+    lineno++;
+    size_t line_start = (size_t)(line - text);
+    if (n >= 3 && memcmp(line, "```", 3) == 0) {
+      if (in_block) { in_block = 0; continue; }
+      char *info = tl_trim(line + 3, n - 3);
+      block_line = lineno;
+      if (!strcmp(info, "query")) {
+        if (have_query) {
+          tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, 1, "a rule file has exactly one ```query block");
+          ok = false;
+        }
+        in_block = 1;
+        have_query = true;
+        r->query_line = lineno + 1;
+      } else if (!strcmp(info, "fix")) {
+        in_block = 2;
+      } else {
+        in_block = 3;
+      }
+      free(info);
+      continue;
+    }
+    if (!in_block && n >= 8 && memcmp(line, "## Query", 8) == 0 && doc_end == len) doc_end = line_start;
+    if (in_block == 1) { tl_buf_put(&query, line, n); tl_buf_putc(&query, '\n'); }
+    else if (in_block == 2) ok = tl_parse_fixop(r, line, n, lineno, diags) && ok;
+  }
+  if (in_block) {
+    tl_diags_add(diags, TL_DIAG_ERROR, path, block_line, 1, "fenced block is not closed");
+    ok = false;
+  }
+  if (!have_query) {
+    tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, 1, "no ```query block");
+    ok = false;
+  }
+  if (r->fix.n && r->fix_safety == TL_FIXSAFE_NONE) r->fix_safety = TL_FIXSAFE_UNSAFE;
+  r->query_src = tl_buf_take(&query);
+  while (doc_start < doc_end && (text[doc_start] == '\n' || text[doc_start] == '\r')) doc_start++;
+  while (doc_end > doc_start && (text[doc_end - 1] == '\n' || text[doc_end - 1] == '\r')) doc_end--;
+  r->doc = tl_strndup(text + doc_start, doc_end - doc_start);
+  if (!r->fix_title) r->fix_title = tl_strdup("");
+  if (!ok) {
+    tl_rule_free(r);
+    return NULL;
+  }
+  return r;
+}
+
+/* ---- query compilation ---- */
+
+static void tl_query_offset_pos(const tl_rule *r, uint32_t offset, uint32_t *line, uint32_t *col) {
+  *line = r->query_line;
+  *col = 1;
+  for (uint32_t i = 0; i < offset && r->query_src[i]; i++) {
+    if (r->query_src[i] == '\n') { (*line)++; *col = 1; }
+    else (*col)++;
+  }
+}
+
+static const char *tl_query_error_name(TSQueryError e) {
+  switch (e) {
+  case TSQueryErrorSyntax: return "syntax error";
+  case TSQueryErrorNodeType: return "unknown node type";
+  case TSQueryErrorField: return "unknown field";
+  case TSQueryErrorCapture: return "unknown capture";
+  case TSQueryErrorStructure: return "impossible pattern structure";
+  case TSQueryErrorLanguage: return "language mismatch";
+  default: return "error";
+  }
+}
+
+/* Locates "#name" of pattern `pi`'s predicate in the rule's query text for messages. */
+static void tl_pred_pos(const tl_rule *r, const TSQuery *q, uint32_t pi, const char *name, uint32_t *line, uint32_t *col) {
+  uint32_t start = ts_query_start_byte_for_pattern(q, pi);
+  const char *s = strstr(r->query_src + start, name);
+  tl_query_offset_pos(r, s ? (uint32_t)(s - r->query_src) - 1 : start, line, col);
+}
+
+/* Parses the predicates of one pattern into `out`. Reports errors against the rule's file. */
+static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, tl_pattern *out, tl_diags *diags) {
+  uint32_t nsteps;
+  const TSQueryPredicateStep *st = ts_query_predicates_for_pattern(q, pi, &nsteps);
+  bool ok = true;
+  for (uint32_t i = 0; i < nsteps;) {
+    if (st[i].type != TSQueryPredicateStepTypeString) { i++; continue; }
+    uint32_t nl;
+    const char *name = ts_query_string_value_for_id(q, st[i].value_id, &nl);
+    uint32_t j = i + 1;
+    while (j < nsteps && st[j].type != TSQueryPredicateStepTypeDone) j++;
+    tl_pred p = {0};
+    p.cap[0] = p.cap[1] = UINT32_MAX;
+    const char *base = name;
+    if (!strncmp(base, "not-", 4)) { p.negated = true; base += 4; }
+    int op = -1;
+    for (int k = 0; k < TL_PRED__COUNT; k++)
+      if (!strcmp(base, tl_pred_names[k])) op = k;
+    uint32_t line, col;
+    if (op < 0) {
+      tl_pred_pos(r, q, pi, name, &line, &col);
+      tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "unknown predicate #%s", name);
+      ok = false;
+      i = j + 1;
+      continue;
+    }
+    p.op = (tl_pred_op)op;
+    int ncaps = 0;
+    TL_VEC(char *) strs = {0};
+    for (uint32_t k = i + 1; k < j; k++) {
+      if (st[k].type == TSQueryPredicateStepTypeCapture) {
+        if (ncaps < 2) p.cap[ncaps] = st[k].value_id;
+        ncaps++;
+      } else {
+        uint32_t sl;
+        const char *s = ts_query_string_value_for_id(q, st[k].value_id, &sl);
+        tl_vec_push(&strs, tl_strndup(s, sl));
+      }
+    }
+    p.strs = strs.v;
+    p.nstrs = strs.n;
+    int want_caps = tl_pred_arity[op].caps, want_strs = tl_pred_arity[op].strs;
+    bool arity_ok = (op == TL_PRED_EQ) ? (ncaps == 2 && strs.n == 0) || (ncaps == 1 && strs.n == 1)
+                    : ncaps == want_caps && (want_strs < 0 ? strs.n >= 1 : (int)strs.n == want_strs);
+    if (!arity_ok) {
+      tl_pred_pos(r, q, pi, name, &line, &col);
+      tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "#%s takes %d capture(s) and %s string(s)", name,
+                   want_caps, want_strs < 0 ? "one or more" : want_strs ? "one" : "no");
+      ok = false;
+    }
+    if (arity_ok && (op == TL_PRED_MATCH || op == TL_PRED_RESOLVES_MATCH || op == TL_PRED_RECEIVER_MATCH)) {
+      int err;
+      PCRE2_SIZE eoff;
+      p.re = pcre2_compile((PCRE2_SPTR)p.strs[0], PCRE2_ZERO_TERMINATED, PCRE2_UTF, &err, &eoff, NULL);
+      if (!p.re) {
+        PCRE2_UCHAR msg[256];
+        pcre2_get_error_message(err, msg, sizeof msg);
+        tl_pred_pos(r, q, pi, name, &line, &col);
+        tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "bad regular expression at offset %zu: %s",
+                     (size_t)eoff, (char *)msg);
+        ok = false;
+      }
+    }
+    if (arity_ok && op == TL_PRED_ARG_COUNT) {
+      char *end;
+      strtol(p.strs[0], &end, 10);
+      if (*end || !*p.strs[0]) {
+        tl_pred_pos(r, q, pi, name, &line, &col);
+        tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "#arg-count? needs a number");
+        ok = false;
+      }
+    }
+    tl_vec_push(&out->preds, p);
+    i = j + 1;
+  }
+  return ok;
+}
+
+static bool tl_ruleset_insert(tl_ruleset *rs, tl_rule *r) {
+  for (size_t i = 0; i < rs->rules.n; i++)
+    if (!strcmp(rs->rules.v[i]->code, r->code)) {
+      tl_rule_free(rs->rules.v[i]);
+      rs->rules.v[i] = r;
+      return true;
+    }
+  tl_vec_push(&rs->rules, r);
+  return true;
+}
+
+/* Compiles one rule's query alone: validates it with located errors and checks its predicates. */
+static bool tl_rule_check_query(tl_rule *r, tl_diags *diags) {
+  uint32_t eoff;
+  TSQueryError etype;
+  TSQuery *q = ts_query_new(tree_sitter_python(), r->query_src, (uint32_t)strlen(r->query_src), &eoff, &etype);
+  if (!q) {
+    uint32_t line, col;
+    tl_query_offset_pos(r, eoff, &line, &col);
+    tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "query: %s", tl_query_error_name(etype));
+    return false;
+  }
+  bool ok = true;
+  if (ts_query_pattern_count(q) == 0) {
+    tl_diags_add(diags, TL_DIAG_ERROR, r->path, r->query_line, 1, "query has no pattern");
+    ok = false;
+  }
+  for (uint32_t i = 0; i < ts_query_pattern_count(q); i++) {
+    tl_pattern tmp = {0};
+    ok = tl_preds_parse(r, q, i, &tmp, diags) && ok;
+    tl_preds_free(&tmp);
+  }
+  /* Fix operations must name captures of the query (or names bound by predicates). */
+  for (size_t i = 0; i < r->fix.n; i++) {
+    const char *c = r->fix.v[i].capture;
+    bool found = !strcmp(c, "focus") || !strcmp(c, "configured");
+    for (uint32_t k = 0; k < ts_query_capture_count(q) && !found; k++) {
+      uint32_t l;
+      const char *nm = ts_query_capture_name_for_id(q, k, &l);
+      found = strlen(c) == l && !memcmp(nm, c, l);
+    }
+    if (!found) {
+      tl_diags_add(diags, TL_DIAG_ERROR, r->path, r->query_line, 1, "fix names @%s, which the query does not capture", c);
+      ok = false;
+    }
+  }
+  ts_query_delete(q);
+  return ok;
+}
+
+bool tl_ruleset_add_text(tl_ruleset *rs, const char *path, const char *text, size_t len, tl_diags *diags) {
+  tl_rule *r = tl_rule_parse(path, text, len, diags);
+  if (!r) return false;
+  if (!tl_rule_check_query(r, diags)) {
+    tl_rule_free(r);
+    return false;
+  }
+  return tl_ruleset_insert(rs, r);
+}
+
+bool tl_ruleset_add_builtin(tl_ruleset *rs, tl_diags *diags) {
+  bool ok = true;
+  for (unsigned i = 0; i < tl_builtin_rule_count; i++)
+    ok = tl_ruleset_add_text(rs, tl_builtin_rules[i].path, tl_builtin_rules[i].text, tl_builtin_rules[i].len, diags) && ok;
+  return ok;
+}
+
+static int tl_cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+bool tl_ruleset_add_dir(tl_ruleset *rs, const char *dir, tl_diags *diags) {
+  DIR *d = opendir(dir);
+  if (!d) {
+    tl_diags_add(diags, TL_DIAG_ERROR, dir, 0, 0, "cannot open rules directory: %s", strerror(errno));
+    return false;
+  }
+  TL_VEC(char *) names = {0};
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    size_t l = strlen(e->d_name);
+    if (l > 3 && !strcmp(e->d_name + l - 3, ".md") && e->d_name[0] != '.')
+      tl_vec_push(&names, tl_printf("%s/%s", dir, e->d_name));
+  }
+  closedir(d);
+  if (names.n) qsort(names.v, names.n, sizeof *names.v, tl_cmp_str);
+  bool ok = true;
+  for (size_t i = 0; i < names.n; i++) {
+    tl_source src;
+    size_t off;
+    char *msg = NULL;
+    if (tl_source_read(names.v[i], &src, &off, &msg) != TL_SOURCE_OK) {
+      tl_diags_add(diags, TL_DIAG_ERROR, names.v[i], 0, 0, "%s", msg ? msg : "cannot read");
+      ok = false;
+    } else {
+      ok = tl_ruleset_add_text(rs, names.v[i], src.text, src.len, diags) && ok;
+      tl_source_free(&src);
+    }
+    free(msg);
+    free(names.v[i]);
+  }
+  tl_vec_free(&names);
+  return ok;
+}
+
+static bool tl_code_matches(const char *code, const char *sel, bool default_on) {
+  if (!strcmp(sel, "ALL")) return true;
+  size_t n = strlen(sel);
+  if (strncmp(code, sel, n) != 0) return false;
+  /* A prefix selects only rules that are on by default; an opt-in rule needs its full code. */
+  return code[n] == 0 || default_on;
+}
+
+void tl_ruleset_select(tl_ruleset *rs, const char *const *select, size_t nselect, const char *const *ignore,
+                       size_t nignore) {
+  for (size_t i = 0; i < rs->rules.n; i++) {
+    tl_rule *r = rs->rules.v[i];
+    bool on = nselect ? false : r->default_on;
+    for (size_t k = 0; k < nselect; k++) on = on || tl_code_matches(r->code, select[k], r->default_on);
+    for (size_t k = 0; k < nignore; k++) {
+      size_t n = strlen(ignore[k]);
+      if (!strcmp(ignore[k], "ALL") || !strncmp(r->code, ignore[k], n)) on = false;
+    }
+    r->enabled = on;
+  }
+  rs->selected = true;
+}
+
+static int tl_rule_cmp(const void *a, const void *b) {
+  return strcmp((*(tl_rule *const *)a)->code, (*(tl_rule *const *)b)->code);
+}
+
+bool tl_ruleset_compile(tl_ruleset *rs, tl_diags *diags) {
+  tl_ruleset_clear_query(rs);
+  if (rs->rules.n) qsort(rs->rules.v, rs->rules.n, sizeof *rs->rules.v, tl_rule_cmp);
+  if (!rs->selected) tl_ruleset_select(rs, NULL, 0, NULL, 0);
+  tl_buf src = {0};
+  TL_VEC(uint32_t) owners = {0};
+  for (size_t i = 0; i < rs->rules.n; i++) {
+    tl_rule *r = rs->rules.v[i];
+    if (!r->enabled) continue;
+    uint32_t eoff;
+    TSQueryError et;
+    TSQuery *q = ts_query_new(tree_sitter_python(), r->query_src, (uint32_t)strlen(r->query_src), &eoff, &et);
+    if (!q) continue; /* reported when loaded */
+    for (uint32_t k = 0; k < ts_query_pattern_count(q); k++) tl_vec_push(&owners, (uint32_t)i);
+    ts_query_delete(q);
+    tl_buf_puts(&src, r->query_src);
+    tl_buf_putc(&src, '\n');
+  }
+  bool ok = true;
+  if (src.len) {
+    uint32_t eoff;
+    TSQueryError et;
+    rs->query = ts_query_new(tree_sitter_python(), src.data, (uint32_t)src.len, &eoff, &et);
+    if (!rs->query) {
+      tl_diags_add(diags, TL_DIAG_ERROR, "<rules>", 0, 0, "combined query failed at offset %u: %s", eoff,
+                   tl_query_error_name(et));
+      ok = false;
+    } else if (ts_query_pattern_count(rs->query) != owners.n) {
+      tl_diags_add(diags, TL_DIAG_ERROR, "<rules>", 0, 0, "internal error: pattern count mismatch");
+      ok = false;
+    } else {
+      for (uint32_t p = 0; p < owners.n; p++) {
+        tl_pattern pat = {owners.v[p], {0}};
+        ok = tl_preds_parse(rs->rules.v[owners.v[p]], rs->query, p, &pat, diags) && ok;
+        tl_vec_push(&rs->patterns, pat);
+      }
+      rs->finding_cap = UINT32_MAX;
+      for (uint32_t k = 0; k < ts_query_capture_count(rs->query); k++) {
+        uint32_t l;
+        const char *nm = ts_query_capture_name_for_id(rs->query, k, &l);
+        if (l == 7 && !memcmp(nm, "finding", 7)) rs->finding_cap = k;
+      }
+    }
+  }
+  tl_buf_free(&src);
+  tl_vec_free(&owners);
+  return ok;
+}
+
+size_t tl_ruleset_count(const tl_ruleset *rs) { return rs->rules.n; }
+const tl_rule *tl_ruleset_rule(const tl_ruleset *rs, size_t i) { return i < rs->rules.n ? rs->rules.v[i] : NULL; }
+const tl_rule *tl_ruleset_find(const tl_ruleset *rs, const char *code) {
+  for (size_t i = 0; i < rs->rules.n; i++)
+    if (!strcasecmp(rs->rules.v[i]->code, code) || !strcmp(rs->rules.v[i]->name, code)) return rs->rules.v[i];
+  return NULL;
+}
+const char *tl_rule_code(const tl_rule *r) { return r->code; }
+const char *tl_rule_name(const tl_rule *r) { return r->name; }
+const char *tl_rule_path(const tl_rule *r) { return r->path; }
+const char *tl_rule_summary(const tl_rule *r) { return r->message; }
+const char *tl_rule_doc(const tl_rule *r) { return r->doc; }
+const char *tl_rule_fix_title(const tl_rule *r) { return r->fix_title; }
+tl_severity tl_rule_severity(const tl_rule *r) { return r->severity; }
+tl_fix_safety tl_rule_fix_safety(const tl_rule *r) { return r->fix_safety; }
+bool tl_rule_enabled(const tl_rule *r) { return r->enabled; }
+bool tl_rule_default_enabled(const tl_rule *r) { return r->default_on; }
+unsigned tl_rule_hot(const tl_rule *r) { return r->hot; }
+const char *tl_severity_name(tl_severity s) {
+  return s == TL_SEVERITY_ERROR ? "error" : s == TL_SEVERITY_WARNING ? "warning" : "info";
+}

@@ -1,0 +1,155 @@
+/* tl_util.c - checked allocation, buffers, line tables and diagnostics. */
+#include "tl_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void tl_oom(size_t n) {
+  fprintf(stderr, "trainlint: out of memory (%zu bytes)\n", n);
+  abort();
+}
+
+void *tl_malloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p) tl_oom(n);
+  return p;
+}
+
+void *tl_calloc(size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size ? size : 1);
+  if (!p) tl_oom(n * size);
+  return p;
+}
+
+void *tl_realloc(void *p, size_t n) {
+  void *q = realloc(p, n ? n : 1);
+  if (!q) tl_oom(n);
+  return q;
+}
+
+char *tl_strndup(const char *s, size_t n) {
+  char *p = tl_malloc(n + 1);
+  memcpy(p, s, n);
+  p[n] = 0;
+  return p;
+}
+
+char *tl_strdup(const char *s) { return tl_strndup(s, strlen(s)); }
+
+char *tl_printf(const char *fmt, ...) {
+  tl_buf b = {0};
+  va_list ap;
+  va_start(ap, fmt);
+  tl_buf_vprintf(&b, fmt, ap);
+  va_end(ap);
+  return tl_buf_take(&b);
+}
+
+static void tl_buf_reserve(tl_buf *b, size_t extra) {
+  if (b->len + extra + 1 <= b->cap) return;
+  size_t cap = b->cap ? b->cap : 64;
+  while (cap < b->len + extra + 1) cap *= 2;
+  b->data = tl_realloc(b->data, cap);
+  b->cap = cap;
+}
+
+void tl_buf_put(tl_buf *b, const char *s, size_t n) {
+  tl_buf_reserve(b, n);
+  if (n) memcpy(b->data + b->len, s, n);
+  b->len += n;
+  b->data[b->len] = 0;
+}
+
+void tl_buf_puts(tl_buf *b, const char *s) { tl_buf_put(b, s, strlen(s)); }
+void tl_buf_putc(tl_buf *b, char c) { tl_buf_put(b, &c, 1); }
+
+void tl_buf_vprintf(tl_buf *b, const char *fmt, va_list ap) {
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap2);
+  va_end(ap2);
+  if (n < 0) return;
+  tl_buf_reserve(b, (size_t)n);
+  vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+  b->len += (size_t)n;
+}
+
+void tl_buf_printf(tl_buf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  tl_buf_vprintf(b, fmt, ap);
+  va_end(ap);
+}
+
+char *tl_buf_take(tl_buf *b) {
+  char *p = b->data ? b->data : tl_strdup("");
+  b->data = NULL;
+  b->len = b->cap = 0;
+  return p;
+}
+
+void tl_buf_free(tl_buf *b) {
+  free(b->data);
+  b->data = NULL;
+  b->len = b->cap = 0;
+}
+
+void tl_lines_init(tl_lines *l, const char *text, size_t len) {
+  size_t cap = 64, n = 0;
+  uint32_t *s = tl_malloc(cap * sizeof *s);
+  s[n++] = 0;
+  for (size_t i = 0; i < len; i++) {
+    /* A line ends at \n, \r\n or a lone \r (as Python's tokenizer sees it). */
+    bool end = text[i] == '\n' || (text[i] == '\r' && (i + 1 >= len || text[i + 1] != '\n'));
+    if (end) {
+      if (n == cap) s = tl_realloc(s, (cap *= 2) * sizeof *s);
+      s[n++] = (uint32_t)(i + 1);
+    }
+  }
+  l->starts = s;
+  l->count = (uint32_t)n;
+}
+
+void tl_lines_free(tl_lines *l) {
+  free(l->starts);
+  l->starts = NULL;
+  l->count = 0;
+}
+
+uint32_t tl_lines_line(const tl_lines *l, uint32_t off) {
+  uint32_t lo = 0, hi = l->count;
+  while (hi - lo > 1) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (l->starts[mid] <= off) lo = mid;
+    else hi = mid;
+  }
+  return lo + 1;
+}
+
+uint32_t tl_lines_col(const tl_lines *l, const char *text, uint32_t off) {
+  uint32_t start = l->starts[tl_lines_line(l, off) - 1];
+  uint32_t col = 1;
+  for (uint32_t i = start; i < off; i++)
+    if (((unsigned char)text[i] & 0xC0) != 0x80) col++;
+  return col;
+}
+
+void tl_diags_add(tl_diags *d, tl_diag_level level, const char *path, uint32_t line, uint32_t col,
+                  const char *fmt, ...) {
+  tl_buf b = {0};
+  va_list ap;
+  va_start(ap, fmt);
+  tl_buf_vprintf(&b, fmt, ap);
+  va_end(ap);
+  tl_diag x = {level, tl_strdup(path ? path : ""), line, col, tl_buf_take(&b)};
+  tl_vec_push(d, x);
+}
+
+void tl_diags_free(tl_diags *d) {
+  for (size_t i = 0; i < d->n; i++) {
+    free(d->v[i].path);
+    free(d->v[i].message);
+  }
+  tl_vec_free(d);
+}

@@ -1,0 +1,77 @@
+/* tl_util.h - small shared helpers: checked allocation, growable buffers and arrays, diagnostics.
+ * Allocation failure aborts in one place (tl_oom); no function here returns NULL for lack of memory. */
+#ifndef TL_UTIL_H
+#define TL_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stdlib.h>
+
+void *tl_malloc(size_t n);
+void *tl_calloc(size_t n, size_t size);
+void *tl_realloc(void *p, size_t n);
+char *tl_strdup(const char *s);
+char *tl_strndup(const char *s, size_t n);
+char *tl_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A growable byte buffer, always NUL-terminated when data != NULL. */
+typedef struct {
+  char *data;
+  size_t len, cap;
+} tl_buf;
+
+void tl_buf_put(tl_buf *b, const char *s, size_t n);
+void tl_buf_puts(tl_buf *b, const char *s);
+void tl_buf_putc(tl_buf *b, char c);
+void tl_buf_printf(tl_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tl_buf_vprintf(tl_buf *b, const char *fmt, va_list ap);
+/* Transfers ownership of the data to the caller (never NULL) and empties the buffer. */
+char *tl_buf_take(tl_buf *b);
+void tl_buf_free(tl_buf *b);
+
+/* Growable arrays: TL_VEC(T) declares {T *v; size_t n, cap;}. */
+#define TL_VEC(T) struct { T *v; size_t n, cap; }
+#define tl_vec_push(a, x) do { \
+    if ((a)->n == (a)->cap) { (a)->cap = (a)->cap ? (a)->cap * 2 : 8; \
+      (a)->v = tl_realloc((a)->v, (a)->cap * sizeof(*(a)->v)); } \
+    (a)->v[(a)->n++] = (x); } while (0)
+#define tl_vec_free(a) do { free((a)->v); (a)->v = NULL; (a)->n = (a)->cap = 0; } while (0)
+
+/* Line starts of a text, for byte offset -> (line, column) conversions. Lines and columns are
+ * 1-based; columns count Unicode code points (as ruff does), not bytes. */
+typedef struct {
+  uint32_t *starts; /* byte offset of each line's first byte */
+  uint32_t count;
+} tl_lines;
+
+void tl_lines_init(tl_lines *l, const char *text, size_t len);
+void tl_lines_free(tl_lines *l);
+/* 1-based line containing byte offset `off`. */
+uint32_t tl_lines_line(const tl_lines *l, uint32_t off);
+/* 1-based column (code points) of byte offset `off`. */
+uint32_t tl_lines_col(const tl_lines *l, const char *text, uint32_t off);
+
+/* A diagnostic about the input itself (not a finding): unreadable file, bad rule, syntax error.
+ * line/col are 0 when the problem has no position. */
+typedef enum {
+  TL_DIAG_ERROR,
+  TL_DIAG_WARNING,
+  TL_DIAG_NOTE
+} tl_diag_level;
+
+typedef struct {
+  tl_diag_level level;
+  char *path;
+  uint32_t line, col;
+  char *message;
+} tl_diag;
+
+typedef TL_VEC(tl_diag) tl_diags;
+
+void tl_diags_add(tl_diags *d, tl_diag_level level, const char *path, uint32_t line, uint32_t col,
+                  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void tl_diags_free(tl_diags *d);
+
+#endif

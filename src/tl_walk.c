@@ -1,0 +1,680 @@
+/* tl_walk.c - expanding command-line paths into the sorted list of Python files, honouring .gitignore. */
+#include "tl_walk.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------------------------------------
+ * Glob matching, after git's wildmatch (WM_PATHNAME): `*`, `?` and `[...]` never match '/',
+ * `**` does when it stands as a whole path component ("**" + "/", "/" + "**" or "/" + "**" + "/").
+ * The ABORT results cut the backtracking so that a hostile pattern cannot take exponential time.
+ * ---------------------------------------------------------------------------------------------- */
+
+enum { GM_MATCH, GM_NOMATCH, GM_ABORT_ALL, GM_ABORT_TO_STARSTAR };
+
+static bool class_by_name(const char *name, size_t n, unsigned char c) {
+#define TL_CLASS(s, f) if (n == sizeof(s) - 1 && memcmp(name, s, n) == 0) return f(c) != 0
+  TL_CLASS("alnum", isalnum);
+  TL_CLASS("alpha", isalpha);
+  TL_CLASS("blank", isblank);
+  TL_CLASS("cntrl", iscntrl);
+  TL_CLASS("digit", isdigit);
+  TL_CLASS("graph", isgraph);
+  TL_CLASS("lower", islower);
+  TL_CLASS("print", isprint);
+  TL_CLASS("punct", ispunct);
+  TL_CLASS("space", isspace);
+  TL_CLASS("upper", isupper);
+  TL_CLASS("xdigit", isxdigit);
+#undef TL_CLASS
+  return false;
+}
+
+/* A bracket expression starting just after '['. Returns 1 (matches c), 0 (does not) or -1
+ * (malformed: no closing ']'); *end is set past the ']'. */
+static int match_class(const char *p, unsigned char c, const char **end) {
+  bool neg = false, matched = false, first = true;
+  if (*p == '!' || *p == '^') {
+    neg = true;
+    p++;
+  }
+  for (;;) {
+    unsigned char lo = (unsigned char)*p;
+    if (lo == 0) return -1;
+    if (lo == ']' && !first) break;
+    first = false;
+    if (lo == '[' && p[1] == ':') {
+      const char *q = p + 2;
+      while (*q >= 'a' && *q <= 'z') q++;
+      if (q[0] == ':' && q[1] == ']') {
+        if (class_by_name(p + 2, (size_t)(q - (p + 2)), c)) matched = true;
+        p = q + 2;
+        continue;
+      }
+    }
+    if (lo == '\\') {
+      p++;
+      lo = (unsigned char)*p;
+      if (lo == 0) return -1;
+    }
+    p++;
+    if (p[0] == '-' && p[1] != ']' && p[1] != 0) {
+      unsigned char hi = (unsigned char)p[1];
+      p += 2;
+      if (hi == '\\') {
+        hi = (unsigned char)*p;
+        if (hi == 0) return -1;
+        p++;
+      }
+      if (lo <= c && c <= hi) matched = true;
+    } else if (c == lo) {
+      matched = true;
+    }
+  }
+  *end = p + 1;
+  return matched != neg;
+}
+
+static int dowild(const char *pat, const char *p, const char *t) {
+  for (; *p; p++, t++) {
+    unsigned char pc = (unsigned char)*p, tc = (unsigned char)*t;
+    if (tc == 0 && pc != '*') return GM_ABORT_ALL;
+    switch (pc) {
+    case '\\':
+      p++;
+      if (*p == 0) return GM_NOMATCH; /* a trailing backslash never matches (as in git) */
+      if ((unsigned char)*p != tc) return GM_NOMATCH;
+      break;
+    case '?':
+      if (tc == '/') return GM_NOMATCH;
+      break;
+    case '[': {
+      if (tc == '/') return GM_NOMATCH;
+      const char *end = NULL;
+      int r = match_class(p + 1, tc, &end);
+      if (r < 0) return GM_ABORT_ALL;
+      if (r == 0) return GM_NOMATCH;
+      p = end - 1;
+      break;
+    }
+    case '*': {
+      bool match_slash = false;
+      const char *star = p;
+      while (p[1] == '*') p++;
+      if (p > star) { /* two or more stars */
+        if ((star == pat || star[-1] == '/') && (p[1] == 0 || p[1] == '/')) {
+          /* "**" + "/" may match no directory at all: try the rest right here first. */
+          if (p[1] == '/' && dowild(pat, p + 2, t) == GM_MATCH) return GM_MATCH;
+          match_slash = true;
+        }
+      }
+      p++; /* the first character after the stars */
+      if (*p == 0) {
+        if (!match_slash && strchr(t, '/')) return GM_ABORT_TO_STARSTAR;
+        return GM_MATCH;
+      }
+      if (!match_slash && *p == '/') {
+        /* A single star followed by '/' matches the rest of this path component. */
+        const char *slash = strchr(t, '/');
+        if (!slash) return GM_NOMATCH;
+        t = slash; /* the loop step consumes the '/' in both */
+        break;
+      }
+      for (;; t++) {
+        unsigned char c = (unsigned char)*t;
+        if (c == 0) break;
+        int m = dowild(pat, p, t);
+        if (m != GM_NOMATCH) {
+          if (!match_slash || m != GM_ABORT_TO_STARSTAR) return m;
+        } else if (!match_slash && c == '/') {
+          return GM_ABORT_TO_STARSTAR;
+        }
+      }
+      return GM_ABORT_ALL;
+    }
+    default:
+      if (pc != tc) return GM_NOMATCH;
+      break;
+    }
+  }
+  return *t ? GM_NOMATCH : GM_MATCH;
+}
+
+bool tl_glob_match(const char *pattern, const char *path) {
+  return dowild(pattern, pattern, path) == GM_MATCH;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * .gitignore pattern sets
+ * ---------------------------------------------------------------------------------------------- */
+
+typedef struct {
+  char *pat;     /* without the '!', the leading '/' and the trailing '/' */
+  bool neg;      /* "!pattern": re-includes */
+  bool dir_only; /* "pattern/": matches directories only */
+  bool anchored; /* held a '/': matched against the path below the base, else against the basename */
+} ign_pat;
+
+typedef struct ign_frame {
+  TL_VEC(ign_pat) pats;
+  char *base; /* directory of the .gitignore relative to the walk root; "" for the root */
+  size_t base_len;
+  struct ign_frame *parent;
+} ign_frame;
+
+/* Parses one .gitignore line; returns false for blank lines and comments. */
+static bool ign_parse_line(const char *line, size_t n, ign_pat *out) {
+  while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) n--;
+  if (n == 0 || line[0] == '#') return false;
+  /* Trailing spaces are dropped unless escaped with a backslash. */
+  while (n > 0 && line[n - 1] == ' ') {
+    size_t bs = 0;
+    while (bs + 1 < n && line[n - 2 - bs] == '\\') bs++;
+    if (bs % 2 == 1) break;
+    n--;
+  }
+  bool neg = false;
+  if (n > 0 && line[0] == '!') {
+    neg = true;
+    line++;
+    n--;
+  }
+  bool dir_only = false;
+  while (n > 0 && line[n - 1] == '/') {
+    dir_only = true;
+    n--;
+  }
+  bool anchored = false;
+  if (n > 0 && line[0] == '/') {
+    anchored = true;
+    while (n > 0 && line[0] == '/') {
+      line++;
+      n--;
+    }
+  }
+  if (n == 0) return false;
+  if (memchr(line, '/', n)) anchored = true;
+  out->pat = tl_strndup(line, n);
+  out->neg = neg;
+  out->dir_only = dir_only;
+  out->anchored = anchored;
+  return true;
+}
+
+static ign_frame *ign_frame_new(const char *base, ign_frame *parent) {
+  ign_frame *f = tl_calloc(1, sizeof *f);
+  f->base = tl_strdup(base);
+  f->base_len = strlen(base);
+  f->parent = parent;
+  return f;
+}
+
+static void ign_parse_text(ign_frame *f, const char *text, size_t len) {
+  size_t i = 0;
+  while (i < len) {
+    const char *nl = memchr(text + i, '\n', len - i);
+    size_t end = nl ? (size_t)(nl - text) : len;
+    ign_pat p;
+    if (ign_parse_line(text + i, end - i, &p)) tl_vec_push(&f->pats, p);
+    i = end + 1;
+  }
+}
+
+static void ign_frame_free(ign_frame *f) {
+  if (!f) return;
+  for (size_t i = 0; i < f->pats.n; i++) free(f->pats.v[i].pat);
+  tl_vec_free(&f->pats);
+  free(f->base);
+  free(f);
+}
+
+/* 1: ignored, 0: re-included by a '!' line, -1: no line of this set matches. */
+static int ign_frame_decide(const ign_frame *f, const char *rel, const char *name, bool is_dir) {
+  const char *sub = rel + (f->base_len ? f->base_len + 1 : 0);
+  for (size_t i = f->pats.n; i-- > 0;) {
+    const ign_pat *p = &f->pats.v[i];
+    if (p->dir_only && !is_dir) continue;
+    if (tl_glob_match(p->pat, p->anchored ? sub : name)) return p->neg ? 0 : 1;
+  }
+  return -1;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * The walk
+ * ---------------------------------------------------------------------------------------------- */
+
+typedef struct dirnode {
+  dev_t dev;
+  ino_t ino;
+  const struct dirnode *parent;
+} dirnode;
+
+typedef struct {
+  char *path, *rel;
+  const dirnode *parent;
+  ign_frame *ign;
+  struct stat st; /* the link's target */
+} deferred_dir;
+
+typedef struct {
+  dev_t dev;
+  ino_t ino;
+  bool used;
+} visit_slot;
+
+typedef struct {
+  tl_paths *out;
+  tl_diags *diags;
+  size_t errors;
+  const ign_frame *extra; /* --exclude patterns, matched at the root; may be NULL */
+  TL_VEC(ign_frame *) frames; /* every frame loaded, freed at the end */
+  TL_VEC(dirnode *) nodes;
+  TL_VEC(deferred_dir) deferred; /* symlinked directories, walked after the real tree */
+  size_t next_deferred;
+  visit_slot *set;
+  size_t set_n, set_cap;
+} walker;
+
+static void report(walker *w, tl_diag_level level, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void report(walker *w, tl_diag_level level, const char *path, const char *fmt, ...) {
+  tl_buf b = {0};
+  va_list ap;
+  va_start(ap, fmt);
+  tl_buf_vprintf(&b, fmt, ap);
+  va_end(ap);
+  tl_diags_add(w->diags, level, path, 0, 0, "%s", b.data ? b.data : "");
+  tl_buf_free(&b);
+  if (level == TL_DIAG_ERROR) w->errors++;
+}
+
+static void errtext(int err, char *dst, size_t cap) {
+  if (strerror_r(err, dst, cap) != 0) snprintf(dst, cap, "error %d", err);
+  if (dst[0] >= 'A' && dst[0] <= 'Z' && !(dst[1] >= 'A' && dst[1] <= 'Z')) dst[0] = (char)(dst[0] - 'A' + 'a');
+}
+
+static size_t visit_hash(dev_t dev, ino_t ino) {
+  uint64_t h = (uint64_t)ino * 0x9E3779B97F4A7C15ull;
+  h ^= (uint64_t)dev + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2);
+  return (size_t)(h ^ (h >> 29));
+}
+
+/* Adds (dev, ino) to the visited set; returns false when it was there already. */
+static bool visit_add(walker *w, dev_t dev, ino_t ino) {
+  if ((w->set_n + 1) * 2 > w->set_cap) {
+    size_t ncap = w->set_cap ? w->set_cap * 2 : 64;
+    visit_slot *ns = tl_calloc(ncap, sizeof *ns);
+    for (size_t i = 0; i < w->set_cap; i++) {
+      if (!w->set[i].used) continue;
+      size_t j = visit_hash(w->set[i].dev, w->set[i].ino) & (ncap - 1);
+      while (ns[j].used) j = (j + 1) & (ncap - 1);
+      ns[j] = w->set[i];
+    }
+    free(w->set);
+    w->set = ns;
+    w->set_cap = ncap;
+  }
+  size_t j = visit_hash(dev, ino) & (w->set_cap - 1);
+  while (w->set[j].used) {
+    if (w->set[j].dev == dev && w->set[j].ino == ino) return false;
+    j = (j + 1) & (w->set_cap - 1);
+  }
+  w->set[j] = (visit_slot){dev, ino, true};
+  w->set_n++;
+  return true;
+}
+
+static char *path_join(const char *dir, const char *name) {
+  size_t n = strlen(dir);
+  if (n == 0) return tl_strdup(name);
+  return tl_printf("%s%s%s", dir, dir[n - 1] == '/' ? "" : "/", name);
+}
+
+/* `path` is the entry as spelled for output; `rel` the same below the argument's directory. */
+static bool ignored(const walker *w, const ign_frame *f, const char *path, const char *rel, const char *name,
+                    bool is_dir) {
+  if (w->extra) {
+    /* Extra excludes are tried against the path below the argument and against the path as
+     * spelled (without "./"), so "tests/fixtures" works for the argument "." and for "tests". */
+    if (ign_frame_decide(w->extra, rel, name, is_dir) == 1) return true;
+    while (path[0] == '.' && path[1] == '/') {
+      path += 2;
+      while (path[0] == '/') path++;
+    }
+    if (path[0] != '/' && strcmp(path, rel) != 0 && ign_frame_decide(w->extra, path, name, is_dir) == 1)
+      return true;
+  }
+  for (; f; f = f->parent) {
+    int d = ign_frame_decide(f, rel, name, is_dir);
+    if (d >= 0) return d == 1;
+  }
+  return false;
+}
+
+static bool skipped_dir_name(const char *name) {
+  static const char *const names[] = {".git", ".hg", ".svn", "__pycache__", "node_modules", ".tox", ".nox",
+                                      ".mypy_cache", ".ruff_cache", ".pytest_cache"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(name, names[i]) == 0) return true;
+  return false;
+}
+
+static bool exists_in(const char *dir, const char *rel) {
+  char *p = path_join(dir, rel);
+  struct stat st;
+  bool r = stat(p, &st) == 0;
+  free(p);
+  return r;
+}
+
+static bool is_virtualenv(const char *path, const char *name) {
+  if (exists_in(path, "pyvenv.cfg")) return true;
+  if (strcmp(name, "venv") == 0 || strcmp(name, ".venv") == 0 || strcmp(name, "env") == 0 ||
+      strcmp(name, ".env") == 0)
+    return exists_in(path, "bin/activate") || exists_in(path, "Scripts/activate");
+  return false;
+}
+
+static bool is_python_name(const char *name) {
+  size_t n = strlen(name);
+  return (n >= 3 && strcmp(name + n - 3, ".py") == 0) || (n >= 4 && strcmp(name + n - 4, ".pyi") == 0);
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+#define TL_GITIGNORE_MAX (1024u * 1024u)
+
+/* Reads dir/.gitignore; returns the new innermost frame (or `parent` when there is nothing). */
+static ign_frame *load_gitignore(walker *w, const char *dir, const char *rel, ign_frame *parent) {
+  char *path = path_join(dir, ".gitignore");
+  char err[256];
+  int fd;
+  do fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0) {
+    int e = errno;
+    if (e != ENOENT && e != ENOTDIR) {
+      errtext(e, err, sizeof err);
+      report(w, TL_DIAG_WARNING, path, "cannot read .gitignore: %s", err);
+    }
+    free(path);
+    return parent;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    free(path);
+    return parent;
+  }
+  tl_buf b = {0};
+  char chunk[8192];
+  for (;;) {
+    ssize_t n = read(fd, chunk, sizeof chunk);
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      int e = errno;
+      errtext(e, err, sizeof err);
+      report(w, TL_DIAG_WARNING, path, "cannot read .gitignore: %s", err);
+      break;
+    }
+    if (n == 0) break;
+    tl_buf_put(&b, chunk, (size_t)n);
+    if (b.len > TL_GITIGNORE_MAX) {
+      report(w, TL_DIAG_WARNING, path, ".gitignore is larger than %u bytes; only its start is used",
+             TL_GITIGNORE_MAX);
+      break;
+    }
+  }
+  close(fd);
+  free(path);
+  ign_frame *f = ign_frame_new(rel, parent);
+  if (b.data) ign_parse_text(f, b.data, b.len);
+  tl_buf_free(&b);
+  if (f->pats.n == 0) {
+    ign_frame_free(f);
+    return parent;
+  }
+  tl_vec_push(&w->frames, f);
+  return f;
+}
+
+static void walk_dir(walker *w, const char *path, const char *rel, const dirnode *parent, ign_frame *ign,
+                     const struct stat *st, bool via_link);
+
+static void walk_entry(walker *w, const char *path, const char *rel, const char *name, const dirnode *parent,
+                       ign_frame *ign) {
+  char err[256];
+  struct stat lst, st;
+  if (lstat(path, &lst) != 0) {
+    int e = errno;
+    if (e == ENOENT) return; /* removed while we walked */
+    errtext(e, err, sizeof err);
+    report(w, TL_DIAG_ERROR, path, "cannot stat: %s", err);
+    return;
+  }
+  bool is_link = S_ISLNK(lst.st_mode);
+  if (is_link) {
+    if (stat(path, &st) != 0) {
+      int e = errno;
+      /* The target's kind is unknown: an ignore line for either kind silences it. */
+      if (ignored(w, ign, path, rel, name, false) || ignored(w, ign, path, rel, name, true)) return;
+      if (e == ENOENT || e == ENOTDIR) {
+        report(w, TL_DIAG_ERROR, path, "dangling symbolic link");
+      } else if (e == ELOOP) {
+        report(w, TL_DIAG_WARNING, path, "symbolic link loop (too many levels of symbolic links); not followed");
+      } else {
+        errtext(e, err, sizeof err);
+        report(w, TL_DIAG_ERROR, path, "cannot follow symbolic link: %s", err);
+      }
+      return;
+    }
+  } else {
+    st = lst;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    if (skipped_dir_name(name)) return;
+    if (ignored(w, ign, path, rel, name, true)) return;
+    if (is_virtualenv(path, name)) return;
+    if (is_link) {
+      deferred_dir d = {tl_strdup(path), tl_strdup(rel), parent, ign, st};
+      tl_vec_push(&w->deferred, d);
+    } else {
+      walk_dir(w, path, rel, parent, ign, &st, false);
+    }
+  } else if (S_ISREG(st.st_mode)) {
+    if (!is_python_name(name)) return;
+    if (ignored(w, ign, path, rel, name, false)) return;
+    char *p = tl_strdup(path);
+    tl_vec_push(w->out, p);
+  }
+  /* FIFOs, sockets and devices found while walking are not source files: skipped silently. */
+}
+
+static void walk_dir(walker *w, const char *path, const char *rel, const dirnode *parent, ign_frame *ign,
+                     const struct stat *st, bool via_link) {
+  char err[256];
+  for (const dirnode *a = parent; a; a = a->parent) {
+    if (a->dev == st->st_dev && a->ino == st->st_ino) {
+      report(w, TL_DIAG_WARNING, path, "%s loop: it leads back to a directory that contains it; not followed",
+             via_link ? "symbolic link" : "directory");
+      return;
+    }
+  }
+  if (!visit_add(w, st->st_dev, st->st_ino)) return; /* reached already by another path */
+
+  dirnode *node = tl_malloc(sizeof *node);
+  node->dev = st->st_dev;
+  node->ino = st->st_ino;
+  node->parent = parent;
+  tl_vec_push(&w->nodes, node);
+
+  DIR *d = opendir(path);
+  if (!d) {
+    int e = errno;
+    errtext(e, err, sizeof err);
+    report(w, TL_DIAG_ERROR, path, "cannot read directory: %s", err);
+    return;
+  }
+  TL_VEC(char *) names = {0};
+  bool has_gitignore = false;
+  for (;;) {
+    errno = 0;
+    struct dirent *de = readdir(d);
+    if (!de) {
+      if (errno) {
+        int e = errno;
+        errtext(e, err, sizeof err);
+        report(w, TL_DIAG_ERROR, path, "cannot read directory: %s", err);
+      }
+      break;
+    }
+    const char *nm = de->d_name;
+    if (nm[0] == '.' && (nm[1] == 0 || (nm[1] == '.' && nm[2] == 0))) continue;
+    if (strcmp(nm, ".gitignore") == 0) has_gitignore = true;
+    char *copy = tl_strdup(nm);
+    tl_vec_push(&names, copy);
+  }
+  closedir(d);
+  if (names.n > 1) qsort(names.v, names.n, sizeof *names.v, cmp_str);
+
+  if (has_gitignore) ign = load_gitignore(w, path, rel, ign);
+  for (size_t i = 0; i < names.n; i++) {
+    char *child = path_join(path, names.v[i]);
+    char *child_rel = rel[0] ? tl_printf("%s/%s", rel, names.v[i]) : tl_strdup(names.v[i]);
+    walk_entry(w, child, child_rel, names.v[i], node, ign);
+    free(child);
+    free(child_rel);
+    free(names.v[i]);
+  }
+  tl_vec_free(&names);
+}
+
+/* The argument as the prefix of the paths below it: trailing slashes dropped ("a/" -> "a"),
+ * but "/" stays "/". */
+static char *root_prefix(const char *arg) {
+  size_t n = strlen(arg);
+  while (n > 1 && arg[n - 1] == '/') n--;
+  return tl_strndup(arg, n);
+}
+
+static void walk_root(walker *w, const char *arg, const struct stat *st) {
+  char *prefix = root_prefix(arg);
+  /* The directories above the argument (physically, as ".." leads) count as ancestors too: a link
+   * back to one of them (`sub/up -> ..`, `all -> /`) is a loop even when it leads out of the walk. */
+  const dirnode *above = NULL;
+  dirnode *prev = NULL;
+  tl_buf up = {0};
+  tl_buf_puts(&up, prefix);
+  dev_t last_dev = st->st_dev;
+  ino_t last_ino = st->st_ino;
+  for (size_t depth = 0; depth < 4096; depth++) {
+    tl_buf_puts(&up, up.data[up.len - 1] == '/' ? ".." : "/..");
+    struct stat ast;
+    if (stat(up.data, &ast) != 0 || (ast.st_dev == last_dev && ast.st_ino == last_ino)) break;
+    dirnode *n = tl_malloc(sizeof *n);
+    n->dev = last_dev = ast.st_dev;
+    n->ino = last_ino = ast.st_ino;
+    n->parent = NULL;
+    tl_vec_push(&w->nodes, n);
+    if (prev) prev->parent = n; /* the chain goes from the nearest ancestor outwards */
+    else above = n;
+    prev = n;
+  }
+  tl_buf_free(&up);
+  walk_dir(w, prefix, "", above, NULL, st, false);
+  while (w->next_deferred < w->deferred.n) {
+    deferred_dir d = w->deferred.v[w->next_deferred++];
+    walk_dir(w, d.path, d.rel, d.parent, d.ign, &d.st, true);
+    free(d.path);
+    free(d.rel);
+  }
+  free(prefix);
+}
+
+static void walker_reset(walker *w) {
+  for (size_t i = 0; i < w->frames.n; i++) ign_frame_free(w->frames.v[i]);
+  tl_vec_free(&w->frames);
+  for (size_t i = 0; i < w->nodes.n; i++) free(w->nodes.v[i]);
+  tl_vec_free(&w->nodes);
+  for (size_t i = w->next_deferred; i < w->deferred.n; i++) {
+    free(w->deferred.v[i].path);
+    free(w->deferred.v[i].rel);
+  }
+  tl_vec_free(&w->deferred);
+  w->next_deferred = 0;
+  free(w->set);
+  w->set = NULL;
+  w->set_n = w->set_cap = 0;
+}
+
+size_t tl_walk(const char *const *paths, size_t npaths, const char *const *extra_excludes, size_t nexcludes,
+               tl_paths *out, tl_diags *diags) {
+  walker w = {0};
+  w.out = out;
+  w.diags = diags;
+  ign_frame *extra = NULL;
+  if (extra_excludes && nexcludes) {
+    extra = ign_frame_new("", NULL);
+    for (size_t i = 0; i < nexcludes; i++) {
+      ign_pat p;
+      if (extra_excludes[i] && ign_parse_line(extra_excludes[i], strlen(extra_excludes[i]), &p))
+        tl_vec_push(&extra->pats, p);
+    }
+    w.extra = extra;
+  }
+  char err[256];
+  for (size_t i = 0; i < npaths; i++) {
+    const char *arg = paths[i];
+    size_t first = out->n;
+    struct stat lst, st;
+    if (lstat(arg, &lst) != 0) {
+      int e = errno;
+      if (e == ENOENT) {
+        report(&w, TL_DIAG_ERROR, arg, "no such file or directory");
+      } else {
+        errtext(e, err, sizeof err);
+        report(&w, TL_DIAG_ERROR, arg, "cannot stat: %s", err);
+      }
+      continue;
+    }
+    if (S_ISLNK(lst.st_mode)) {
+      if (stat(arg, &st) != 0) {
+        int e = errno;
+        if (e == ENOENT || e == ENOTDIR) {
+          report(&w, TL_DIAG_ERROR, arg, "dangling symbolic link");
+        } else {
+          errtext(e, err, sizeof err);
+          report(&w, TL_DIAG_ERROR, arg, "cannot follow symbolic link: %s", err);
+        }
+        continue;
+      }
+    } else {
+      st = lst;
+    }
+    if (S_ISDIR(st.st_mode)) {
+      walk_root(&w, arg, &st);
+      walker_reset(&w);
+    } else {
+      /* Named explicitly: taken whatever its name or kind (the reader refuses non-files). */
+      char *p = tl_strdup(arg);
+      tl_vec_push(out, p);
+    }
+    if (out->n - first > 1) qsort(out->v + first, out->n - first, sizeof *out->v, cmp_str);
+  }
+  ign_frame_free(extra);
+  return w.errors;
+}
+
+void tl_paths_free(tl_paths *p) {
+  if (!p) return;
+  for (size_t i = 0; i < p->n; i++) free(p->v[i]);
+  tl_vec_free(p);
+}

@@ -1,0 +1,34 @@
+/* tl_walk.h - turning command-line paths into the sorted list of Python files to analyse. */
+#ifndef TL_WALK_H
+#define TL_WALK_H
+
+#include "tl_util.h"
+
+typedef TL_VEC(char *) tl_paths;
+
+/* Expands `paths` (files or directories, as given) into Python files:
+ * - a path given explicitly is taken whatever its extension (unless it is a directory);
+ * - directories are walked recursively; only `*.py` and `*.pyi` files are taken;
+ * - skipped directories: .git, .hg, .svn, __pycache__, node_modules, .tox, .nox, .mypy_cache,
+ *   .ruff_cache, .pytest_cache, build dirs named by a `.gitignore`, and virtualenvs
+ *   (any directory holding a `pyvenv.cfg`, plus names venv, .venv, env, .env when they hold one
+ *   or hold bin/activate);
+ * - `.gitignore` files found while walking are honoured for their directory and below
+ *   (patterns with *, ?, **, leading / anchoring, trailing / for directories, ! negation);
+ * - `extra_excludes` (may be NULL) are glob patterns matched like .gitignore lines at the root;
+ * - symlinks to files are followed; symlinked directories are followed only once
+ *   (a loop is detected by device+inode and reported as a warning); dangling symlinks are
+ *   reported as errors with their path;
+ * - unreadable directories and missing paths are reported in `diags` and the walk goes on.
+ * Output paths keep the spelling of the argument they came from ("./a" stays "./a/x.py")
+ * and are sorted bytewise within each argument, so the output order is deterministic.
+ * Returns the number of errors added to `diags`. */
+size_t tl_walk(const char *const *paths, size_t npaths, const char *const *extra_excludes,
+               size_t nexcludes, tl_paths *out, tl_diags *diags);
+
+void tl_paths_free(tl_paths *p);
+
+/* Glob match in .gitignore style: `*` and `?` do not cross '/', `**` does. */
+bool tl_glob_match(const char *pattern, const char *path);
+
+#endif

@@ -1,0 +1,109 @@
+/* trainlint.h - the public API of the trainlint library: rule sets, analyses, findings.
+ *
+ * Ownership: every *_new has a matching *_delete. Pointers returned by getters
+ * (tl_ruleset_rule, tl_analysis_finding, ...) are owned by the object they came from and stay
+ * valid until it is deleted. A tl_ruleset must outlive every tl_analysis made from it.
+ * Nothing here uses global mutable state: several analyses may run at once in one process. */
+#ifndef TRAINLINT_H
+#define TRAINLINT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tl_util.h"
+#include "tl_fix.h"
+
+typedef struct tl_rule tl_rule;
+typedef struct tl_ruleset tl_ruleset;
+typedef struct tl_analysis tl_analysis;
+
+typedef enum { TL_SEVERITY_INFO, TL_SEVERITY_WARNING, TL_SEVERITY_ERROR } tl_severity;
+typedef enum { TL_FIXSAFE_NONE, TL_FIXSAFE_SAFE, TL_FIXSAFE_UNSAFE } tl_fix_safety;
+
+/* Hot kinds: how often a piece of code runs. A rule names the kinds it cares about. */
+enum {
+  TL_HOT_STEP = 1u << 0,   /* once per training/eval/decoding step */
+  TL_HOT_SAMPLE = 1u << 1, /* once per sample (Dataset.__getitem__, collate_fn) */
+};
+
+/* ---- rules and rule sets ---- */
+
+tl_ruleset *tl_ruleset_new(void);
+void tl_ruleset_delete(tl_ruleset *self);
+/* Loads the rules embedded at build time. Errors (file:line:col) go to diags; returns false on any. */
+bool tl_ruleset_add_builtin(tl_ruleset *self, tl_diags *diags);
+/* Loads one rule file (Markdown, see docs/rules.md) from memory; `path` is used in messages. */
+bool tl_ruleset_add_text(tl_ruleset *self, const char *path, const char *text, size_t len, tl_diags *diags);
+/* Loads every *.md file of a directory (user rules). A later rule with an existing code replaces it. */
+bool tl_ruleset_add_dir(tl_ruleset *self, const char *dir, tl_diags *diags);
+/* Enables rules: `select` and `ignore` are codes or prefixes ("TL1", "TL101", "ALL").
+ * With no select, the rules on by default are enabled. Call before tl_ruleset_compile. */
+void tl_ruleset_select(tl_ruleset *self, const char *const *select, size_t nselect,
+                       const char *const *ignore, size_t nignore);
+/* Compiles the enabled rules into one query. Returns false (with located diags) on errors. */
+bool tl_ruleset_compile(tl_ruleset *self, tl_diags *diags);
+
+size_t tl_ruleset_count(const tl_ruleset *self);
+const tl_rule *tl_ruleset_rule(const tl_ruleset *self, size_t i);
+const tl_rule *tl_ruleset_find(const tl_ruleset *self, const char *code);
+
+const char *tl_rule_code(const tl_rule *r);
+const char *tl_rule_name(const tl_rule *r);
+const char *tl_rule_path(const tl_rule *r);
+const char *tl_rule_summary(const tl_rule *r);  /* one line: the message template */
+const char *tl_rule_doc(const tl_rule *r);      /* the Markdown docs (What it does, ...) */
+const char *tl_rule_fix_title(const tl_rule *r);/* may be "" */
+tl_severity tl_rule_severity(const tl_rule *r);
+tl_fix_safety tl_rule_fix_safety(const tl_rule *r);
+bool tl_rule_enabled(const tl_rule *r);
+bool tl_rule_default_enabled(const tl_rule *r);
+unsigned tl_rule_hot(const tl_rule *r);         /* TL_HOT_* mask; 0: applies anywhere */
+const char *tl_severity_name(tl_severity s);
+
+/* ---- analyses ---- */
+
+typedef struct {
+  unsigned threads; /* 0: all cores */
+} tl_options;
+
+/* One element of a finding's hot chain: why the code runs often, outermost last. */
+typedef struct {
+  const char *path;
+  uint32_t line, col;
+  char *what; /* "in `Trainer.step`", "called from the step loop", ... */
+} tl_hot_step;
+
+typedef struct {
+  const tl_rule *rule;
+  const char *path;       /* as given on the command line / to tl_analysis_add_* */
+  size_t file;            /* index of the file in the analysis */
+  uint32_t line, col, end_line, end_col; /* 1-based; columns in code points */
+  uint32_t start_byte, end_byte;
+  tl_severity severity;
+  char *message;
+  tl_hot_step *hot;       /* innermost first */
+  size_t nhot;
+  tl_edits fix;           /* empty when the rule has no fix for this match */
+  tl_fix_safety fix_safety;
+} tl_finding;
+
+tl_analysis *tl_analysis_new(const tl_ruleset *rules, const tl_options *opts);
+void tl_analysis_delete(tl_analysis *self);
+/* Queues a file to be read from disk. Paths are kept as given. */
+void tl_analysis_add_path(tl_analysis *self, const char *path);
+/* Queues in-memory contents (an editor buffer, stdin); the text is copied. */
+void tl_analysis_add_text(tl_analysis *self, const char *path, const char *text, size_t len);
+/* Reads, parses and analyses every queued file (in parallel), then the project as a whole.
+ * Input problems go to the analysis' diagnostics; the other files are still analysed. */
+void tl_analysis_run(tl_analysis *self);
+
+size_t tl_analysis_finding_count(const tl_analysis *self);
+const tl_finding *tl_analysis_finding(const tl_analysis *self, size_t i); /* sorted by path, line, col, code */
+const tl_diags *tl_analysis_diags(const tl_analysis *self);
+size_t tl_analysis_file_count(const tl_analysis *self);
+const char *tl_analysis_file_path(const tl_analysis *self, size_t i);
+/* The text the analysis saw (NULL when the file could not be read). */
+const char *tl_analysis_file_text(const tl_analysis *self, size_t i, size_t *len);
+
+#endif
