@@ -206,6 +206,20 @@ static bool tl_is_tensor(const tl_match_env *e, TSNode n) {
     return false;
   }
   if (tl_node_is(n, "identifier") || tl_node_is(n, "attribute")) {
+    /* bound to a library call: torch.nn.utils.clip_grad_norm_(...), F.cross_entropy(...) */
+    char *d = tl_dotted(n, e->src);
+    TSNode v = d ? tl_model_binding_value(e->m, d, e->func, ts_node_start_byte(n)) : (TSNode){0};
+    free(d);
+    if (tl_node_is(v, "call")) {
+      char *callee = tl_dotted(ts_node_child_by_field_name(v, "function", 8), e->src);
+      char *q = callee ? tl_model_resolve(e->m, callee) : NULL;
+      bool lib = q && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7) || !strncmp(q, "torch.nn.functional.", 20)) &&
+                 strncmp(q, "torch.cuda.", 11) && strncmp(q, "torch.distributed.", 18) && strncmp(q, "torch.backends.", 15) &&
+                 !strstr(q, ".is_") && !strstr(q, ".get_");
+      free(q);
+      free(callee);
+      if (lib) return true;
+    }
     size_t len = ts_node_end_byte(n) - ts_node_start_byte(n);
     const char *s = e->src + ts_node_start_byte(n);
     const char *last = s + len;
@@ -284,17 +298,15 @@ static bool tl_indexes_with(const tl_match_env *e, TSNode n, const char *var, in
   if (tl_node_is(n, "subscript")) {
     TSNode v = ts_node_child_by_field_name(n, "value", 5);
     bool uses = false;
-    for (uint32_t i = 0; i < ts_node_child_count(n) && !uses; i++) {
-      const char *field = ts_node_field_name_for_child(n, i);
-      if (field && !strcmp(field, "subscript")) uses = tl_mentions(ts_node_child(n, i), e->src, var, 0);
+    for (uint32_t i = 0; i < ts_node_named_child_count(n) && !uses; i++) {
+      TSNode ch = ts_node_named_child(n, i);
+      if (!ts_node_eq(ch, v)) uses = tl_mentions(ch, e->src, var, 0);
     }
     TSNode parent = ts_node_parent(n);
     bool called = tl_node_is(parent, "call") && ts_node_eq(ts_node_child_by_field_name(parent, "function", 8), n);
     if (uses && !called) {
-      /* t[i][j]: judge the innermost value */
-      TSNode base = v;
-      while (tl_node_is(base, "subscript")) base = ts_node_child_by_field_name(base, "value", 5);
-      tl_valkind k = tl_model_classify(e->m, base, e->src, e->func, 0);
+      /* the indexed value itself: names[i] of a list is fine, batch["labels"][i] is a tensor */
+      tl_valkind k = tl_model_classify(e->m, v, e->src, e->func, 0);
       if (k != TL_VAL_LIST && k != TL_VAL_PY) return true;
     }
   }

@@ -161,6 +161,8 @@ tl_valkind tl_model_classify(const tl_file_model *m, TSNode expr, const char *sr
 /* Dotted text of a name/attribute chain ("self.model.fwd"), or NULL for other expressions.
  * Calls in the chain are kept as "()" ("trainer.loader()"). Caller frees. */
 char *tl_dotted(TSNode n, const char *src);
+/* The expression last assigned to `name` before `before` in function `func` (null node if none). */
+TSNode tl_model_binding_value(const tl_file_model *m, const char *name, int32_t func, uint32_t before);
 bool tl_node_is(TSNode n, const char *type);
 char *tl_node_text(TSNode n, const char *src);
 

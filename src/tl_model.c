@@ -138,11 +138,15 @@ static void tl_model_import(tl_walk_ctx *c, TSNode n) {
       base = tl_node_text(mod, src);
     }
   }
-  uint32_t cnt = ts_node_child_count(n);
+  /* The imported names: every dotted_name / aliased_import child except the module name.
+   * (Named children, not ts_node_field_name_for_child: that misreports repeated fields.) */
+  TSNode modnode = from ? ts_node_child_by_field_name(n, "module_name", 11) : (TSNode){0};
+  uint32_t cnt = ts_node_named_child_count(n);
   for (uint32_t i = 0; i < cnt; i++) {
-    const char *field = ts_node_field_name_for_child(n, i);
-    if (!field || strcmp(field, "name")) continue;
-    TSNode ch = ts_node_child(n, i);
+    TSNode ch = ts_node_named_child(n, i);
+    if ((!tl_node_is(ch, "dotted_name") && !tl_node_is(ch, "aliased_import")) ||
+        (!ts_node_is_null(modnode) && ts_node_eq(ch, modnode)))
+      continue;
     char *name = NULL, *alias = NULL;
     if (tl_node_is(ch, "aliased_import")) {
       name = tl_node_text(ts_node_child_by_field_name(ch, "name", 4), src);
@@ -247,11 +251,10 @@ static void tl_walk_if(tl_walk_ctx *c, TSNode n, int depth) {
   tl_walk(c, cond, depth + 1);
   tl_freq f = tl_freq_test(c, cond, 0);
   tl_walk_guarded(c, ts_node_child_by_field_name(n, "consequence", 11), f == TL_FREQ_RARE_THEN, depth + 1);
-  uint32_t cnt = ts_node_child_count(n);
+  /* elif/else clauses (by type: ts_node_field_name_for_child misreports repeated fields) */
+  uint32_t cnt = ts_node_named_child_count(n);
   for (uint32_t i = 0; i < cnt; i++) {
-    const char *field = ts_node_field_name_for_child(n, i);
-    if (!field || strcmp(field, "alternative")) continue;
-    TSNode alt = ts_node_child(n, i);
+    TSNode alt = ts_node_named_child(n, i);
     if (tl_node_is(alt, "else_clause")) {
       tl_walk_guarded(c, ts_node_child_by_field_name(alt, "body", 4), f == TL_FREQ_RARE_ELSE, depth + 1);
     } else if (tl_node_is(alt, "elif_clause")) {
@@ -637,6 +640,13 @@ static tl_valkind tl_combine(tl_valkind a, tl_valkind b) {
   if (a == TL_VAL_CPU || b == TL_VAL_CPU) return TL_VAL_CPU;
   if (a == TL_VAL_LIST || b == TL_VAL_LIST) return TL_VAL_UNKNOWN;
   return TL_VAL_PY;
+}
+
+static const tl_binding *tl_lookup(const tl_file_model *m, const char *name, int32_t func, uint32_t before);
+
+TSNode tl_model_binding_value(const tl_file_model *m, const char *name, int32_t func, uint32_t before) {
+  const tl_binding *b = tl_lookup(m, name, func, before);
+  return b ? b->value : (TSNode){0};
 }
 
 static const tl_binding *tl_lookup(const tl_file_model *m, const char *name, int32_t func, uint32_t before) {

@@ -15,15 +15,15 @@ static void errtext(int err, char *dst, size_t cap) {
 
 static const char *kind_name(mode_t m) {
   if (S_ISDIR(m)) return "a directory";
-  if (S_ISFIFO(m)) return "a named pipe (FIFO)";
+  if (S_ISFIFO(m)) return "a named pipe";
   if (S_ISSOCK(m)) return "a socket";
   if (S_ISCHR(m)) return "a character device";
   if (S_ISBLK(m)) return "a block device";
-  return "not a regular file";
+  return "an unknown kind";
 }
 
 static char *too_large_message(unsigned long long size) {
-  return tl_printf("file is too large: %llu bytes (%.1f MiB), the limit is %u bytes (%u MiB)", size,
+  return tl_printf("file too large: %llu bytes (%.1f MiB), over the limit of %u bytes (%u MiB)", size,
                    (double)size / (1024.0 * 1024.0), TL_MAX_FILE_BYTES, TL_MAX_FILE_BYTES / (1024u * 1024u));
 }
 
@@ -89,7 +89,7 @@ tl_source_status tl_source_read(const char *path, tl_source *out, size_t *error_
     return fail(TL_SOURCE_IO, message, tl_printf("cannot open: %s", err));
   }
   if (!S_ISREG(pre.st_mode))
-    return fail(TL_SOURCE_NOT_FILE, message, tl_printf("not a regular file: it is %s", kind_name(pre.st_mode)));
+    return fail(TL_SOURCE_NOT_FILE, message, tl_printf("not a regular file (%s)", kind_name(pre.st_mode)));
   if ((unsigned long long)pre.st_size > TL_MAX_FILE_BYTES)
     return fail(TL_SOURCE_TOO_LARGE, message, too_large_message((unsigned long long)pre.st_size));
 
@@ -111,7 +111,7 @@ tl_source_status tl_source_read(const char *path, tl_source *out, size_t *error_
   /* The path may have been replaced between stat and open: check the descriptor too. */
   if (!S_ISREG(st.st_mode)) {
     close(fd);
-    return fail(TL_SOURCE_NOT_FILE, message, tl_printf("not a regular file: it is %s", kind_name(st.st_mode)));
+    return fail(TL_SOURCE_NOT_FILE, message, tl_printf("not a regular file (%s)", kind_name(st.st_mode)));
   }
   if ((unsigned long long)st.st_size > TL_MAX_FILE_BYTES) {
     close(fd);
@@ -155,7 +155,7 @@ tl_source_status tl_source_read(const char *path, tl_source *out, size_t *error_
     free(buf);
     if (error_offset) *error_offset = off;
     return fail(TL_SOURCE_BINARY, message,
-                tl_printf("binary file: a NUL byte at byte offset %zu; not Python source text", off));
+                tl_printf("binary file (NUL byte at byte offset %zu)", off));
   }
   size_t bad = 0;
   if (!tl_utf8_valid(buf, len, &bad)) {
@@ -163,7 +163,7 @@ tl_source_status tl_source_read(const char *path, tl_source *out, size_t *error_
     free(buf);
     if (error_offset) *error_offset = bad;
     return fail(TL_SOURCE_BAD_UTF8, message,
-                tl_printf("invalid UTF-8: byte 0x%02X at byte offset %zu does not start a valid sequence", b, bad));
+                tl_printf("invalid UTF-8 (byte 0x%02x at byte offset %zu)", b, bad));
   }
 
   out->text = buf;

@@ -165,6 +165,8 @@ typedef struct ign_frame {
   TL_VEC(ign_pat) pats;
   char *base; /* directory of the .gitignore relative to the walk root; "" for the root */
   size_t base_len;
+  char *above; /* for a .gitignore above the walk root: the path from its directory down to the
+                  root, with a trailing '/' (then `base` is ""); NULL otherwise */
   struct ign_frame *parent;
 } ign_frame;
 
@@ -207,10 +209,11 @@ static bool ign_parse_line(const char *line, size_t n, ign_pat *out) {
   return true;
 }
 
-static ign_frame *ign_frame_new(const char *base, ign_frame *parent) {
+static ign_frame *ign_frame_new(const char *base, const char *above, ign_frame *parent) {
   ign_frame *f = tl_calloc(1, sizeof *f);
   f->base = tl_strdup(base);
   f->base_len = strlen(base);
+  f->above = above ? tl_strdup(above) : NULL;
   f->parent = parent;
   return f;
 }
@@ -231,18 +234,26 @@ static void ign_frame_free(ign_frame *f) {
   for (size_t i = 0; i < f->pats.n; i++) free(f->pats.v[i].pat);
   tl_vec_free(&f->pats);
   free(f->base);
+  free(f->above);
   free(f);
 }
 
 /* 1: ignored, 0: re-included by a '!' line, -1: no line of this set matches. */
 static int ign_frame_decide(const ign_frame *f, const char *rel, const char *name, bool is_dir) {
   const char *sub = rel + (f->base_len ? f->base_len + 1 : 0);
+  char *joined = NULL;
+  if (f->above) sub = joined = tl_printf("%s%s", f->above, rel);
+  int r = -1;
   for (size_t i = f->pats.n; i-- > 0;) {
     const ign_pat *p = &f->pats.v[i];
     if (p->dir_only && !is_dir) continue;
-    if (tl_glob_match(p->pat, p->anchored ? sub : name)) return p->neg ? 0 : 1;
+    if (tl_glob_match(p->pat, p->anchored ? sub : name)) {
+      r = p->neg ? 0 : 1;
+      break;
+    }
   }
-  return -1;
+  free(joined);
+  return r;
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -392,8 +403,10 @@ static int cmp_str(const void *a, const void *b) {
 
 #define TL_GITIGNORE_MAX (1024u * 1024u)
 
-/* Reads dir/.gitignore; returns the new innermost frame (or `parent` when there is nothing). */
-static ign_frame *load_gitignore(walker *w, const char *dir, const char *rel, ign_frame *parent) {
+/* Reads dir/.gitignore; returns the new innermost frame (or `parent` when there is nothing).
+ * `rel` and `above` are as in ign_frame. */
+static ign_frame *load_gitignore(walker *w, const char *dir, const char *rel, const char *above,
+                                 ign_frame *parent) {
   char *path = path_join(dir, ".gitignore");
   char err[256];
   int fd;
@@ -435,7 +448,7 @@ static ign_frame *load_gitignore(walker *w, const char *dir, const char *rel, ig
   }
   close(fd);
   free(path);
-  ign_frame *f = ign_frame_new(rel, parent);
+  ign_frame *f = ign_frame_new(rel, above, parent);
   if (b.data) ign_parse_text(f, b.data, b.len);
   tl_buf_free(&b);
   if (f->pats.n == 0) {
@@ -545,7 +558,7 @@ static void walk_dir(walker *w, const char *path, const char *rel, const dirnode
   closedir(d);
   if (names.n > 1) qsort(names.v, names.n, sizeof *names.v, cmp_str);
 
-  if (has_gitignore) ign = load_gitignore(w, path, rel, ign);
+  if (has_gitignore) ign = load_gitignore(w, path, rel, NULL, ign);
   for (size_t i = 0; i < names.n; i++) {
     char *child = path_join(path, names.v[i]);
     char *child_rel = rel[0] ? tl_printf("%s/%s", rel, names.v[i]) : tl_strdup(names.v[i]);
@@ -555,6 +568,46 @@ static void walk_dir(walker *w, const char *path, const char *rel, const dirnode
     free(names.v[i]);
   }
   tl_vec_free(&names);
+}
+
+/* The .gitignore files above the argument's directory, from the root of its git repository (the
+ * nearest directory above holding a .git) down; none when it is not inside a repository. */
+static ign_frame *parent_gitignores(walker *w, const char *dir) {
+  char *real = realpath(dir, NULL);
+  if (!real) return NULL;
+  size_t n = strlen(real);
+  /* Find the repository root: the longest proper prefix of `real` (at a '/') holding ".git". */
+  size_t top = 0;
+  bool found = false;
+  struct stat st;
+  char *probe = tl_printf("%s/.git", real);
+  bool root_itself = lstat(probe, &st) == 0;
+  free(probe);
+  for (size_t i = n; !root_itself && i-- > 0;) {
+    if (real[i] != '/') continue;
+    char *p = tl_printf("%.*s/.git", (int)i, real);
+    bool has = lstat(p, &st) == 0;
+    free(p);
+    if (has) {
+      top = i;
+      found = true;
+      break;
+    }
+  }
+  ign_frame *f = NULL;
+  if (found) {
+    /* Each directory from the repository root down to the argument's parent. */
+    for (size_t i = top; i < n; i++) {
+      if (i != top && real[i] != '/') continue;
+      char *d = i ? tl_strndup(real, i) : tl_strdup("/");
+      char *above = tl_printf("%s/", real + i + 1);
+      f = load_gitignore(w, d, "", above, f);
+      free(d);
+      free(above);
+    }
+  }
+  free(real);
+  return f;
 }
 
 /* The argument as the prefix of the paths below it: trailing slashes dropped ("a/" -> "a"),
@@ -589,7 +642,7 @@ static void walk_root(walker *w, const char *arg, const struct stat *st) {
     prev = n;
   }
   tl_buf_free(&up);
-  walk_dir(w, prefix, "", above, NULL, st, false);
+  walk_dir(w, prefix, "", above, parent_gitignores(w, prefix), st, false);
   while (w->next_deferred < w->deferred.n) {
     deferred_dir d = w->deferred.v[w->next_deferred++];
     walk_dir(w, d.path, d.rel, d.parent, d.ign, &d.st, true);
@@ -622,7 +675,7 @@ size_t tl_walk(const char *const *paths, size_t npaths, const char *const *extra
   w.diags = diags;
   ign_frame *extra = NULL;
   if (extra_excludes && nexcludes) {
-    extra = ign_frame_new("", NULL);
+    extra = ign_frame_new("", NULL, NULL);
     for (size_t i = 0; i < nexcludes; i++) {
       ign_pat p;
       if (extra_excludes[i] && ign_parse_line(extra_excludes[i], strlen(extra_excludes[i]), &p))

@@ -15,7 +15,11 @@ typedef TL_VEC(char *) tl_paths;
  *   or hold bin/activate);
  * - `.gitignore` files found while walking are honoured for their directory and below
  *   (patterns with *, ?, **, leading / anchoring, trailing / for directories, ! negation);
- * - `extra_excludes` (may be NULL) are glob patterns matched like .gitignore lines at the root;
+ *   so are those above a directory argument, up to the root of its git repository (the nearest
+ *   directory above holding a `.git`), when it is inside one;
+ * - `extra_excludes` (may be NULL) are glob patterns matched like .gitignore lines at the root
+ *   (each directory argument), and also against the path as spelled (less a leading "./");
+ *   they win over .gitignore re-includes; they do not apply to files named explicitly;
  * - symlinks to files are followed; symlinked directories are followed only once
  *   (a loop is detected by device+inode and reported as a warning); dangling symlinks are
  *   reported as errors with their path;

@@ -293,7 +293,7 @@ static void test_diff_applies(void) {
   static const char *const pool[] = {"a\n", "b\n", "c\n", "x = 1\n", "\n", "    pass\n", "d\r\n", "\r\n"};
   unsigned seed = 12345;
 #define RND() (seed = seed * 1103515245u + 12345u, (seed >> 16) & 0x7fff)
-  for (int iter = 0; iter < 120; iter++) {
+  for (int iter = 0; iter < 80; iter++) {
     tl_buf a = {0}, b = {0};
     tl_buf_put(&a, "", 0);
     tl_buf_put(&b, "", 0);

@@ -187,7 +187,7 @@ int main(void) {
   write_file("overlong.py", "s = '\xC0\xAF'\n", 9);
   CHECK_INT(read_status("overlong.py", TL_SOURCE_BAD_UTF8, "offset 5"), 5);
   write_file("surrogate.py", "# \xED\xA0\x80\n", 6);
-  CHECK_INT(read_status("surrogate.py", TL_SOURCE_BAD_UTF8, "0xED"), 2);
+  CHECK_INT(read_status("surrogate.py", TL_SOURCE_BAD_UTF8, "0xed"), 2);
   write_file("truncated.py", "x = 1\n# \xE2\x82", 10);
   CHECK_INT(read_status("truncated.py", TL_SOURCE_BAD_UTF8, "UTF-8"), 8);
   write_file("latin1.py", "# caf\xE9\n", 7);

@@ -349,6 +349,29 @@ static void test_excludes_spelled(void) {
   result_free(&r);
 }
 
+static void test_parent_gitignore(void) {
+  /* Inside a repository (root/ holds .git), walking a subdirectory still honours the .gitignore
+   * files above it, up to the repository root. */
+  const char *args[] = {"root/deep"};
+  result r = walk(args, 1, NULL, 0);
+  const char *want[] = {"root/deep/gen_b.py", "root/deep/more/anch.py", "root/deep/top_only.py"};
+  check_paths(&r, want, 3, __LINE__);
+  result_free(&r);
+  const char *data[] = {"./root/data/"};
+  r = walk(data, 1, NULL, 0);
+  const char *want_data[] = {"./root/data/x/keep.py"}; /* the anchored data cache line of root/.gitignore */
+  check_paths(&r, want_data, 1, __LINE__);
+  result_free(&r);
+  /* Outside a repository, a .gitignore above the argument is not looked at. */
+  put("norepo/.gitignore", "*.py\n");
+  put("norepo/sub/a.py", "");
+  const char *norepo[] = {"norepo/sub"};
+  r = walk(norepo, 1, NULL, 0);
+  const char *want_norepo[] = {"norepo/sub/a.py"};
+  check_paths(&r, want_norepo, 1, __LINE__);
+  result_free(&r);
+}
+
 static void test_unreadable(void) {
   if (geteuid() == 0) return; /* root reads anything */
   mkdirs("locked/inner");
@@ -380,6 +403,7 @@ int main(void) {
   test_explicit();
   test_excludes();
   test_excludes_spelled();
+  test_parent_gitignore();
   test_unreadable();
 
   if (chdir(cwd) != 0) die("chdir");

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# examples.sh - the bundled example project yields exactly the findings listed in
+# examples/expected-findings.txt (path:line: CODE), and the CLI's exit codes are as documented.
+set -u
+bin=$1 src=$2
+fail=0
+cd "$src/examples" || exit 1
+got=$("$bin" check --format concise --no-source . | sed -E 's#^\./##; s#^([^:]+:[0-9]+):[0-9]+: (TL[0-9]+) .*#\1: \2#' | sort)
+want=$(grep -v '^#' expected-findings.txt | sed '/^$/d' | sort)
+if [ "$got" != "$want" ]; then
+  echo "examples: findings differ from expected-findings.txt:"
+  diff <(echo "$want") <(echo "$got") | sed 's/^</Missing:/; s/^>/Noisy:/'
+  fail=$((fail + 1))
+fi
+"$bin" check --no-source . >/dev/null; rc=$?
+[ $rc -eq 1 ] || { echo "exit code with findings: $rc, want 1"; fail=$((fail + 1)); }
+"$bin" check --exit-zero . >/dev/null; rc=$?
+[ $rc -eq 0 ] || { echo "--exit-zero: $rc, want 0"; fail=$((fail + 1)); }
+"$bin" check --select TL999 . >/dev/null; rc=$?
+[ $rc -eq 0 ] || { echo "no rule selected: $rc, want 0"; fail=$((fail + 1)); }
+"$bin" check --bogus . >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || { echo "usage error: $rc, want 2"; fail=$((fail + 1)); }
+"$bin" explain TL101 | grep -q "## Why is this bad" || { echo "explain TL101 lacks its docs"; fail=$((fail + 1)); }
+"$bin" explain TL000 >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || { echo "explain unknown: $rc, want 2"; fail=$((fail + 1)); }
+n=$("$bin" rules | wc -l)
+[ "$n" -ge 5 ] || { echo "rules lists $n rules"; fail=$((fail + 1)); }
+echo "$((8 - fail)) passed, $fail failed"
+[ $fail -eq 0 ]
