@@ -27,6 +27,7 @@ static void usage(FILE *out) {
         "  -j, --jobs N                 threads (default: all cores)\n"
         "  --exit-zero                  exit 0 even when there are findings\n"
         "  --no-source                  text format: do not print source lines\n"
+        "  --show-fixes                 text format: print each finding's fix as a diff\n"
         "  --color auto|always|never    colour (default auto: only on a terminal, not with NO_COLOR)\n"
         "\n"
         "exit status: 0 no findings, 1 findings, 2 usage error, bad rule file, or an input that\n"
@@ -37,7 +38,7 @@ static void usage(FILE *out) {
 typedef struct {
   TL_VEC(char *) select, ignore, excludes, paths, rule_dirs;
   tl_format format;
-  bool diff, fix, unsafe, exit_zero, no_source;
+  bool diff, fix, unsafe, exit_zero, no_source, show_fixes;
   int color; /* -1 auto, 0 never, 1 always */
   unsigned jobs;
 } tl_cli;
@@ -123,7 +124,7 @@ static int cmd_check(tl_cli *c) {
   size_t n = tl_analysis_finding_count(a);
   bool *fixed = tl_calloc(n + 1, sizeof *fixed);
   size_t remaining = n;
-  tl_output_opts oo = {c->format, color, c->unsafe, !c->no_source};
+  tl_output_opts oo = {c->format, color, c->unsafe, !c->no_source, c->show_fixes};
   int rc = 0;
   if (c->diff || c->fix) {
     fix_ctx fc = {a, {0}, c->fix, 0, 0};
@@ -228,6 +229,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--unsafe-fixes")) c.unsafe = true;
     else if (!strcmp(a, "--exit-zero")) c.exit_zero = true;
     else if (!strcmp(a, "--no-source")) c.no_source = true;
+    else if (!strcmp(a, "--show-fixes")) c.show_fixes = true;
     else if (!strcmp(a, "--all")) all = true;
     else if (!strcmp(a, "--select")) split_codes(NEXT(), &c.select);
     else if (!strcmp(a, "--ignore")) split_codes(NEXT(), &c.ignore);

@@ -54,7 +54,7 @@ struct tl_rule {
   tl_fix_safety fix_safety;
   unsigned hot;
   bool default_on, enabled;
-  char *message, *fix_title, *doc, *query_src;
+  char *message, *fix_title, *help, *doc, *query_src;
   uint32_t query_line; /* 1-based line in the rule file where the query text starts */
   TL_VEC(tl_fixop) fix;
   TL_VEC(char *) supersedes;

@@ -85,11 +85,11 @@ typedef struct {
   bool depth_reported;
 } tl_walk_ctx;
 
-static void tl_walk(tl_walk_ctx *c, TSNode n, int depth);
+static void tl_visit(tl_walk_ctx *c, TSNode n, int depth);
 
 static void tl_walk_children(tl_walk_ctx *c, TSNode n, int depth) {
   uint32_t k = ts_node_named_child_count(n);
-  for (uint32_t i = 0; i < k; i++) tl_walk(c, ts_node_named_child(n, i), depth + 1);
+  for (uint32_t i = 0; i < k; i++) tl_visit(c, ts_node_named_child(n, i), depth + 1);
 }
 
 static char *tl_join_module(const char *base, const char *name) {
@@ -242,13 +242,13 @@ static void tl_walk_guarded(tl_walk_ctx *c, TSNode block, bool guarded, int dept
     tl_vec_push(&c->m->guards, r);
     c->guard_depth++;
   }
-  tl_walk(c, block, depth);
+  tl_visit(c, block, depth);
   if (guarded) c->guard_depth--;
 }
 
 static void tl_walk_if(tl_walk_ctx *c, TSNode n, int depth) {
   TSNode cond = ts_node_child_by_field_name(n, "condition", 9);
-  tl_walk(c, cond, depth + 1);
+  tl_visit(c, cond, depth + 1);
   tl_freq f = tl_freq_test(c, cond, 0);
   tl_walk_guarded(c, ts_node_child_by_field_name(n, "consequence", 11), f == TL_FREQ_RARE_THEN, depth + 1);
   /* elif/else clauses (by type: ts_node_field_name_for_child misreports repeated fields) */
@@ -262,7 +262,7 @@ static void tl_walk_if(tl_walk_ctx *c, TSNode n, int depth) {
       bool g = f == TL_FREQ_RARE_ELSE;
       if (g) { tl_range r = {ts_node_start_byte(alt), ts_node_end_byte(alt)}; tl_vec_push(&c->m->guards, r); c->guard_depth++; }
       TSNode ec = ts_node_child_by_field_name(alt, "condition", 9);
-      tl_walk(c, ec, depth + 1);
+      tl_visit(c, ec, depth + 1);
       tl_freq ef = tl_freq_test(c, ec, 0);
       tl_walk_guarded(c, ts_node_child_by_field_name(alt, "consequence", 11), ef == TL_FREQ_RARE_THEN, depth + 1);
       if (g) c->guard_depth--;
@@ -462,7 +462,7 @@ static void tl_walk_loop(tl_walk_ctx *c, TSNode n, int depth) {
   char *iter = NULL;
   if (is_for) {
     TSNode right = ts_node_child_by_field_name(n, "right", 5);
-    tl_walk(c, right, depth + 1); /* the iterable is evaluated once, outside the loop */
+    tl_visit(c, right, depth + 1); /* the iterable is evaluated once, outside the loop */
     /* Unwrap enumerate(...), tqdm(...), zip(...): take the first argument that names something. */
     for (int guard = 0; guard < 4 && tl_node_is(right, "call"); guard++) {
       char *fn = tl_dotted(ts_node_child_by_field_name(right, "function", 8), c->src);
@@ -490,15 +490,15 @@ static void tl_walk_loop(tl_walk_ctx *c, TSNode n, int depth) {
     size_t first = c->m->bindings.n;
     tl_bind_targets(c, left, at, TL_VAL_UNKNOWN, 0);
     for (size_t i = first; i < c->m->bindings.n; i++) c->m->bindings.v[i].from_loop = idx; /* kind set after the walk */
-    tl_walk(c, body, depth + 1);
-    tl_walk(c, ts_node_child_by_field_name(n, "alternative", 11), depth + 1);
+    tl_visit(c, body, depth + 1);
+    tl_visit(c, ts_node_child_by_field_name(n, "alternative", 11), depth + 1);
   } else {
     tl_walk_children(c, n, depth);
   }
   c->loop = saved;
 }
 
-static void tl_walk(tl_walk_ctx *c, TSNode n, int depth) {
+static void tl_visit(tl_walk_ctx *c, TSNode n, int depth) {
   if (ts_node_is_null(n)) return;
   if (depth > TL_MAX_DEPTH) {
     if (!c->depth_reported) {
@@ -559,7 +559,7 @@ void tl_model_build(tl_file_model *m, TSNode root, const char *src, const char *
   c.func = 0;
   c.cls = -1;
   c.loop = -1;
-  tl_walk(&c, root, 0);
+  tl_visit(&c, root, 0);
   /* Now that every DataLoader binding is known: which loops iterate a loader. */
   for (size_t i = 0; i < m->loops.n; i++) {
     char *it = c.loop_iters.v[i];

@@ -55,6 +55,31 @@ static void tl_print_source(FILE *out, const char *text, size_t len, const tl_fi
   (void)col;
 }
 
+/* The diff of one finding's fix alone, indented under the finding. */
+static void tl_print_fix(FILE *out, const char *text, size_t len, const tl_finding *f, bool color) {
+  tl_edits copy = {0};
+  for (size_t i = 0; i < f->fix.n; i++) {
+    tl_edit e = {f->fix.v[i].start, f->fix.v[i].end, tl_strdup(f->fix.v[i].text)};
+    tl_vec_push(&copy, e);
+  }
+  size_t nl;
+  char *neu = tl_edits_apply(text, len, &copy, &nl, NULL);
+  tl_buf d = {0};
+  const char *rel = f->path;
+  while (rel[0] == '.' && rel[1] == '/') rel += 2;
+  tl_diff_unified(&d, rel, text, len, neu, nl);
+  for (char *line = d.data, *next; line && *line; line = next) {
+    next = strchr(line, '\n');
+    if (next) *next++ = 0;
+    const char *c = !color ? "" : line[0] == '+' ? C_CYAN : line[0] == '-' ? C_RED : "";
+    fprintf(out, "    %s%s%s\n", c, line, *c ? C_RESET : "");
+  }
+  tl_buf_free(&d);
+  free(neu);
+  for (size_t i = 0; i < copy.n; i++) free(copy.v[i].text);
+  tl_vec_free(&copy);
+}
+
 static cJSON *tl_json_finding(const tl_finding *f, bool unsafe) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "code", tl_rule_code(f->rule));
@@ -66,6 +91,7 @@ static cJSON *tl_json_finding(const tl_finding *f, bool unsafe) {
   cJSON_AddNumberToObject(o, "end_line", f->end_line);
   cJSON_AddNumberToObject(o, "end_column", f->end_col);
   cJSON_AddStringToObject(o, "message", f->message);
+  cJSON_AddStringToObject(o, "help", tl_rule_help(f->rule));
   cJSON *hot = cJSON_AddArrayToObject(o, "hot_path");
   for (size_t i = 0; i < f->nhot; i++) {
     cJSON *h = cJSON_CreateObject();
@@ -142,8 +168,10 @@ void tl_output_findings(FILE *out, const tl_analysis *a, const bool *skip, const
     char *hot = tl_hot_text(f);
     if (*hot) fprintf(out, "  = why hot: %s\n", hot);
     free(hot);
+    if (*tl_rule_help(f->rule)) fprintf(out, "  = help: %s\n", tl_rule_help(f->rule));
     if (f->fix.n && *tl_rule_fix_title(f->rule))
       fprintf(out, "  = fix%s: %s\n", f->fix_safety == TL_FIXSAFE_UNSAFE ? " (unsafe)" : "", tl_rule_fix_title(f->rule));
+    if (f->fix.n && o->show_fixes && text) tl_print_fix(out, text, len, f, o->color);
     fputc('\n', out);
   }
   if (o->format == TL_FORMAT_TEXT) {

@@ -13,6 +13,7 @@ typedef struct {
   bool color;
   bool unsafe_fixes;   /* include unsafe fixes in --diff/--fix and in "fixable" counts */
   bool show_source;    /* text: the source line with a caret */
+  bool show_fixes;     /* text: each finding's fix as a diff */
 } tl_output_opts;
 
 /* Writes the findings whose `skip[i]` is false (skip may be NULL). */

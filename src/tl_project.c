@@ -422,8 +422,10 @@ unsigned tl_project_hot_at(tl_analysis *a, size_t fi, int32_t func, uint32_t byt
     unsigned bit = 1u << k;
     if (!(kinds & bit) || !(st->hot & bit) || func == 0 || tl_guarded_after(m, byte, m->funcs.v[func].start)) continue;
     int32_t cf = (int32_t)fi, cfn = func;
-    tl_chain_add(&v, f->path, m->funcs.v[func].line, m->funcs.v[func].col,
-                 tl_printf("in `%s`", m->funcs.v[func].display));
+    /* an entry point itself needs no "in `f`": its reason says it all */
+    if (st->reason[k].kind != 0)
+      tl_chain_add(&v, f->path, m->funcs.v[func].line, m->funcs.v[func].col,
+                   tl_printf("in `%s`", m->funcs.v[func].display));
     for (int guard = 0; guard < 32; guard++) {
       const tl_hot_reason *r = &a->fstate.v[cf][cfn].reason[k];
       const tl_file *rf = &a->files.v[r->kind == 0 ? cf : r->file];

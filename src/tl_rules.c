@@ -51,7 +51,7 @@ static void tl_preds_free(tl_pattern *p) {
 
 static void tl_rule_free(tl_rule *r) {
   if (!r) return;
-  free(r->code); free(r->name); free(r->path); free(r->message); free(r->fix_title);
+  free(r->code); free(r->name); free(r->path); free(r->message); free(r->fix_title); free(r->help);
   free(r->doc); free(r->query_src);
   for (size_t i = 0; i < r->fix.n; i++) { free(r->fix.v[i].capture); free(r->fix.v[i].tmpl); }
   tl_vec_free(&r->fix);
@@ -180,6 +180,7 @@ static tl_rule *tl_rule_parse(const char *path, const char *text, size_t len, tl
     else if (!strcmp(key, "name")) { free(r->name); r->name = val; val = NULL; }
     else if (!strcmp(key, "message")) { free(r->message); r->message = val; val = NULL; }
     else if (!strcmp(key, "fix-title")) { free(r->fix_title); r->fix_title = val; val = NULL; }
+    else if (!strcmp(key, "help")) { free(r->help); r->help = val; val = NULL; }
     else if (!strcmp(key, "severity")) {
       if (!strcmp(val, "error")) r->severity = TL_SEVERITY_ERROR;
       else if (!strcmp(val, "warning")) r->severity = TL_SEVERITY_WARNING;
@@ -275,6 +276,7 @@ static tl_rule *tl_rule_parse(const char *path, const char *text, size_t len, tl
   while (doc_end > doc_start && (text[doc_end - 1] == '\n' || text[doc_end - 1] == '\r')) doc_end--;
   r->doc = tl_strndup(text + doc_start, doc_end - doc_start);
   if (!r->fix_title) r->fix_title = tl_strdup("");
+  if (!r->help) r->help = tl_strdup("");
   if (!ok) {
     tl_rule_free(r);
     return NULL;
@@ -582,6 +584,7 @@ const char *tl_rule_path(const tl_rule *r) { return r->path; }
 const char *tl_rule_summary(const tl_rule *r) { return r->message; }
 const char *tl_rule_doc(const tl_rule *r) { return r->doc; }
 const char *tl_rule_fix_title(const tl_rule *r) { return r->fix_title; }
+const char *tl_rule_help(const tl_rule *r) { return r->help; }
 tl_severity tl_rule_severity(const tl_rule *r) { return r->severity; }
 tl_fix_safety tl_rule_fix_safety(const tl_rule *r) { return r->fix_safety; }
 bool tl_rule_enabled(const tl_rule *r) { return r->enabled; }

@@ -480,7 +480,7 @@ static void walk_entry(walker *w, const char *path, const char *rel, const char 
       /* The target's kind is unknown: an ignore line for either kind silences it. */
       if (ignored(w, ign, path, rel, name, false) || ignored(w, ign, path, rel, name, true)) return;
       if (e == ENOENT || e == ENOTDIR) {
-        report(w, TL_DIAG_ERROR, path, "dangling symbolic link");
+        report(w, TL_DIAG_WARNING, path, "dangling symbolic link: skipped");
       } else if (e == ELOOP) {
         report(w, TL_DIAG_WARNING, path, "symbolic link loop (too many levels of symbolic links); not followed");
       } else {

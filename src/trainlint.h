@@ -54,6 +54,7 @@ const char *tl_rule_path(const tl_rule *r);
 const char *tl_rule_summary(const tl_rule *r);  /* one line: the message template */
 const char *tl_rule_doc(const tl_rule *r);      /* the Markdown docs (What it does, ...) */
 const char *tl_rule_fix_title(const tl_rule *r);/* may be "" */
+const char *tl_rule_help(const tl_rule *r);     /* what to do instead, one line; may be "" */
 tl_severity tl_rule_severity(const tl_rule *r);
 tl_fix_safety tl_rule_fix_safety(const tl_rule *r);
 bool tl_rule_enabled(const tl_rule *r);
