@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# bad_input.sh - hostile and broken inputs: each gets a located message on stderr, the other
+# files are still analysed with the same findings, and the exit codes are the documented ones.
+set -u
+bin=$1 src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+
+mkdir -p "$tmp/proj"
+cp "$src/examples/"*.py "$tmp/proj/"
+( cd "$tmp/proj" && "$bin" check --format concise --no-source . 2>/dev/null | sort ) > "$tmp/clean.txt"
+[ -s "$tmp/clean.txt" ] && ok || bad "the clean project has no findings"
+
+# Hostile neighbours.
+printf '\x7fELF\x02\x01\x01\x00\x00\x00binary' > "$tmp/proj/blob.py"
+printf 'x = 1\ny = "\xc3\x28"\n' > "$tmp/proj/latin.py"
+printf 'import torch\n\ndef f(:\n    pass\n' > "$tmp/proj/broken_syntax.py"
+printf 'print "python 2"\n' > "$tmp/proj/py2.py"
+: > "$tmp/proj/empty.py"
+printf '\xef\xbb\xbfimport torch\n' > "$tmp/proj/bom.py"
+printf 'import torch\r\nx = 1\r\n' > "$tmp/proj/crlf.py"
+mkfifo "$tmp/proj/pipe.py"
+ln -s nowhere.py "$tmp/proj/dangling.py"
+python3 -c "print('x = ' + '(' * 10000 + '1' + ')' * 10000)" > "$tmp/proj/nested.py"
+python3 -c "
+print('def f(step, t):')
+for i in range(5000):
+    print(' ' * (i + 1) + 'if step:')
+print(' ' * 5001 + 'pass')" > "$tmp/proj/deep_if.py"
+
+( cd "$tmp/proj" && timeout 60 "$bin" check --format concise --no-source . 2>"$tmp/err.txt" >"$tmp/out.unsorted"; echo $? >"$tmp/rc" )
+sort "$tmp/out.unsorted" > "$tmp/out.txt"
+rc=$(cat "$tmp/rc")
+[ "$rc" = 2 ] && ok || bad "exit code with unreadable inputs: $rc, want 2"
+if diff "$tmp/clean.txt" "$tmp/out.txt" >/dev/null; then ok; else bad "findings changed next to hostile files:"; diff "$tmp/clean.txt" "$tmp/out.txt"; fi
+grep -q '^./blob.py: error: .*binary\|^./blob.py:[0-9]*:[0-9]*: error: .*NUL' "$tmp/err.txt" && ok || bad "no located message for the binary file"
+grep -q '^./latin.py:2:6: error: .*UTF-8' "$tmp/err.txt" && ok || bad "invalid UTF-8 not reported at 2:6"
+grep -q '^./broken_syntax.py:3:[0-9]*: warning: syntax error' "$tmp/err.txt" && ok || bad "syntax error not located"
+# tree-sitter-python still parses much of Python 2 (print statements, backticks): analysed, not an error
+grep -q 'py2.py.*error' "$tmp/err.txt" && bad "python 2 file is an error: $(grep py2.py "$tmp/err.txt")" || ok
+grep -q 'dangling.py: warning: dangling symbolic link' "$tmp/err.txt" && ok || bad "dangling link not reported"
+grep -q 'bom.py' "$tmp/err.txt" && bad "BOM file reported: $(grep bom.py "$tmp/err.txt")" || ok
+grep -q 'crlf.py' "$tmp/err.txt" && bad "CRLF file reported" || ok
+grep -q 'empty.py' "$tmp/err.txt" && bad "empty file reported" || ok
+grep -q 'nested.py:1:[0-9]*: warning: nesting deeper' "$tmp/err.txt" && ok || bad "deep bracket nesting not reported"
+grep -q 'deep_if.py:[0-9]*:[0-9]*: warning: \(nesting deeper\|syntax error\)' "$tmp/err.txt" && ok || bad "5000 nested ifs not reported"
+
+# A missing path: located error, exit 2, the rest still analysed.
+( cd "$tmp/proj" && rm -f pipe.py dangling.py blob.py latin.py; "$bin" check --format concise --no-source train.py missing.py 2>"$tmp/err2.txt" >"$tmp/out2.txt" ); rc=$?
+[ "$rc" = 2 ] && ok || bad "missing path: exit $rc, want 2"
+grep -q '^missing.py: error: no such file' "$tmp/err2.txt" && ok || bad "missing path message: $(cat "$tmp/err2.txt")"
+grep -q '^train.py:' "$tmp/out2.txt" && ok || bad "train.py not analysed next to a missing path"
+
+# Findings in the part of a file that parses survive a syntax error elsewhere.
+cat > "$tmp/proj/half.py" <<'PY'
+import torch
+def train(model, loader, opt):
+    for batch in loader:
+        loss = model(batch)
+        loss.backward()
+        opt.step()
+        print(loss.item())
+
+def broken(:
+PY
+( cd "$tmp/proj" && "$bin" check --format concise --no-source half.py 2>/dev/null ) | grep -q '^half.py:7:[0-9]*: TL101' && ok || bad "finding lost next to a syntax error"
+
+# A broken rule file: file:line:col and exit 2.
+mkdir -p "$tmp/rules"
+cat > "$tmp/rules/bad.md" <<'MD'
+---
+code: TLX01
+name: broken
+message: "m"
+---
+## Query
+```query
+(call function: (identifier) @f
+  (#no-such-predicate? @f))
+```
+MD
+"$bin" check --rules "$tmp/rules" "$tmp/proj/train.py" >/dev/null 2>"$tmp/err3.txt"; rc=$?
+[ "$rc" = 2 ] && ok || bad "broken rule file: exit $rc, want 2"
+grep -q "bad.md:9:4: error: unknown predicate #no-such-predicate?" "$tmp/err3.txt" && ok || bad "rule error not located: $(cat "$tmp/err3.txt")"
+printf -- '---\ncode: TLX02\nname: x\nmessage: m\n---\n```query\n(call function: (identifer))\n```\n' > "$tmp/rules/bad.md"
+"$bin" check --rules "$tmp/rules" "$tmp/proj/train.py" >/dev/null 2>"$tmp/err4.txt"; rc=$?
+[ "$rc" = 2 ] && grep -q "bad.md:7:18: error: query: unknown node type" "$tmp/err4.txt" && ok || bad "bad query not located: $(cat "$tmp/err4.txt")"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
