@@ -1,15 +1,29 @@
 #!/bin/sh
-# setup.sh - installs the Debian packages trainlint needs to build and test (only the missing ones).
+# setup.sh - installs the Debian packages trainlint needs to build and test (only what is missing).
 set -eu
-pkgs="build-essential cmake pkg-config libtree-sitter-dev libpcre2-dev libcjson-dev nodejs npm python3 patch git"
 missing=""
-for p in $pkgs; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
-done
+need_cmd() { command -v "$1" >/dev/null 2>&1 || missing="$missing $2"; }
+need_pc() { pkg-config --exists "$1" 2>/dev/null || missing="$missing $2"; }
+need_cmd cc build-essential
+need_cmd make build-essential
+need_cmd cmake cmake
+need_cmd pkg-config pkg-config
+need_cmd npm npm            # fetches the pinned grammar (any npm works: Debian's or one already installed)
+need_cmd python3 python3    # test scripts
+need_cmd patch patch
+need_cmd git git
+if command -v pkg-config >/dev/null 2>&1; then
+  need_pc tree-sitter libtree-sitter-dev
+  need_pc libpcre2-8 libpcre2-dev
+  need_pc libcjson libcjson-dev
+else
+  missing="$missing libtree-sitter-dev libpcre2-dev libcjson-dev"
+fi
 [ -z "$missing" ] && exit 0
-echo "setup: installing:$missing"
-if [ "$(id -u)" -eq 0 ]; then SUDO=""; elif command -v sudo >/dev/null; then SUDO="sudo"; else
-  echo "setup: need root (or sudo) to install:$missing" >&2; exit 1; fi
+missing=$(printf '%s\n' $missing | sort -u | tr '\n' ' ')
+echo "setup: installing: $missing"
+if [ "$(id -u)" -eq 0 ]; then SUDO=""; elif command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+  echo "setup: need root (or sudo) to install: $missing" >&2; exit 1; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 # shellcheck disable=SC2086
