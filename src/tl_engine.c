@@ -95,6 +95,7 @@ typedef struct {
   tl_worker *w;
   int32_t func;
   TSNode focus, configured;
+  int severity;
 } tl_match_env;
 
 static TSNode tl_cap(const tl_match_env *e, uint32_t id) {
@@ -134,7 +135,7 @@ static bool tl_find_reduction(const tl_match_env *e, TSNode n, int depth, TSNode
       uint32_t s = ts_node_start_byte(attr), l = ts_node_end_byte(attr) - s;
       char *callee = tl_dotted(fn, e->src);
       char *q = callee ? tl_model_resolve(e->m, callee) : NULL;
-      bool lib = q && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7));
+      bool lib = q && !strchr(q, '(') && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7));
       bool hit = false;
       if (tl_str_in(e->src + s, l, tl_reduction_methods)) {
         if (lib) {
@@ -197,7 +198,7 @@ static bool tl_is_tensor(const tl_match_env *e, TSNode n) {
       uint32_t s = ts_node_start_byte(attr);
       char *callee = tl_dotted(fn, e->src);
       char *q = callee ? tl_model_resolve(e->m, callee) : NULL;
-      bool lib = q && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7));
+      bool lib = q && !strchr(q, '(') && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7));
       bool hit = lib || tl_str_in(e->src + s, ts_node_end_byte(attr) - s, tl_tensor_methods);
       free(q);
       free(callee);
@@ -317,6 +318,72 @@ static bool tl_indexes_with(const tl_match_env *e, TSNode n, const char *var, in
   return false;
 }
 
+/* Does deciding this condition need a device value? (`if (x == pad).any():`, `while t.max() > 0`) */
+static const char *const tl_truth_methods[] = {"any", "all", "max", "_max", "min", "_min", "sum", "amax", "amin",
+                                               "equal", "allclose", "isnan", "isinf", NULL};
+/* `x % n == k` (not string formatting). */
+static bool tl_is_modulo_test(TSNode n, const char *src) {
+  while (tl_node_is(n, "parenthesized_expression")) n = ts_node_named_child(n, 0);
+  if (!tl_node_is(n, "comparison_operator")) return false;
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+    TSNode ch = ts_node_named_child(n, i);
+    while (tl_node_is(ch, "parenthesized_expression")) ch = ts_node_named_child(ch, 0);
+    if (!tl_node_is(ch, "binary_operator")) continue;
+    TSNode op = ts_node_child_by_field_name(ch, "operator", 8);
+    TSNode left = ts_node_child_by_field_name(ch, "left", 4);
+    if (!ts_node_is_null(op) && src[ts_node_start_byte(op)] == '%' && !tl_node_is(left, "string")) return true;
+  }
+  return false;
+}
+
+static bool tl_tensor_condition(const tl_match_env *e, TSNode n, int depth) {
+  if (depth > 16 || ts_node_is_null(n)) return false;
+  if (tl_contains_call_to(n, e->src, tl_host_methods, 0)) return false; /* .item() in it: TL101's */
+  const char *t = ts_node_type(n);
+  if (!strcmp(t, "parenthesized_expression") || !strcmp(t, "not_operator"))
+    return tl_tensor_condition(e, ts_node_named_child(n, 0), depth + 1);
+  if (!strcmp(t, "boolean_operator") || !strcmp(t, "comparison_operator")) {
+    /* `step % N == 0 and t.max() == 0`: the right side runs only every N steps */
+    if (!strcmp(t, "boolean_operator") && tl_is_modulo_test(ts_node_child_by_field_name(n, "left", 4), e->src)) {
+      TSNode op = ts_node_child_by_field_name(n, "operator", 8);
+      if (!ts_node_is_null(op) && !strncmp(e->src + ts_node_start_byte(op), "and", 3)) return false;
+    }
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+      TSNode ch = ts_node_named_child(n, i);
+      if (tl_tensor_condition(e, ch, depth + 1)) return true;
+      if (!strcmp(t, "comparison_operator") && tl_is_tensor(e, ch) && !tl_node_is(ch, "identifier")) return true;
+      if (!strcmp(t, "comparison_operator") && tl_node_is(ch, "identifier") &&
+          tl_model_classify(e->m, ch, e->src, e->func, 0) == TL_VAL_DEVICE) return true;
+    }
+    return false;
+  }
+  if (!strcmp(t, "call")) {
+    TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+    if (!tl_node_is(fn, "attribute")) return false;
+    TSNode attr = ts_node_child_by_field_name(fn, "attribute", 9);
+    uint32_t s = ts_node_start_byte(attr);
+    if (!tl_str_in(e->src + s, ts_node_end_byte(attr) - s, tl_truth_methods)) return false;
+    char *callee = tl_dotted(fn, e->src);
+    char *q = callee ? tl_model_resolve(e->m, callee) : NULL;
+    bool lib = q && !strchr(q, '(') && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7));
+    bool np = q && (!strncmp(q, "numpy.", 6) || !strncmp(q, "math.", 5));
+    free(q);
+    free(callee);
+    if (np) return false;
+    TSNode subject = ts_node_child_by_field_name(fn, "object", 6);
+    if (lib) {
+      TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+      subject = ts_node_named_child_count(args) ? ts_node_named_child(args, 0) : (TSNode){0};
+    }
+    if (ts_node_is_null(subject)) return false;
+    tl_valkind k = tl_model_classify(e->m, subject, e->src, e->func, 0);
+    return k == TL_VAL_UNKNOWN || k == TL_VAL_DEVICE;
+  }
+  if (!strcmp(t, "identifier") || !strcmp(t, "attribute"))
+    return tl_model_classify(e->m, n, e->src, e->func, 0) == TL_VAL_DEVICE;
+  return false;
+}
+
 static bool tl_is_01(TSNode n, const char *src) {
   return tl_node_is(n, "integer") && (tl_node_text_eq(n, src, "0") || tl_node_text_eq(n, src, "1"));
 }
@@ -376,7 +443,7 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
   TSNode a = p->cap[0] != UINT32_MAX ? tl_cap(e, p->cap[0]) : (TSNode){0};
   if (p->cap[0] != UINT32_MAX && ts_node_is_null(a)) return true; /* optional capture absent */
   const char *src = e->src;
-  uint32_t s = ts_node_start_byte(a), len = ts_node_end_byte(a) - s;
+  uint32_t s = ts_node_is_null(a) ? 0 : ts_node_start_byte(a), len = ts_node_is_null(a) ? 0 : ts_node_end_byte(a) - s;
   bool r = false;
   switch (p->op) {
   case TL_PRED_EQ:
@@ -442,6 +509,18 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
     r = n == want;
     break;
   }
+  case TL_PRED_TENSOR_COND: r = tl_tensor_condition(e, a, 0); break;
+  case TL_PRED_EARLY_EXIT: {
+    TSNode body = ts_node_child_by_field_name(a, "consequence", 11);
+    r = !ts_node_is_null(body) && ts_node_named_child_count(body) == 1 &&
+        (tl_node_is(ts_node_named_child(body, 0), "break_statement") ||
+         tl_node_is(ts_node_named_child(body, 0), "return_statement"));
+    break;
+  }
+  case TL_PRED_SET_SEVERITY:
+    e->severity = !strcmp(p->strs[0], "error") ? TL_SEVERITY_ERROR : !strcmp(p->strs[0], "info") ? TL_SEVERITY_INFO
+                                                                                                  : TL_SEVERITY_WARNING;
+    return true;
   case TL_PRED_RECEIVER_MATCH: {
     TSNode obj = tl_node_is(a, "attribute") ? ts_node_child_by_field_name(a, "object", 6) : a;
     if (tl_node_is(obj, "attribute")) obj = ts_node_child_by_field_name(obj, "attribute", 9);
@@ -554,7 +633,7 @@ static void tl_file_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQuer
   const tl_pattern *pat = &rs->patterns.v[mt->pattern_index];
   const tl_rule *rule = rs->rules.v[pat->rule];
   TSNode anchor = {0};
-  tl_match_env e = {.file = f, .m = &f->model, .src = f->text, .match = mt, .w = w};
+  tl_match_env e = {.file = f, .m = &f->model, .src = f->text, .match = mt, .w = w, .severity = -1};
   if (rs->finding_cap != UINT32_MAX) anchor = tl_cap(&e, rs->finding_cap);
   if (ts_node_is_null(anchor) && mt->capture_count) anchor = mt->captures[0].node;
   if (ts_node_is_null(anchor)) return;
@@ -567,6 +646,20 @@ static void tl_file_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQuer
   c.start = ts_node_start_byte(at);
   c.end = ts_node_end_byte(at);
   c.func = tl_model_func_at(&f->model, c.start);
+  c.severity = e.severity;
+  /* a compound statement is reported by its header line (for ...:), not its whole body */
+  if (tl_node_is(at, "for_statement") || tl_node_is(at, "while_statement") || tl_node_is(at, "if_statement") ||
+      tl_node_is(at, "with_statement")) {
+    TSNode body = ts_node_child_by_field_name(at, tl_node_is(at, "if_statement") ? "consequence" : "body",
+                                              tl_node_is(at, "if_statement") ? 11 : 4);
+    if (!ts_node_is_null(body)) {
+      uint32_t e2 = ts_node_start_byte(body);
+      while (e2 > c.start && (f->text[e2 - 1] == ' ' || f->text[e2 - 1] == '\t' || f->text[e2 - 1] == '\n' ||
+                              f->text[e2 - 1] == '\r' || f->text[e2 - 1] == ':'))
+        e2--;
+      c.report_end = e2;
+    }
+  }
   c.message = tl_expand(&e, rs->query, rule->message, true);
   if (!c.message) c.message = tl_strdup(rule->message);
   for (size_t i = 0; i < rule->fix.n; i++) {
@@ -745,9 +838,11 @@ static void tl_make_findings(tl_analysis *a) {
       fd.end_byte = c->end;
       fd.line = tl_lines_line(&f->lines, c->start);
       fd.col = tl_lines_col(&f->lines, f->text, c->start);
-      fd.end_line = tl_lines_line(&f->lines, c->end);
-      fd.end_col = tl_lines_col(&f->lines, f->text, c->end);
-      fd.severity = rule->severity;
+      uint32_t rend = c->report_end ? c->report_end : c->end;
+      fd.end_byte = rend;
+      fd.end_line = tl_lines_line(&f->lines, rend);
+      fd.end_col = tl_lines_col(&f->lines, f->text, rend);
+      fd.severity = c->severity >= 0 ? (tl_severity)c->severity : rule->severity;
       fd.message = c->message;
       c->message = NULL;
       fd.hot = chain;

@@ -10,8 +10,10 @@ typedef struct {
   uint32_t rule;          /* index in the ruleset */
   int32_t func;           /* innermost function of the finding in its file */
   uint32_t start, end;    /* byte range of the finding */
+  uint32_t report_end;    /* end of the reported range when shorter (a loop's header), else 0 */
   char *message;
   tl_edits edits;
+  int severity;           /* -1: the rule's; else a tl_severity set by #set-severity! */
 } tl_candidate;
 
 typedef struct {

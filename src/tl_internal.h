@@ -28,6 +28,9 @@ typedef enum {
   TL_PRED_TRAINING_LOADER,/* #training-loader? @call: not a validation/test loader */
   TL_PRED_ARG_COUNT,     /* #arg-count? @args "N": N positional arguments */
   TL_PRED_RECEIVER_MATCH,/* #receiver-match? @a "regex": last identifier of an attribute chain */
+  TL_PRED_TENSOR_COND,   /* #tensor-condition? @a: a condition whose truth needs a device value */
+  TL_PRED_EARLY_EXIT,    /* #early-exit? @if: the block only breaks/returns (a data-dependent loop exit) */
+  TL_PRED_SET_SEVERITY,  /* #set-severity! "info": this match's severity (a directive, always true) */
   TL_PRED__COUNT
 } tl_pred_op;
 

@@ -744,7 +744,7 @@ static tl_valkind tl_classify_call(const tl_file_model *m, TSNode n, const char 
         out = tl_device_arg(src, a);
       }
       if (out == TL_VAL_UNKNOWN) out = tl_model_classify(m, obj, src, func, depth + 1);
-    } else if (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7) || !strncmp(q, "F.", 2)) {
+    } else if (!strchr(q, '(') && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7) || !strncmp(q, "F.", 2))) {
       /* A library function: device of its tensor arguments. */
       out = TL_VAL_UNKNOWN;
       bool any = false;

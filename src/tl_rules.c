@@ -18,7 +18,8 @@ static const char *const tl_pred_names[TL_PRED__COUNT] = {
   [TL_PRED_HAS_REDUCTION] = "has-reduction?", [TL_PRED_BATCH_BOUND] = "batch-bound?",
   [TL_PRED_INDEXES_WITH] = "indexes-with?", [TL_PRED_FORCED_CONST] = "forced-constant?",
   [TL_PRED_TRAINING_LOADER] = "training-loader?", [TL_PRED_ARG_COUNT] = "arg-count?",
-  [TL_PRED_RECEIVER_MATCH] = "receiver-match?",
+  [TL_PRED_RECEIVER_MATCH] = "receiver-match?", [TL_PRED_TENSOR_COND] = "tensor-condition?",
+  [TL_PRED_EARLY_EXIT] = "early-exit?", [TL_PRED_SET_SEVERITY] = "set-severity!",
 };
 
 /* How many capture and string arguments each predicate takes (-1: one or more strings). */
@@ -30,7 +31,8 @@ static const struct { int caps; int strs; } tl_pred_arity[TL_PRED__COUNT] = {
   [TL_PRED_HAS_REDUCTION] = {1, 0}, [TL_PRED_BATCH_BOUND] = {1, 0},
   [TL_PRED_INDEXES_WITH] = {2, 0}, [TL_PRED_FORCED_CONST] = {1, 0},
   [TL_PRED_TRAINING_LOADER] = {1, 0}, [TL_PRED_ARG_COUNT] = {1, 1},
-  [TL_PRED_RECEIVER_MATCH] = {1, 1},
+  [TL_PRED_RECEIVER_MATCH] = {1, 1}, [TL_PRED_TENSOR_COND] = {1, 0}, [TL_PRED_EARLY_EXIT] = {1, 0},
+  [TL_PRED_SET_SEVERITY] = {0, 1},
 };
 
 tl_ruleset *tl_ruleset_new(void) {
@@ -376,6 +378,12 @@ static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, tl_p
                      (size_t)eoff, (char *)msg);
         ok = false;
       }
+    }
+    if (arity_ok && op == TL_PRED_SET_SEVERITY && strcmp(p.strs[0], "error") && strcmp(p.strs[0], "warning") &&
+        strcmp(p.strs[0], "info")) {
+      tl_pred_pos(r, q, pi, name, &line, &col);
+      tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "#set-severity! takes error, warning or info");
+      ok = false;
     }
     if (arity_ok && op == TL_PRED_ARG_COUNT) {
       char *end;
