@@ -439,6 +439,20 @@ static bool tl_training_loader(tl_match_env *e, TSNode call, pcre2_code *eval_re
   return true;
 }
 
+/* The value of keyword argument `name` in an argument list (or a call), or a null node. */
+static TSNode tl_kwarg_value(TSNode args, const char *src, const char *name) {
+  if (tl_node_is(args, "call")) args = ts_node_child_by_field_name(args, "arguments", 9);
+  size_t nl = strlen(name);
+  for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++) {
+    TSNode kw = ts_node_named_child(args, i);
+    if (!tl_node_is(kw, "keyword_argument")) continue;
+    TSNode k = ts_node_child_by_field_name(kw, "name", 4);
+    if (ts_node_end_byte(k) - ts_node_start_byte(k) == nl && !memcmp(src + ts_node_start_byte(k), name, nl))
+      return ts_node_child_by_field_name(kw, "value", 5);
+  }
+  return (TSNode){0};
+}
+
 static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re) {
   TSNode a = p->cap[0] != UINT32_MAX ? tl_cap(e, p->cap[0]) : (TSNode){0};
   if (p->cap[0] != UINT32_MAX && ts_node_is_null(a)) return true; /* optional capture absent */
@@ -517,6 +531,17 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
          tl_node_is(ts_node_named_child(body, 0), "return_statement"));
     break;
   }
+  case TL_PRED_HAS_KWARG:
+  case TL_PRED_KWARG_MATCH: {
+    TSNode v = tl_kwarg_value(a, src, p->strs[0]);
+    r = !ts_node_is_null(v);
+    if (r && p->op == TL_PRED_KWARG_MATCH) {
+      uint32_t vs = ts_node_start_byte(v);
+      r = tl_re_match(e->w, p->re, src + vs, ts_node_end_byte(v) - vs);
+    }
+    break;
+  }
+  case TL_PRED_FILE_MATCH: r = tl_re_match(e->w, p->re, src, e->file->len); break;
   case TL_PRED_SET_SEVERITY:
     e->severity = !strcmp(p->strs[0], "error") ? TL_SEVERITY_ERROR : !strcmp(p->strs[0], "info") ? TL_SEVERITY_INFO
                                                                                                   : TL_SEVERITY_WARNING;

@@ -31,6 +31,9 @@ typedef enum {
   TL_PRED_TENSOR_COND,   /* #tensor-condition? @a: a condition whose truth needs a device value */
   TL_PRED_EARLY_EXIT,    /* #early-exit? @if: the block only breaks/returns (a data-dependent loop exit) */
   TL_PRED_SET_SEVERITY,  /* #set-severity! "info": this match's severity (a directive, always true) */
+  TL_PRED_HAS_KWARG,     /* #has-kwarg? @args "name": the argument list has keyword `name` */
+  TL_PRED_KWARG_MATCH,   /* #kwarg-match? @args "name" "regex": keyword `name` exists and its value matches */
+  TL_PRED_FILE_MATCH,    /* #file-match? "regex": the file's text matches (e.g. uses CUDA at all) */
   TL_PRED__COUNT
 } tl_pred_op;
 

@@ -20,6 +20,7 @@ static const char *const tl_pred_names[TL_PRED__COUNT] = {
   [TL_PRED_TRAINING_LOADER] = "training-loader?", [TL_PRED_ARG_COUNT] = "arg-count?",
   [TL_PRED_RECEIVER_MATCH] = "receiver-match?", [TL_PRED_TENSOR_COND] = "tensor-condition?",
   [TL_PRED_EARLY_EXIT] = "early-exit?", [TL_PRED_SET_SEVERITY] = "set-severity!",
+  [TL_PRED_HAS_KWARG] = "has-kwarg?", [TL_PRED_KWARG_MATCH] = "kwarg-match?", [TL_PRED_FILE_MATCH] = "file-match?",
 };
 
 /* How many capture and string arguments each predicate takes (-1: one or more strings). */
@@ -32,7 +33,8 @@ static const struct { int caps; int strs; } tl_pred_arity[TL_PRED__COUNT] = {
   [TL_PRED_INDEXES_WITH] = {2, 0}, [TL_PRED_FORCED_CONST] = {1, 0},
   [TL_PRED_TRAINING_LOADER] = {1, 0}, [TL_PRED_ARG_COUNT] = {1, 1},
   [TL_PRED_RECEIVER_MATCH] = {1, 1}, [TL_PRED_TENSOR_COND] = {1, 0}, [TL_PRED_EARLY_EXIT] = {1, 0},
-  [TL_PRED_SET_SEVERITY] = {0, 1},
+  [TL_PRED_SET_SEVERITY] = {0, 1}, [TL_PRED_HAS_KWARG] = {1, 1}, [TL_PRED_KWARG_MATCH] = {1, 2},
+  [TL_PRED_FILE_MATCH] = {0, 1},
 };
 
 tl_ruleset *tl_ruleset_new(void) {
@@ -366,10 +368,12 @@ static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, tl_p
                    want_caps, want_strs < 0 ? "one or more" : want_strs ? "one" : "no");
       ok = false;
     }
-    if (arity_ok && (op == TL_PRED_MATCH || op == TL_PRED_RESOLVES_MATCH || op == TL_PRED_RECEIVER_MATCH)) {
+    if (arity_ok && (op == TL_PRED_MATCH || op == TL_PRED_RESOLVES_MATCH || op == TL_PRED_RECEIVER_MATCH ||
+                     op == TL_PRED_KWARG_MATCH || op == TL_PRED_FILE_MATCH)) {
       int err;
       PCRE2_SIZE eoff;
-      p.re = pcre2_compile((PCRE2_SPTR)p.strs[0], PCRE2_ZERO_TERMINATED, PCRE2_UTF, &err, &eoff, NULL);
+      const char *pattern = p.strs[op == TL_PRED_KWARG_MATCH ? 1 : 0];
+      p.re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF | (op == TL_PRED_FILE_MATCH ? PCRE2_MULTILINE : 0), &err, &eoff, NULL);
       if (!p.re) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(err, msg, sizeof msg);
