@@ -16,7 +16,12 @@ static void usage(FILE *out) {
         "       trainlint version\n"
         "\n"
         "check options:\n"
-        "  --format text|concise|json   output format (default text)\n"
+        "  --format FORMAT              text (default), concise, json, sarif, github, gitlab\n"
+        "  --output FILE                write the findings to FILE instead of standard output\n"
+        "  --statistics                 print the number of findings per rule instead\n"
+        "  --quiet                      no summary line, no warnings about inputs (errors still)\n"
+        "  --report-unused-suppressions also report `# noqa` comments that suppress nothing\n"
+        "  --add-noqa                   add `# noqa: CODE` comments for the current findings\n"
         "  --diff                       print the fixes as a unified diff instead of findings\n"
         "  --fix                        apply safe fixes in place (atomic, refuses changed files)\n"
         "  --unsafe-fixes               also apply/show fixes marked unsafe\n"
@@ -38,7 +43,8 @@ static void usage(FILE *out) {
 typedef struct {
   TL_VEC(char *) select, ignore, excludes, paths, rule_dirs;
   tl_format format;
-  bool diff, fix, unsafe, exit_zero, no_source, show_fixes;
+  bool diff, fix, unsafe, exit_zero, no_source, show_fixes, statistics, quiet, unused_supp, add_noqa;
+  char *output;
   int color; /* -1 auto, 0 never, 1 always */
   unsigned jobs;
 } tl_cli;
@@ -51,12 +57,87 @@ static void split_codes(const char *s, void *vec) {
 }
 
 static void cli_free(tl_cli *c) {
+  free(c->output);
   void *vs[] = {&c->select, &c->ignore, &c->excludes, &c->paths, &c->rule_dirs};
   for (size_t i = 0; i < 5; i++) {
     TL_VEC(char *) *v = vs[i];
     for (size_t k = 0; k < v->n; k++) free(v->v[k]);
     tl_vec_free(v);
   }
+}
+
+/* Input diagnostics to stderr; --quiet keeps only errors. */
+static void print_diags(const tl_cli *c, const tl_diags *d, bool color) {
+  if (!c->quiet) {
+    tl_output_diags(stderr, d, color);
+    return;
+  }
+  tl_diags errs = {0};
+  for (size_t i = 0; i < d->n; i++)
+    if (d->v[i].level == TL_DIAG_ERROR) tl_vec_push(&errs, d->v[i]);
+  tl_output_diags(stderr, &errs, color);
+  tl_vec_free(&errs);
+}
+
+/* --add-noqa: `# noqa: CODES` at the end of each finding's statement (merged into an existing
+ * `# noqa: ...`). Returns the number of files that could not be written. */
+static size_t add_noqa(const tl_analysis *a, size_t *added) {
+  size_t n = tl_analysis_finding_count(a), failed = 0, i = 0;
+  *added = 0;
+  while (i < n) {
+    size_t file = tl_analysis_finding(a, i)->file, j = i;
+    while (j < n && tl_analysis_finding(a, j)->file == file) j++;
+    size_t len;
+    const char *text = tl_analysis_file_text(a, file, &len);
+    tl_lines lines;
+    tl_lines_init(&lines, text, len);
+    tl_edits edits = {0};
+    for (size_t k = i; k < j; k++) {
+      uint32_t line = tl_analysis_finding(a, k)->stmt_last_line;
+      bool seen = false;
+      for (size_t m = i; m < k && !seen; m++) seen = tl_analysis_finding(a, m)->stmt_last_line == line;
+      if (seen) continue;
+      tl_buf codes = {0};
+      for (size_t m = k; m < j; m++) {
+        const tl_finding *f = tl_analysis_finding(a, m);
+        if (f->stmt_last_line != line || (codes.data && strstr(codes.data, tl_rule_code(f->rule)))) continue;
+        if (codes.len) tl_buf_puts(&codes, ", ");
+        tl_buf_puts(&codes, tl_rule_code(f->rule));
+      }
+      uint32_t s = lines.starts[line - 1];
+      uint32_t e = line < lines.count ? lines.starts[line] : (uint32_t)len;
+      while (e > s && (text[e - 1] == '\n' || text[e - 1] == '\r')) e--;
+      const char *noqa = NULL;
+      for (uint32_t p = s; p + 6 <= e && !noqa; p++)
+        if (!strncmp(text + p, "# noqa", 6)) noqa = text + p;
+      tl_edit ed = {e, e, NULL};
+      if (noqa && noqa[6] == ':') ed.text = tl_printf(", %s", codes.data);
+      else if (!noqa) {
+        uint32_t t = e;
+        while (t > s && (text[t - 1] == ' ' || text[t - 1] == '\t')) t--;
+        ed.start = ed.end = t;
+        ed.text = tl_printf("  # noqa: %s", codes.data);
+      }
+      tl_buf_free(&codes);
+      if (ed.text) { tl_vec_push(&edits, ed); (*added)++; }
+    }
+    if (edits.n) {
+      size_t nl;
+      char *neu = tl_edits_apply(text, len, &edits, &nl, NULL);
+      char *msg = NULL;
+      if (tl_file_replace(tl_analysis_file_path(a, file), text, len, neu, nl, &msg) != TL_WRITE_OK) {
+        fprintf(stderr, "%s: error: suppressions not written: %s\n", tl_analysis_file_path(a, file), msg ? msg : "");
+        failed++;
+      }
+      free(msg);
+      free(neu);
+    }
+    for (size_t k = 0; k < edits.n; k++) free(edits.v[k].text);
+    tl_vec_free(&edits);
+    tl_lines_free(&lines);
+    i = j;
+  }
+  return failed;
 }
 
 static tl_ruleset *load_rules(const tl_cli *c, tl_diags *d) {
@@ -111,20 +192,31 @@ static int cmd_check(tl_cli *c) {
   tl_paths files = {0};
   size_t walk_errors = tl_walk((const char *const *)c->paths.v, c->paths.n, (const char *const *)c->excludes.v,
                                c->excludes.n, &files, &d);
-  tl_output_diags(stderr, &d, ecolor);
+  print_diags(c, &d, ecolor);
   tl_options opts = {c->jobs};
   tl_analysis *a = tl_analysis_new(rs, &opts);
-  for (size_t i = 0; i < files.n; i++) tl_analysis_add_path(a, files.v[i]);
+  for (size_t i = 0; i < files.n; i++) {
+    const char *p = files.v[i];
+    while (p[0] == '.' && p[1] == '/' && p[2]) p += 2; /* "./train.py" is shown as "train.py" */
+    tl_analysis_add_path(a, p);
+  }
   tl_analysis_run(a);
   const tl_diags *ad = tl_analysis_diags(a);
-  tl_output_diags(stderr, ad, ecolor);
+  print_diags(c, ad, ecolor);
   bool input_errors = walk_errors > 0;
   for (size_t i = 0; i < ad->n; i++) input_errors = input_errors || ad->v[i].level == TL_DIAG_ERROR;
 
   size_t n = tl_analysis_finding_count(a);
   bool *fixed = tl_calloc(n + 1, sizeof *fixed);
+  FILE *out = stdout;
+  if (c->output && !(out = fopen(c->output, "w"))) {
+    fprintf(stderr, "trainlint: cannot write %s: %s\n", c->output, strerror(errno));
+    out = stdout;
+    input_errors = true;
+  }
+  if (c->output) color = false;
   size_t remaining = n;
-  tl_output_opts oo = {c->format, color, c->unsafe, !c->no_source, c->show_fixes};
+  tl_output_opts oo = {c->format, color, c->unsafe, !c->no_source, c->show_fixes, c->quiet, rs};
   int rc = 0;
   if (c->diff || c->fix) {
     fix_ctx fc = {a, {0}, c->fix, 0, 0};
@@ -143,13 +235,30 @@ static int cmd_check(tl_cli *c) {
       for (size_t i = 0; i < n; i++) remaining -= fixed[i];
       if (taken && !fc.refused) fprintf(stderr, "Fixed %zu finding%s in %zu file%s.\n", taken, taken == 1 ? "" : "s",
                                         fc.written, fc.written == 1 ? "" : "s");
-      tl_output_findings(stdout, a, fixed, &oo);
+      if (c->statistics) tl_output_statistics(out, a, fixed);
+      else tl_output_findings(out, a, fixed, &oo);
       if (rc == 0) rc = remaining ? 1 : 0;
     }
+  } else if (c->add_noqa) {
+    size_t added = 0;
+    if (add_noqa(a, &added)) rc = 2;
+    fprintf(stderr, "Added %zu noqa comment%s.\n", added, added == 1 ? "" : "s");
   } else {
-    tl_output_findings(stdout, a, NULL, &oo);
+    if (c->statistics) tl_output_statistics(out, a, NULL);
+    else tl_output_findings(out, a, NULL, &oo);
     rc = n ? 1 : 0;
   }
+  if (c->unused_supp) {
+    size_t nu;
+    tl_unused_suppression *u = tl_analysis_unused_suppressions(a, &nu);
+    for (size_t i = 0; i < nu; i++) {
+      if (u[i].code) fprintf(out, "%s:%u:%u: unused suppression: no %s finding here\n", u[i].path, u[i].line, u[i].col, u[i].code);
+      else fprintf(out, "%s:%u:%u: unused suppression: no finding here\n", u[i].path, u[i].line, u[i].col);
+    }
+    free(u);
+    if (nu && rc == 0) rc = 1;
+  }
+  if (out != stdout) fclose(out);
   if (c->exit_zero && rc == 1) rc = 0;
   if (input_errors) rc = 2;
   free(fixed);
@@ -223,13 +332,21 @@ int main(int argc, char **argv) {
       if (!strcmp(v, "text")) c.format = TL_FORMAT_TEXT;
       else if (!strcmp(v, "concise")) c.format = TL_FORMAT_CONCISE;
       else if (!strcmp(v, "json")) c.format = TL_FORMAT_JSON;
-      else { fprintf(stderr, "trainlint: unknown format '%s' (text, concise, json)\n", v); cli_free(&c); return 2; }
+      else if (!strcmp(v, "sarif")) c.format = TL_FORMAT_SARIF;
+      else if (!strcmp(v, "github")) c.format = TL_FORMAT_GITHUB;
+      else if (!strcmp(v, "gitlab")) c.format = TL_FORMAT_GITLAB;
+      else { fprintf(stderr, "trainlint: unknown format '%s' (text, concise, json, sarif, github, gitlab)\n", v); cli_free(&c); return 2; }
     } else if (!strcmp(a, "--diff")) c.diff = true;
     else if (!strcmp(a, "--fix")) c.fix = true;
     else if (!strcmp(a, "--unsafe-fixes")) c.unsafe = true;
     else if (!strcmp(a, "--exit-zero")) c.exit_zero = true;
     else if (!strcmp(a, "--no-source")) c.no_source = true;
     else if (!strcmp(a, "--show-fixes")) c.show_fixes = true;
+    else if (!strcmp(a, "--statistics")) c.statistics = true;
+    else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) c.quiet = true;
+    else if (!strcmp(a, "--report-unused-suppressions")) c.unused_supp = true;
+    else if (!strcmp(a, "--add-noqa")) c.add_noqa = true;
+    else if (!strcmp(a, "--output") || !strcmp(a, "-o")) { free(c.output); c.output = tl_strdup(NEXT()); }
     else if (!strcmp(a, "--all")) all = true;
     else if (!strcmp(a, "--select")) split_codes(NEXT(), &c.select);
     else if (!strcmp(a, "--ignore")) split_codes(NEXT(), &c.ignore);
@@ -258,7 +375,7 @@ int main(int argc, char **argv) {
   int rc;
   if (!strcmp(cmd, "check")) {
     if (!c.paths.n) tl_vec_push(&c.paths, tl_strdup("."));
-    if (c.diff && c.fix) { fprintf(stderr, "trainlint: --diff and --fix exclude each other\n"); cli_free(&c); return 2; }
+    if ((c.diff + c.fix + c.add_noqa) > 1) { fprintf(stderr, "trainlint: --diff, --fix and --add-noqa exclude each other\n"); cli_free(&c); return 2; }
     rc = cmd_check(&c);
   } else if (!strcmp(cmd, "rules")) {
     rc = cmd_rules(&c, all);

@@ -672,6 +672,30 @@ static void tl_file_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQuer
   c.end = ts_node_end_byte(at);
   c.func = tl_model_func_at(&f->model, c.start);
   c.severity = e.severity;
+  /* The statement holding the finding: suppressions on its first or last line apply. */
+  TSNode stmt = at;
+  for (int guard = 0; guard < 256; guard++) {
+    TSNode parent = ts_node_parent(stmt);
+    if (ts_node_is_null(parent) || tl_node_is(parent, "block") || tl_node_is(parent, "module")) break;
+    stmt = parent;
+  }
+  c.stmt_start = ts_node_start_byte(stmt);
+  c.stmt_end = ts_node_end_byte(stmt);
+  {
+    /* a compound statement: only its header (up to its block) */
+    uint32_t nch = ts_node_named_child_count(stmt);
+    for (uint32_t i = 0; i < nch; i++) {
+      TSNode ch = ts_node_named_child(stmt, i);
+      if (tl_node_is(ch, "block")) {
+        c.stmt_end = ts_node_start_byte(ch);
+        break;
+      }
+    }
+    while (c.stmt_end > c.stmt_start && (f->text[c.stmt_end - 1] == ' ' || f->text[c.stmt_end - 1] == '\n' ||
+                                          f->text[c.stmt_end - 1] == '\r' || f->text[c.stmt_end - 1] == '\t'))
+      c.stmt_end--;
+    if (c.stmt_end > c.stmt_start) c.stmt_end--; /* the last character, not past it */
+  }
   /* a compound statement is reported by its header line (for ...:), not its whole body */
   if (tl_node_is(at, "for_statement") || tl_node_is(at, "while_statement") || tl_node_is(at, "if_statement") ||
       tl_node_is(at, "with_statement")) {
@@ -815,6 +839,24 @@ static int tl_finding_cmp(const void *x, const void *y) {
   return a->end_byte < b->end_byte ? -1 : a->end_byte > b->end_byte;
 }
 
+/* FNV-1a over the rule, the path, the scope and the finding's line with spaces removed: survives
+ * edits elsewhere in the file (line numbers are not part of it). Duplicates are told apart later. */
+static void tl_fingerprint(tl_finding *fd, const tl_file *f) {
+  uint64_t h = 1469598103934665603ull;
+  const char *parts[] = {fd->rule->code, fd->path, fd->scope};
+  for (size_t i = 0; i < 3; i++) {
+    for (const char *p = parts[i]; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    h = (h ^ 0xff) * 1099511628211ull;
+  }
+  uint32_t s = f->lines.starts[fd->line - 1];
+  uint32_t e = fd->line < f->lines.count ? f->lines.starts[fd->line] : (uint32_t)f->len;
+  for (uint32_t i = s; i < e; i++) {
+    unsigned char ch = (unsigned char)f->text[i];
+    if (ch != ' ' && ch != '\t' && ch != '\r' && ch != '\n') h = (h ^ ch) * 1099511628211ull;
+  }
+  snprintf(fd->fingerprint, sizeof fd->fingerprint, "%016llx", (unsigned long long)h);
+}
+
 static bool tl_supersedes(const tl_rule *outer, const tl_rule *inner) {
   for (size_t i = 0; i < outer->supersedes.n; i++)
     if (!strcmp(outer->supersedes.v[i], inner->code)) return true;
@@ -850,6 +892,14 @@ static void tl_make_findings(tl_analysis *a) {
           dropped = ohot;
         }
       }
+      uint32_t first = tl_lines_line(&f->lines, c->stmt_start), last = tl_lines_line(&f->lines, c->stmt_end);
+      uint32_t fline = tl_lines_line(&f->lines, c->start);
+      if (fline < first) first = fline;
+      if (fline > last) last = fline;
+      if (!dropped && tl_suppress_match(&f->model.suppressions, rule->code, first, last)) {
+        a->suppressed++;
+        dropped = true;
+      }
       if (dropped) {
         for (size_t j = 0; j < nchain; j++) free(chain[j].what);
         free(chain);
@@ -875,6 +925,10 @@ static void tl_make_findings(tl_analysis *a) {
       fd.fix = c->edits;
       memset(&c->edits, 0, sizeof c->edits);
       fd.fix_safety = fd.fix.n ? rule->fix_safety : TL_FIXSAFE_NONE;
+      fd.scope = c->func > 0 ? f->model.funcs.v[c->func].display : f->model.module;
+      fd.stmt_first_line = first;
+      fd.stmt_last_line = last;
+      tl_fingerprint(&fd, f);
       tl_vec_push(&a->findings, fd);
     }
   }
@@ -920,6 +974,36 @@ void tl_analysis_run(tl_analysis *a) {
 }
 
 size_t tl_analysis_finding_count(const tl_analysis *a) { return a->findings.n; }
+size_t tl_analysis_suppressed_count(const tl_analysis *a) { return a->suppressed; }
+
+tl_unused_suppression *tl_analysis_unused_suppressions(const tl_analysis *a, size_t *n) {
+  TL_VEC(tl_unused_suppression) out = {0};
+  const tl_ruleset *rs = a->rules;
+  for (size_t fi = 0; fi < a->files.n; fi++) {
+    const tl_file *f = &a->files.v[fi];
+    for (size_t i = 0; i < f->model.suppressions.n; i++) {
+      const tl_suppression *sp = &f->model.suppressions.v[i];
+      if (sp->all) {
+        if (!sp->used.v[0]) {
+          tl_unused_suppression u = {f->path, sp->line, sp->col, NULL};
+          tl_vec_push(&out, u);
+        }
+        continue;
+      }
+      for (size_t k = 0; k < sp->codes.n; k++) {
+        if (sp->used.v[k]) continue;
+        bool known = false; /* only codes of enabled rules: a disabled rule suppresses nothing by design */
+        for (size_t r = 0; r < rs->rules.n && !known; r++)
+          known = rs->rules.v[r]->enabled && !strncmp(rs->rules.v[r]->code, sp->codes.v[k], strlen(sp->codes.v[k]));
+        if (!known) continue;
+        tl_unused_suppression u = {f->path, sp->line, sp->col, sp->codes.v[k]};
+        tl_vec_push(&out, u);
+      }
+    }
+  }
+  *n = out.n;
+  return out.v;
+}
 const tl_finding *tl_analysis_finding(const tl_analysis *a, size_t i) { return i < a->findings.n ? &a->findings.v[i] : NULL; }
 const tl_diags *tl_analysis_diags(const tl_analysis *a) { return &a->diags; }
 size_t tl_analysis_file_count(const tl_analysis *a) { return a->files.n; }

@@ -11,6 +11,7 @@ typedef struct {
   int32_t func;           /* innermost function of the finding in its file */
   uint32_t start, end;    /* byte range of the finding */
   uint32_t report_end;    /* end of the reported range when shorter (a loop's header), else 0 */
+  uint32_t stmt_start, stmt_end; /* the statement (or compound header) holding the finding */
   char *message;
   tl_edits edits;
   int severity;           /* -1: the rule's; else a tl_severity set by #set-severity! */
@@ -50,6 +51,7 @@ struct tl_analysis {
   tl_diags diags;
   TL_VEC(tl_func_state *) fstate; /* per file, per function */
   TL_VEC(bool *) step_loops;      /* per file, per loop */
+  size_t suppressed;
 };
 
 /* The project pass (tl_project.c): resolves calls across files and marks hot functions and loops. */

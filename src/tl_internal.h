@@ -8,6 +8,7 @@
 
 #include "trainlint.h"
 #include "tl_map.h"
+#include "tl_suppress.h"
 
 const TSLanguage *tree_sitter_python(void);
 
@@ -151,6 +152,7 @@ typedef struct tl_file_model {
   TL_VEC(char *) loader_names; /* names/attributes bound to DataLoader(...) */
   TL_VEC(char *) collate_names;
   TL_VEC(char *) step_iterables; /* configured extra loader names (borrowed) */
+  tl_suppressions suppressions;   /* noqa / trainlint: ignore comments */
 } tl_file_model;
 
 /* Builds the model of one parsed file. `module` is the dotted module name (copied). */

@@ -517,6 +517,12 @@ static void tl_visit(tl_walk_ctx *c, TSNode n, int depth) {
     break;
   case 'c':
     if (!strcmp(t, "call")) { tl_walk_call(c, n, depth); return; }
+    if (!strcmp(t, "comment")) {
+      uint32_t s = ts_node_start_byte(n);
+      TSPoint p = ts_node_start_point(n);
+      tl_suppress_parse(&c->m->suppressions, c->src + s, ts_node_end_byte(n) - s, s, p.row + 1, p.column + 1);
+      return;
+    }
     if (!strcmp(t, "class_definition")) { tl_walk_class(c, n, depth); return; }
     break;
   case 'f':
@@ -601,6 +607,7 @@ void tl_model_free(tl_file_model *m) {
   for (size_t i = 0; i < m->collate_names.n; i++) free(m->collate_names.v[i]);
   tl_vec_free(&m->collate_names);
   tl_vec_free(&m->step_iterables);
+  tl_suppress_free(&m->suppressions);
 }
 
 char *tl_model_resolve(const tl_file_model *m, const char *dotted) {

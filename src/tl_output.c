@@ -2,6 +2,7 @@
 #include "tl_output.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <string.h>
 
 #define C_RESET "\033[0m"
@@ -92,6 +93,7 @@ static cJSON *tl_json_finding(const tl_finding *f, bool unsafe) {
   cJSON_AddNumberToObject(o, "end_column", f->end_col);
   cJSON_AddStringToObject(o, "message", f->message);
   cJSON_AddStringToObject(o, "help", tl_rule_help(f->rule));
+  cJSON_AddStringToObject(o, "fingerprint", f->fingerprint);
   cJSON *hot = cJSON_AddArrayToObject(o, "hot_path");
   for (size_t i = 0; i < f->nhot; i++) {
     cJSON *h = cJSON_CreateObject();
@@ -120,8 +122,264 @@ static cJSON *tl_json_finding(const tl_finding *f, bool unsafe) {
   return o;
 }
 
+/* A path as a relative URI reference: percent-encode what is not unreserved or '/'. */
+static char *tl_uri(const char *path) {
+  tl_buf b = {0};
+  while (path[0] == '.' && path[1] == '/') path += 2;
+  if (path[0] == '/') tl_buf_puts(&b, "file://"); /* absolute: a file URI, no base */
+  for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+    if (isalnum(*p) || strchr("-._~/", *p)) tl_buf_putc(&b, (char)*p);
+    else tl_buf_printf(&b, "%%%02X", *p);
+  }
+  return tl_buf_take(&b);
+}
+
+static cJSON *tl_sarif_region(uint32_t line, uint32_t col, uint32_t eline, uint32_t ecol) {
+  cJSON *r = cJSON_CreateObject();
+  cJSON_AddNumberToObject(r, "startLine", line);
+  cJSON_AddNumberToObject(r, "startColumn", col);
+  cJSON_AddNumberToObject(r, "endLine", eline);
+  cJSON_AddNumberToObject(r, "endColumn", ecol);
+  return r;
+}
+
+static cJSON *tl_sarif_location(const char *path, cJSON *region) {
+  cJSON *loc = cJSON_CreateObject();
+  cJSON *phys = cJSON_AddObjectToObject(loc, "physicalLocation");
+  cJSON *art = cJSON_AddObjectToObject(phys, "artifactLocation");
+  char *uri = tl_uri(path);
+  cJSON_AddStringToObject(art, "uri", uri);
+  if (path[0] != '/') cJSON_AddStringToObject(art, "uriBaseId", "%SRCROOT%");
+  free(uri);
+  cJSON_AddItemToObject(phys, "region", region);
+  return loc;
+}
+
+/* A message template without its {{captures}}: "`{{x}}` copies ..." -> "this code copies ...". */
+static char *tl_template_plain(const char *t) {
+  tl_buf b = {0};
+  for (const char *p = t; *p;) {
+    if (p[0] == '`' && p[1] == '{' && p[2] == '{') {
+      const char *e = strstr(p, "}}`");
+      if (e) { tl_buf_puts(&b, p == t ? "This code" : "this code"); p = e + 3; continue; }
+    }
+    if (p[0] == '{' && p[1] == '{') {
+      const char *e = strstr(p, "}}");
+      if (e) { tl_buf_puts(&b, "..."); p = e + 2; continue; }
+    }
+    tl_buf_putc(&b, *p++);
+  }
+  return tl_buf_take(&b);
+}
+
+static const char *tl_sarif_level(tl_severity s) {
+  return s == TL_SEVERITY_ERROR ? "error" : s == TL_SEVERITY_WARNING ? "warning" : "note";
+}
+
+/* The first paragraph of a rule's "What it does" section, as plain text. */
+static char *tl_doc_summary(const char *doc) {
+  const char *p = strstr(doc, "## What it does");
+  p = p ? strchr(p, '\n') : doc;
+  if (!p) return tl_strdup(doc);
+  while (*p == '\n') p++;
+  const char *e = strstr(p, "\n\n");
+  size_t n = e ? (size_t)(e - p) : strlen(p);
+  char *s = tl_strndup(p, n);
+  for (char *c = s; *c; c++)
+    if (*c == '\n') *c = ' ';
+  return s;
+}
+
+static void tl_output_sarif(FILE *out, const tl_analysis *a, const bool *skip, const tl_output_opts *o) {
+  cJSON *root = cJSON_CreateObject();
+  cJSON_AddStringToObject(root, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
+  cJSON_AddStringToObject(root, "version", "2.1.0");
+  cJSON *runs = cJSON_AddArrayToObject(root, "runs");
+  cJSON *run = cJSON_CreateObject();
+  cJSON_AddItemToArray(runs, run);
+  cJSON *driver = cJSON_AddObjectToObject(cJSON_AddObjectToObject(run, "tool"), "driver");
+  cJSON_AddStringToObject(driver, "name", "trainlint");
+  cJSON_AddStringToObject(driver, "version", TL_VERSION);
+  cJSON_AddStringToObject(driver, "semanticVersion", TL_VERSION);
+  cJSON *rules = cJSON_AddArrayToObject(driver, "rules");
+  size_t nrules = o->rules ? tl_ruleset_count(o->rules) : 0;
+  for (size_t i = 0; i < nrules; i++) {
+    const tl_rule *r = tl_ruleset_rule(o->rules, i);
+    cJSON *rj = cJSON_CreateObject();
+    cJSON_AddStringToObject(rj, "id", tl_rule_code(r));
+    cJSON_AddStringToObject(rj, "name", tl_rule_name(r));
+    char *summary = tl_doc_summary(tl_rule_doc(r));
+    char *shortd = tl_template_plain(tl_rule_summary(r));
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(rj, "shortDescription"), "text", shortd);
+    free(shortd);
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(rj, "fullDescription"), "text", summary);
+    free(summary);
+    cJSON *help = cJSON_AddObjectToObject(rj, "help");
+    cJSON_AddStringToObject(help, "text", *tl_rule_help(r) ? tl_rule_help(r) : tl_rule_summary(r));
+    cJSON_AddStringToObject(help, "markdown", tl_rule_doc(r));
+    cJSON *cfg = cJSON_AddObjectToObject(rj, "defaultConfiguration");
+    cJSON_AddStringToObject(cfg, "level", tl_sarif_level(tl_rule_severity(r)));
+    cJSON_AddBoolToObject(cfg, "enabled", tl_rule_enabled(r));
+    cJSON_AddItemToArray(rules, rj);
+  }
+  cJSON *results = cJSON_AddArrayToObject(run, "results");
+  size_t n = tl_analysis_finding_count(a);
+  for (size_t i = 0; i < n; i++) {
+    if (skip && skip[i]) continue;
+    const tl_finding *f = tl_analysis_finding(a, i);
+    cJSON *res = cJSON_CreateObject();
+    cJSON_AddStringToObject(res, "ruleId", tl_rule_code(f->rule));
+    for (size_t k = 0; k < nrules; k++)
+      if (tl_ruleset_rule(o->rules, k) == f->rule) cJSON_AddNumberToObject(res, "ruleIndex", (double)k);
+    cJSON_AddStringToObject(res, "level", tl_sarif_level(f->severity));
+    char *hot = tl_hot_text(f);
+    char *msg = *hot ? tl_printf("%s (%s)", f->message, hot) : tl_strdup(f->message);
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(res, "message"), "text", msg);
+    free(msg);
+    free(hot);
+    cJSON *locs = cJSON_AddArrayToObject(res, "locations");
+    cJSON_AddItemToArray(locs, tl_sarif_location(f->path, tl_sarif_region(f->line, f->col, f->end_line, f->end_col)));
+    if (f->nhot) {
+      cJSON *rel = cJSON_AddArrayToObject(res, "relatedLocations");
+      for (size_t k = 0; k < f->nhot; k++) {
+        cJSON *l = tl_sarif_location(f->hot[k].path, tl_sarif_region(f->hot[k].line, f->hot[k].col, f->hot[k].line, f->hot[k].col + 1));
+        cJSON_AddNumberToObject(l, "id", (double)k);
+        cJSON_AddStringToObject(cJSON_AddObjectToObject(l, "message"), "text", f->hot[k].what);
+        cJSON_AddItemToArray(rel, l);
+      }
+    }
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(res, "partialFingerprints"), "trainlint/v1", f->fingerprint);
+    if (f->fix.n) {
+      cJSON *fixes = cJSON_AddArrayToObject(res, "fixes");
+      cJSON *fx = cJSON_CreateObject();
+      cJSON_AddStringToObject(cJSON_AddObjectToObject(fx, "description"), "text",
+                              *tl_rule_fix_title(f->rule) ? tl_rule_fix_title(f->rule) : "apply the fix");
+      cJSON *changes = cJSON_AddArrayToObject(fx, "artifactChanges");
+      cJSON *ch = cJSON_CreateObject();
+      char *uri = tl_uri(f->path);
+      cJSON *art = cJSON_AddObjectToObject(ch, "artifactLocation");
+      cJSON_AddStringToObject(art, "uri", uri);
+      if (f->path[0] != '/') cJSON_AddStringToObject(art, "uriBaseId", "%SRCROOT%");
+      free(uri);
+      cJSON *reps = cJSON_AddArrayToObject(ch, "replacements");
+      for (size_t k = 0; k < f->fix.n; k++) {
+        cJSON *rep = cJSON_CreateObject();
+        cJSON *del = cJSON_AddObjectToObject(rep, "deletedRegion");
+        cJSON_AddNumberToObject(del, "byteOffset", f->fix.v[k].start);
+        cJSON_AddNumberToObject(del, "byteLength", f->fix.v[k].end - f->fix.v[k].start);
+        cJSON_AddStringToObject(cJSON_AddObjectToObject(rep, "insertedContent"), "text", f->fix.v[k].text);
+        cJSON_AddItemToArray(reps, rep);
+      }
+      cJSON_AddItemToArray(changes, ch);
+      cJSON_AddItemToArray(fixes, fx);
+    }
+    cJSON_AddItemToArray(results, res);
+  }
+  cJSON_AddStringToObject(run, "columnKind", "unicodeCodePoints");
+  char *s = cJSON_Print(root);
+  fputs(s, out);
+  fputc('\n', out);
+  cJSON_free(s);
+  cJSON_Delete(root);
+}
+
+/* GitHub workflow commands: values escape %, CR, LF; properties also ':' and ','. */
+static void tl_gh_escape(FILE *out, const char *s, bool property) {
+  for (; *s; s++) {
+    if (*s == '%') fputs("%25", out);
+    else if (*s == '\r') fputs("%0D", out);
+    else if (*s == '\n') fputs("%0A", out);
+    else if (property && *s == ':') fputs("%3A", out);
+    else if (property && *s == ',') fputs("%2C", out);
+    else fputc(*s, out);
+  }
+}
+
+static void tl_output_github(FILE *out, const tl_analysis *a, const bool *skip) {
+  for (size_t i = 0; i < tl_analysis_finding_count(a); i++) {
+    if (skip && skip[i]) continue;
+    const tl_finding *f = tl_analysis_finding(a, i);
+    const char *lvl = f->severity == TL_SEVERITY_ERROR ? "error" : f->severity == TL_SEVERITY_WARNING ? "warning" : "notice";
+    const char *path = f->path;
+    while (path[0] == '.' && path[1] == '/') path += 2;
+    fprintf(out, "::%s file=", lvl);
+    tl_gh_escape(out, path, true);
+    fprintf(out, ",line=%u,col=%u,endLine=%u,endColumn=%u,title=", f->line, f->col, f->end_line, f->end_col);
+    tl_gh_escape(out, tl_rule_code(f->rule), true);
+    fputs("::", out);
+    char *hot = tl_hot_text(f);
+    char *msg = *hot ? tl_printf("%s %s (%s)", tl_rule_code(f->rule), f->message, hot)
+                     : tl_printf("%s %s", tl_rule_code(f->rule), f->message);
+    tl_gh_escape(out, msg, false);
+    free(msg);
+    free(hot);
+    fputc('\n', out);
+  }
+}
+
+static void tl_output_gitlab(FILE *out, const tl_analysis *a, const bool *skip) {
+  cJSON *arr = cJSON_CreateArray();
+  for (size_t i = 0; i < tl_analysis_finding_count(a); i++) {
+    if (skip && skip[i]) continue;
+    const tl_finding *f = tl_analysis_finding(a, i);
+    cJSON *o = cJSON_CreateObject();
+    char *desc = tl_printf("%s: %s", tl_rule_code(f->rule), f->message);
+    cJSON_AddStringToObject(o, "description", desc);
+    free(desc);
+    cJSON_AddStringToObject(o, "check_name", tl_rule_code(f->rule));
+    /* unique per finding: the stable fingerprint plus its rank among equal ones */
+    size_t rank = 0;
+    for (size_t k = 0; k < i; k++)
+      if (!strcmp(tl_analysis_finding(a, k)->fingerprint, f->fingerprint)) rank++;
+    char *fp = tl_printf("%s-%zu", f->fingerprint, rank);
+    cJSON_AddStringToObject(o, "fingerprint", fp);
+    free(fp);
+    cJSON_AddStringToObject(o, "severity", f->severity == TL_SEVERITY_ERROR ? "major" : f->severity == TL_SEVERITY_WARNING ? "minor" : "info");
+    cJSON *loc = cJSON_AddObjectToObject(o, "location");
+    const char *path = f->path;
+    while (path[0] == '.' && path[1] == '/') path += 2;
+    cJSON_AddStringToObject(loc, "path", path);
+    cJSON *lines = cJSON_AddObjectToObject(loc, "lines");
+    cJSON_AddNumberToObject(lines, "begin", f->line);
+    cJSON_AddNumberToObject(lines, "end", f->end_line);
+    cJSON_AddItemToArray(arr, o);
+  }
+  char *s = cJSON_Print(arr);
+  fputs(s, out);
+  fputc('\n', out);
+  cJSON_free(s);
+  cJSON_Delete(arr);
+}
+
+void tl_output_statistics(FILE *out, const tl_analysis *a, const bool *skip) {
+  typedef struct { const tl_rule *rule; size_t n, fixable; } row;
+  TL_VEC(row) rows = {0};
+  for (size_t i = 0; i < tl_analysis_finding_count(a); i++) {
+    if (skip && skip[i]) continue;
+    const tl_finding *f = tl_analysis_finding(a, i);
+    size_t k = 0;
+    while (k < rows.n && rows.v[k].rule != f->rule) k++;
+    if (k == rows.n) { row r = {f->rule, 0, 0}; tl_vec_push(&rows, r); }
+    rows.v[k].n++;
+    if (f->fix.n) rows.v[k].fixable++;
+  }
+  /* most frequent first, then by code (a stable insertion sort) */
+  for (size_t i = 1; i < rows.n; i++)
+    for (size_t j = i; j > 0 && (rows.v[j].n > rows.v[j - 1].n ||
+                                 (rows.v[j].n == rows.v[j - 1].n && strcmp(tl_rule_code(rows.v[j].rule), tl_rule_code(rows.v[j - 1].rule)) < 0)); j--) {
+      row t = rows.v[j]; rows.v[j] = rows.v[j - 1]; rows.v[j - 1] = t;
+    }
+  for (size_t i = 0; i < rows.n; i++)
+    fprintf(out, "%6zu  %-6s  %-36s %s\n", rows.v[i].n, tl_rule_code(rows.v[i].rule), tl_rule_name(rows.v[i].rule),
+            rows.v[i].fixable ? "[*]" : "");
+  tl_vec_free(&rows);
+}
+
 void tl_output_findings(FILE *out, const tl_analysis *a, const bool *skip, const tl_output_opts *o) {
   size_t n = tl_analysis_finding_count(a);
+  if (o->format == TL_FORMAT_SARIF) { tl_output_sarif(out, a, skip, o); return; }
+  if (o->format == TL_FORMAT_GITHUB) { tl_output_github(out, a, skip); return; }
+  if (o->format == TL_FORMAT_GITLAB) { tl_output_gitlab(out, a, skip); return; }
   if (o->format == TL_FORMAT_JSON) {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "tool", "trainlint");
@@ -174,7 +432,7 @@ void tl_output_findings(FILE *out, const tl_analysis *a, const bool *skip, const
     if (f->fix.n && o->show_fixes && text) tl_print_fix(out, text, len, f, o->color);
     fputc('\n', out);
   }
-  if (o->format == TL_FORMAT_TEXT) {
+  if (o->format == TL_FORMAT_TEXT && !o->quiet) {
     if (shown == 0) fprintf(out, "All checks passed.\n");
     else {
       fprintf(out, "Found %zu finding%s.\n", shown, shown == 1 ? "" : "s");

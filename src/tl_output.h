@@ -6,7 +6,7 @@
 
 #include "trainlint.h"
 
-typedef enum { TL_FORMAT_TEXT, TL_FORMAT_CONCISE, TL_FORMAT_JSON } tl_format;
+typedef enum { TL_FORMAT_TEXT, TL_FORMAT_CONCISE, TL_FORMAT_JSON, TL_FORMAT_SARIF, TL_FORMAT_GITHUB, TL_FORMAT_GITLAB } tl_format;
 
 typedef struct {
   tl_format format;
@@ -14,10 +14,14 @@ typedef struct {
   bool unsafe_fixes;   /* include unsafe fixes in --diff/--fix and in "fixable" counts */
   bool show_source;    /* text: the source line with a caret */
   bool show_fixes;     /* text: each finding's fix as a diff */
+  bool quiet;          /* no summary line */
+  const tl_ruleset *rules; /* sarif: the rules to describe */
 } tl_output_opts;
 
 /* Writes the findings whose `skip[i]` is false (skip may be NULL). */
 void tl_output_findings(FILE *out, const tl_analysis *a, const bool *skip, const tl_output_opts *o);
+/* --statistics: the count of findings per rule, most frequent first. */
+void tl_output_statistics(FILE *out, const tl_analysis *a, const bool *skip);
 /* Writes input diagnostics ("path:line:col: error: message") to `out`. */
 void tl_output_diags(FILE *out, const tl_diags *d, bool color);
 /* The one-line hot chain of a finding ("in `f` at a.py:3, called from ..."). Caller frees. */

@@ -87,7 +87,17 @@ typedef struct {
   size_t nhot;
   tl_edits fix;           /* empty when the rule has no fix for this match */
   tl_fix_safety fix_safety;
+  const char *scope;      /* enclosing function ("Trainer.step") or module name */
+  char fingerprint[17];   /* hex; stable across unrelated edits (rule, path, scope, code of the line) */
+  uint32_t stmt_first_line, stmt_last_line; /* the statement holding the finding */
 } tl_finding;
+
+/* A suppression comment that suppressed nothing (for --report-unused-suppressions). */
+typedef struct {
+  const char *path;
+  uint32_t line, col;
+  const char *code; /* the unused code, or NULL for a bare `# noqa` */
+} tl_unused_suppression;
 
 tl_analysis *tl_analysis_new(const tl_ruleset *rules, const tl_options *opts);
 void tl_analysis_delete(tl_analysis *self);
@@ -106,5 +116,9 @@ size_t tl_analysis_file_count(const tl_analysis *self);
 const char *tl_analysis_file_path(const tl_analysis *self, size_t i);
 /* The text the analysis saw (NULL when the file could not be read). */
 const char *tl_analysis_file_text(const tl_analysis *self, size_t i, size_t *len);
+/* Findings removed by suppression comments during the run. */
+size_t tl_analysis_suppressed_count(const tl_analysis *self);
+/* Suppressions that suppressed nothing, for codes of enabled rules; caller frees the array. */
+tl_unused_suppression *tl_analysis_unused_suppressions(const tl_analysis *self, size_t *n);
 
 #endif

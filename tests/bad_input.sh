@@ -36,9 +36,9 @@ sort "$tmp/out.unsorted" > "$tmp/out.txt"
 rc=$(cat "$tmp/rc")
 [ "$rc" = 2 ] && ok || bad "exit code with unreadable inputs: $rc, want 2"
 if diff "$tmp/clean.txt" "$tmp/out.txt" >/dev/null; then ok; else bad "findings changed next to hostile files:"; diff "$tmp/clean.txt" "$tmp/out.txt"; fi
-grep -q '^./blob.py: error: .*binary\|^./blob.py:[0-9]*:[0-9]*: error: .*NUL' "$tmp/err.txt" && ok || bad "no located message for the binary file"
-grep -q '^./latin.py:2:6: error: .*UTF-8' "$tmp/err.txt" && ok || bad "invalid UTF-8 not reported at 2:6"
-grep -q '^./broken_syntax.py:3:[0-9]*: warning: syntax error' "$tmp/err.txt" && ok || bad "syntax error not located"
+grep -q '^blob.py: error: .*binary\|^blob.py:[0-9]*:[0-9]*: error: .*NUL' "$tmp/err.txt" && ok || bad "no located message for the binary file"
+grep -q '^latin.py:2:6: error: .*UTF-8' "$tmp/err.txt" && ok || bad "invalid UTF-8 not reported at 2:6"
+grep -q '^broken_syntax.py:3:[0-9]*: warning: syntax error' "$tmp/err.txt" && ok || bad "syntax error not located"
 # tree-sitter-python still parses much of Python 2 (print statements, backticks): analysed, not an error
 grep -q 'py2.py.*error' "$tmp/err.txt" && bad "python 2 file is an error: $(grep py2.py "$tmp/err.txt")" || ok
 grep -q 'dangling.py: warning: dangling symbolic link' "$tmp/err.txt" && ok || bad "dangling link not reported"
