@@ -107,6 +107,11 @@ int elapsed_ms(ctx *c, cudaEvent_t a, cudaEvent_t b, double *ms) {
   return 0;
 }
 
+// Prints the result line; a variant without samples is a bug in the benchmark.
+int emit(ctx *c, const struct tlb_result *r) {
+  return tlb_emit(stdout, r) == 0 ? 0 : fail(c, "internal: a variant has no samples");
+}
+
 #define TRY(expr)                                                                                  \
   do {                                                                                             \
     if ((expr) != 0) return -1;                                                                    \
@@ -192,7 +197,7 @@ int bench_launch(ctx *c, const char *id) {
   r.nv = 3;
   r.anti = "launch+sync";
   r.fix = "back-to-back";
-  return tlb_emit(stdout, &r);
+  return emit(c, &r);
 }
 
 // --- (b) one scalar device-to-host + sync (what .item() costs), GPU idle and busy -----------------
@@ -249,7 +254,7 @@ int bench_readback(ctx *c, const char *id) {
   r.nv = 3;
   r.anti = "busy:readback+sync";
   r.fix = "busy:no-readback";
-  return tlb_emit(stdout, &r);
+  return emit(c, &r);
 }
 
 // --- (c) step loop with a per-step scalar readback: the pipeline stall ------------------------------
@@ -319,7 +324,7 @@ int bench_step_loop(ctx *c, const char *id) {
   r.nv = 4;
   r.anti = names[1];
   r.fix = names[0];
-  return tlb_emit(stdout, &r);
+  return emit(c, &r);
 }
 
 // --- (d) 128 x 6 per-row kernel launches vs one index-copy kernel (seed 003's _apply_prompt) ------
@@ -390,7 +395,7 @@ int bench_rows(ctx *c, const char *id) {
   r.nv = 2;
   r.anti = "768-launches";
   r.fix = "one-index-copy";
-  return tlb_emit(stdout, &r);
+  return emit(c, &r);
 }
 
 // --- (e) pageable vs pinned host-to-device copies, and copy/compute overlap -----------------------
@@ -439,7 +444,7 @@ int bench_h2d(ctx *c, const char *id) {
   r.nv = 2;
   r.anti = "pageable";
   r.fix = "pinned";
-  return tlb_emit(stdout, &r);
+  return emit(c, &r);
 }
 
 int bench_overlap(ctx *c, const char *id) {
@@ -529,7 +534,7 @@ int bench_overlap(ctx *c, const char *id) {
   r.nv = 4;
   r.anti = names[0];
   r.fix = names[3];
-  return tlb_emit(stdout, &r);
+  return emit(c, &r);
 }
 
 // --- (f) dense vocabulary-sized scratch per step vs in-place scatter-add ---------------------------
@@ -618,7 +623,7 @@ int bench_scratch(ctx *c, const char *id) {
   r.nv = 3;
   r.anti = "pool-alloc+zero+add";
   r.fix = "in-place-scatter-add";
-  return tlb_emit(stdout, &r);
+  return emit(c, &r);
 }
 
 struct bench {

@@ -93,12 +93,10 @@ def run(workers, prenormalise, train):
 reps = b.pick(3, 2, 1)
 b.param(cores=cores, batch=batch, window=seq, features=feat, batches_timed=nbatches - 1,
         workers_n=cores)
-for train in (False, True):
-    for workers, pre in [(1, False), (cores, False), (1, True), (cores, True)]:
-        if train and pre and workers == 1:
-            continue
-        name = "%s:%s:%s" % ("train" if train else "loader", "w1" if workers == 1 else "wN",
-                             "prenorm" if pre else "transform")
-        role = {"train:w1:transform": "anti", "train:wN:transform": "fix"}.get(name, "ref")
-        b.add(name, role, [run(workers, pre, train) for _ in range(reps)], workers=workers)
+for name, role, workers, pre, train in [
+        ("loader:w1:transform", "ref", 1, False, False), ("loader:wN:transform", "ref", cores, False, False),
+        ("loader:w1:prenorm", "ref", 1, True, False), ("loader:wN:prenorm", "ref", cores, True, False),
+        ("train:w1:transform", "anti", 1, False, True), ("train:wN:transform", "fix", cores, False, True),
+        ("train:wN:prenorm", "ref", cores, True, True)]:
+    b.add(name, role, [run(workers, pre, train) for _ in range(reps)], workers=workers)
 b.emit("train:w1:transform", "train:wN:transform")

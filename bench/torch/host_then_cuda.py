@@ -4,10 +4,10 @@ from _tlbench import start
 
 b = start("torch/host_then_cuda", None, "host-tensor-then-cuda",
           "per step: queued matmul work, then positions (arange), an attention mask (ones) and noise "
-          "(randn, 64x512x512) made on the CPU and moved with .cuda(), vs made with device=",
+          "(randn, 64x512x32) made on the CPU and moved with .cuda(), vs made with device=",
           "ms/step")
 torch = b.torch
-dim, bs, seq, hid = b.pick(2048, 2048, 32), b.pick(64, 64, 2), b.pick(512, 512, 8), b.pick(512, 512, 8)
+dim, bs, seq, hid = b.pick(2048, 2048, 32), b.pick(64, 64, 2), b.pick(512, 512, 8), b.pick(32, 32, 8)
 x = torch.randn(b.pick(4096, 4096, 8), dim, device=b.dev)
 w = torch.randn(dim, dim, device=b.dev) / dim ** 0.5
 cuda = (lambda t: t.cuda()) if b.dev.type == "cuda" else (lambda t: t)

@@ -9,7 +9,8 @@ torch = b.torch
 shape = (b.pick(64, 64, 2), 3, b.pick(224, 224, 16), b.pick(224, 224, 16))
 nb = b.pick(4, 4, 2)
 pageable = [torch.randn(shape) for _ in range(nb)]
-pinned = [t.pin_memory() for t in pageable] if b.dev.type == "cuda" else pageable
+pin = (lambda t: t.pin_memory()) if b.dev.type == "cuda" else (lambda t: t)  # CPU smoke mode
+pinned = [pin(t) for t in pageable]
 labels = torch.randint(0, 10, (shape[0],), device=b.dev)
 nn = torch.nn
 cnn = nn.Sequential(nn.Conv2d(3, 32, 3, 2, 1), nn.ReLU(), nn.Conv2d(32, 64, 3, 2, 1), nn.ReLU(),
@@ -29,7 +30,7 @@ variants = [
     ("pinned .to(non_blocking=True)", "fix", lambda i: train(pinned[i % nb].to(b.dev, non_blocking=True))),
     ("pinned .to()", "ref", lambda i: train(pinned[i % nb].to(b.dev))),
     ("per-step .pin_memory().to(non_blocking=True)", "ref",
-     lambda i: train(pageable[i % nb].pin_memory().to(b.dev, non_blocking=True))),
+     lambda i: train(pin(pageable[i % nb]).to(b.dev, non_blocking=True))),
 ]
 steps, reps = b.pick(20, 10, 2), b.pick(5, 3, 1)
 b.param(batch_shape=list(shape), batch_bytes=pageable[0].numel() * 4, steps=steps)

@@ -1,0 +1,354 @@
+"""benchlib.py - claims, verdicts, results files, the text table and the SVG chart of bench/run (stdlib only)."""
+import datetime
+import json
+import math
+import os
+import re
+from xml.sax.saxutils import escape
+
+RESULTS_SCHEMA = "trainlint-bench-results/1"
+CONFIRMED, REFUTED, NOT_MEASURABLE = "confirmed", "refuted", "not measurable here"
+NO_DEVICE = "no CUDA device"
+
+
+# --- loading --------------------------------------------------------------------------------------
+
+def load_claims(path):
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    ids = [c["id"] for c in doc["claims"]]
+    dup = sorted({i for i in ids if ids.count(i) > 1})
+    if dup:
+        raise ValueError("duplicate claim ids in %s: %s" % (path, ", ".join(dup)))
+    return doc
+
+
+def variant(bench, name):
+    for v in bench.get("variants", []):
+        if v.get("name") == name:
+            return v
+    return None
+
+
+def gpu_count(env):
+    return int(env.get("gpu_count") or 0)
+
+
+# --- verdicts -------------------------------------------------------------------------------------
+
+def _fmt_ratio(x):
+    return "%.3g×" % x
+
+
+def _fmt_bytes(n):
+    return "%.3g GB" % (n / 1e9)
+
+
+def _in_range(x, lo, hi, tol, two_sided, base=0.0):
+    """(ok, where): where is 'below', 'within' or 'above' the claimed [lo, hi]. The tolerance
+    widens the claimed effect (x - base): for a speed-up base is 1, so a claimed 3 % (1.03x) is
+    not swallowed by a tolerance meant for noise."""
+    e, elo, ehi = x - base, lo - base, hi - base
+    if e < elo * (1 - tol):
+        return False, "below"
+    if e > ehi * (1 + tol):
+        return (not two_sided), "above"
+    return True, "within"
+
+
+def _separated(anti, fix):
+    """True when the fix's 10-90 % range lies wholly below the anti-pattern's."""
+    return fix.get("p90", fix["max"]) < anti.get("p10", anti["min"])
+
+
+def _range_text(lo, hi, unit=""):
+    return ("%g%s" % (lo, unit)) if lo == hi else ("%g–%g%s" % (lo, hi, unit))
+
+
+def _not_measurable(why):
+    return {"verdict": NOT_MEASURABLE, "why": why}
+
+
+def evaluate(claim, benches, env, default_tolerance=0.05):
+    """The verdict on one claim. benches maps bench id -> result line; env has gpu_count.
+    Returns {"verdict", "why", "measured", "value", "plot"}: value is the number compared with the
+    claim; plot is {"ratio", "band"} for the chart (ratio = anti / fix) or None."""
+    out = {"measured": "", "value": None, "plot": None}
+    t = claim["test"]
+    kind = t["type"]
+    if kind == "none":
+        out.update(_not_measurable(t.get("why", "no benchmark for this claim")))
+        return out
+    if gpu_count(env) < 1:
+        out.update(_not_measurable(NO_DEVICE))
+        return out
+    need = t.get("requires_gpus", 1)
+    if gpu_count(env) < need:
+        out.update(_not_measurable("needs %s GPUs (found %d)" % ("two" if need == 2 else need, gpu_count(env))))
+        return out
+    b = benches.get(t["bench"])
+    if b is None:
+        out.update(_not_measurable("benchmark %s did not run" % t["bench"]))
+        return out
+    status = b.get("status")
+    if status != "ok":
+        reason = b.get("reason") or status
+        if status == "error":
+            reason = "benchmark failed: %s" % (b.get("detail") or b.get("reason") or "?")
+        out.update(_not_measurable(reason))
+        return out
+    anti, fix = variant(b, t["anti"]), variant(b, t["fix"])
+    missing = [n for n, v in ((t["anti"], anti), (t["fix"], fix)) if v is None]
+    if missing:
+        errors = "; ".join("%s: %s" % (k, v) for k, v in sorted(b.get("params", {}).items())
+                           if "error" in k)
+        out.update(_not_measurable("variant %s not measured%s" % (
+            " and ".join(repr(m) for m in missing), " (%s)" % errors if errors else "")))
+        return out
+
+    tol = t.get("tolerance", default_tolerance)
+    unit = b.get("unit", "")
+    time_ratio = anti["median"] / fix["median"] if fix["median"] > 0 else math.inf
+    timing = "%s (%.4g → %.4g %s)" % (_fmt_ratio(time_ratio), anti["median"], fix["median"], unit)
+    lo, hi = (t.get("range") or [None, None])
+    two_sided = bool(t.get("two_sided"))
+
+    if kind in ("speedup", "count_ratio"):
+        if kind == "speedup":
+            value, measured = time_ratio, timing
+        else:
+            m = t["metric"]
+            a, f = anti.get(m), fix.get(m)
+            if a is None or f is None or f <= 0:
+                out.update(_not_measurable("%s not recorded" % m))
+                return out
+            value = a / f
+            measured = "%s (%s %.4g → %.4g)" % (_fmt_ratio(value), m, a, f)
+        ok, where = _in_range(value, lo, hi, tol, two_sided, base=1.0 if kind == "speedup" else 0.0)
+        claimed = _range_text(lo, hi, "×")
+        plot = {"ratio": value, "band": [lo, hi]}
+        if ok and kind == "speedup" and not _separated(anti, fix):
+            out.update(_not_measurable("%s is within the run-to-run spread (10–90 %% ranges overlap)"
+                                       % _fmt_ratio(value)), measured=measured, value=value, plot=plot)
+            return out
+        if ok:
+            why = "within the claimed %s" % claimed if where == "within" else "larger than the claimed %s" % claimed
+        elif where == "above":
+            why = "larger than the claimed %s" % claimed
+        elif value <= 1:
+            why = "the fix is not faster" if kind == "speedup" else "the fix does not reduce it"
+        else:
+            why = "smaller than the claimed %s" % claimed
+        out.update(verdict=CONFIRMED if ok else REFUTED, why=why, measured=measured, value=value, plot=plot)
+        return out
+
+    if kind == "direction":
+        if time_ratio >= 1 + tol and _separated(anti, fix):
+            verdict, why = CONFIRMED, "the fix is faster; the 10–90 % ranges do not overlap"
+        elif time_ratio < 1 - tol and _separated(fix, anti):
+            verdict, why = REFUTED, "the fix is slower"
+        else:
+            verdict, why = REFUTED, "no clear difference (under %g %% or ranges overlap)" % (tol * 100)
+        out.update(verdict=verdict, why=why, measured=timing, value=time_ratio,
+                   plot={"ratio": time_ratio, "band": None})
+        return out
+
+    if kind == "removes_sync":
+        m = t.get("metric", "syncs_per_step")
+        a, f = anti.get(m), fix.get(m)
+        if a is None or f is None:
+            out.update(_not_measurable("sync counts not recorded (torch.cuda.set_sync_debug_mode)"))
+            return out
+        measured = "syncs/step %.3g → %.3g; time %s" % (a, f, timing)
+        if f > 0:
+            verdict, why = REFUTED, "the fix still syncs (%.3g per step)" % f
+        elif a <= 0:
+            verdict, why = REFUTED, "the anti-pattern does not sync either"
+        else:
+            verdict, why = CONFIRMED, "the sync is gone"
+        out.update(verdict=verdict, why=why, measured=measured, value=f,
+                   plot={"ratio": time_ratio, "band": None})
+        return out
+
+    if kind in ("memory_reduction", "memory_saving_bytes"):
+        m = t.get("metric", "peak_mem_bytes")
+        a, f = anti.get(m), fix.get(m)
+        if not a or f is None:
+            out.update(_not_measurable("%s not recorded" % m))
+            return out
+        if kind == "memory_reduction":
+            value = 1 - f / a
+            measured = "−%.3g %% (%s → %s)" % (value * 100, _fmt_bytes(a), _fmt_bytes(f))
+            claimed = _range_text(lo * 100, hi * 100, " %")
+        else:
+            value = a - f
+            measured = "%s less (%s → %s)" % (_fmt_bytes(value), _fmt_bytes(a), _fmt_bytes(f))
+            claimed = _range_text(lo / 1e9, hi / 1e9, " GB")
+        ok, where = _in_range(value, lo, hi, tol, two_sided)
+        why = {"within": "within the claimed %s" % claimed, "above": "larger than the claimed %s" % claimed,
+               "below": "smaller than the claimed %s" % claimed}[where]
+        out.update(verdict=CONFIRMED if ok else REFUTED, why=why, measured=measured, value=value,
+                   plot={"ratio": a / f if f else math.inf, "band": None, "memory": True})
+        return out
+
+    raise ValueError("claim %s: unknown test type %r" % (claim["id"], kind))
+
+
+def evaluate_all(claims_doc, benches, env):
+    tol = claims_doc.get("tolerance", 0.05)
+    rows = []
+    for c in claims_doc["claims"]:
+        e = evaluate(c, benches, env, tol)
+        row = {k: c.get(k) for k in ("id", "source", "rule", "rule_name", "claim", "claimed")}
+        row["bench"] = c["test"].get("bench")
+        row.update(e)
+        rows.append(row)
+    return rows
+
+
+def summary(rows):
+    s = {CONFIRMED: 0, REFUTED: 0, NOT_MEASURABLE: 0}
+    for r in rows:
+        s[r["verdict"]] += 1
+    return s
+
+
+# --- results files --------------------------------------------------------------------------------
+
+def slug(text):
+    s = re.sub(r"[^a-z0-9]+", "-", (text or "").lower()).strip("-")
+    return s or "unknown-gpu"
+
+
+def results_basename(env, date):
+    return "%s-%s" % (slug(env.get("gpu_name")), date)
+
+
+def build_results(env, benches, rows, date=None, created=None, synthetic=False, quick=False):
+    date = date or datetime.date.today().isoformat()
+    created = created or datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    def finite(v):  # JSON has no Infinity/NaN (a fix that measured 0 gives an infinite ratio)
+        return None if isinstance(v, float) and not math.isfinite(v) else v
+
+    clean = [{k: finite(v) for k, v in r.items() if k != "plot"} for r in rows]
+    return {"schema": RESULTS_SCHEMA, "synthetic": bool(synthetic), "date": date, "created": created,
+            "quick": bool(quick), "environment": env, "benchmarks": benches, "claims": clean,
+            "summary": summary(rows)}
+
+
+def write_results(doc, rows, directory):
+    """Writes <gpu-slug>-<date>.json and .svg into directory (never over an existing file: a
+    -2, -3, ... suffix is added). Returns (json_path, svg_path)."""
+    os.makedirs(directory, exist_ok=True)
+    base = results_basename(doc["environment"], doc["date"])
+    name, n = base, 1
+    while os.path.exists(os.path.join(directory, name + ".json")):
+        n += 1
+        name = "%s-%d" % (base, n)
+    jpath = os.path.join(directory, name + ".json")
+    spath = os.path.join(directory, name + ".svg")
+    with open(jpath, "w", encoding="utf-8") as f:
+        json.dump(doc, f, ensure_ascii=False, indent=1, allow_nan=False)
+        f.write("\n")
+    title = "trainlint bench: %s, %s%s" % (doc["environment"].get("gpu_name") or "?", doc["date"],
+                                          " (SYNTHETIC, not a measurement)" if doc.get("synthetic") else "")
+    with open(spath, "w", encoding="utf-8") as f:
+        f.write(render_svg(rows, title))
+    return jpath, spath
+
+
+# --- text table -----------------------------------------------------------------------------------
+
+def _cell(text, width):
+    text = str(text if text is not None else "")
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def render_table(rows):
+    """rule → claimed → measured → verdict, one line per claim."""
+    head = ["claim", "rule", "claimed", "measured", "verdict"]
+    caps = [20, 34, 22, 56]  # the verdict column is never cut
+    data = []
+    for r in rows:
+        rule = " ".join(x for x in (r.get("rule"), r.get("rule_name")) if x)
+        verdict = r["verdict"] + (": " + r["why"] if r.get("why") else "")
+        data.append([r["id"], rule, r.get("claimed", ""), r.get("measured") or "-", verdict])
+    widths = [max([len(head[i])] + [len(_cell(d[i], caps[i])) for d in data]) for i in range(4)]
+    fmt = "  ".join("%%-%ds" % w for w in widths) + "  %s"
+    lines = [fmt % tuple(head), fmt % tuple(["-" * w for w in widths] + ["-" * 7])]
+    for d in data:
+        lines.append(fmt % tuple([_cell(d[i], widths[i]) for i in range(4)] + [d[4]]))
+    s = summary(rows)
+    lines.append("")
+    lines.append("%d confirmed, %d refuted, %d not measurable here" % (s[CONFIRMED], s[REFUTED], s[NOT_MEASURABLE]))
+    return "\n".join(lines) + "\n"
+
+
+# --- SVG chart ------------------------------------------------------------------------------------
+
+COLORS = {CONFIRMED: "#2e7d32", REFUTED: "#c62828", NOT_MEASURABLE: "#9e9e9e"}
+
+
+def render_svg(rows, title):
+    """Horizontal bars, log scale: measured cost of each anti-pattern as anti / fix (time, or peak
+    memory where marked), the claimed range as a band, coloured by verdict. Hand-written SVG."""
+    plotted = [r for r in rows if r.get("plot") and r["plot"]["ratio"] and math.isfinite(r["plot"]["ratio"])
+               and r["plot"]["ratio"] > 0]
+    left, right, top, row_h = 260, 80, 70, 22
+    width = 1000
+    plot_w = width - left - right
+    height = top + max(1, len(plotted)) * row_h + 60
+    vals = [r["plot"]["ratio"] for r in plotted]
+    for r in plotted:
+        band = r["plot"].get("band")
+        if band:
+            vals.extend(x for x in band if x)
+    lo = min([0.5] + [v / 1.3 for v in vals])
+    hi = max([2.0] + [v * 1.3 for v in vals])
+    llo, lhi = math.log10(lo), math.log10(hi)
+
+    def x(v):
+        return left + (math.log10(v) - llo) / (lhi - llo) * plot_w
+
+    out = ['<?xml version="1.0" encoding="UTF-8"?>',
+           '<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
+           'font-family="sans-serif" font-size="12">' % (width, height, width, height),
+           '<rect x="0" y="0" width="%d" height="%d" fill="#ffffff"/>' % (width, height),
+           '<text x="10" y="22" font-size="15" font-weight="bold">%s</text>' % escape(title),
+           '<text x="10" y="42" fill="#555555">measured cost of the anti-pattern = anti / fix '
+           '(median time; peak memory where marked), log scale; band = claimed range</text>']
+    if not plotted:
+        out.append('<text x="10" y="%d">nothing measured</text>' % (top + 10))
+    # grid: 1-2-5 ticks
+    tick = 10 ** math.floor(llo)
+    while tick <= hi:
+        for m in (1, 2, 5):
+            v = tick * m
+            if lo <= v <= hi:
+                gx = x(v)
+                out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-width="1"/>'
+                           % (gx, top - 8, gx, height - 45, "#000000" if v == 1 else "#e0e0e0"))
+                out.append('<text x="%.1f" y="%d" text-anchor="middle" fill="#555555">%g×</text>'
+                           % (gx, height - 30, v))
+        tick *= 10
+    for i, r in enumerate(plotted):
+        y = top + i * row_h
+        p = r["plot"]
+        label = " ".join(x for x in (r["id"], r.get("rule"), "(memory)" if p.get("memory") else None) if x)
+        out.append('<text x="%d" y="%d" text-anchor="end">%s</text>' % (left - 8, y + 14, escape(label)))
+        band = p.get("band")
+        if band and band[0]:
+            b0, b1 = x(band[0]), x(band[1] or band[0])
+            out.append('<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="#1565c0" fill-opacity="0.18" '
+                       'stroke="#1565c0" stroke-opacity="0.6"/>' % (b0 - 1.5, y + 1, max(b1 - b0, 0) + 3, row_h - 2))
+        x1, x0 = x(p["ratio"]), x(1)
+        out.append('<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"><title>%s</title></rect>'
+                   % (min(x0, x1), y + 5, max(abs(x1 - x0), 2), row_h - 10, COLORS[r["verdict"]],
+                      escape("%s: %s (%s)" % (r["id"], r.get("measured", ""), r["verdict"]))))
+        out.append('<text x="%.1f" y="%d">%s</text>' % (max(x0, x1) + 4, y + 14, escape("%.3g×" % p["ratio"])))
+    ly = height - 12
+    for i, (name, color) in enumerate(COLORS.items()):
+        out.append('<rect x="%d" y="%d" width="10" height="10" fill="%s"/>' % (10 + i * 170, ly - 9, color))
+        out.append('<text x="%d" y="%d">%s</text>' % (25 + i * 170, ly, escape(name)))
+    out.append("</svg>")
+    return "\n".join(out) + "\n"

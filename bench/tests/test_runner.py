@@ -1,0 +1,370 @@
+#!/usr/bin/env python3
+"""test_runner.py - unit tests of bench/run's logic (claims, verdicts, results files, table, SVG) on recorded synthetic data."""
+import copy
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, BENCH)
+import benchlib  # noqa: E402
+
+EXAMPLE = os.path.join(BENCH, "tests", "data", "example-synthetic.json")
+CLAIMS = os.path.join(BENCH, "claims.json")
+SVG_NS = "{http://www.w3.org/2000/svg}"
+TYPES = {"speedup", "direction", "removes_sync", "memory_reduction", "memory_saving_bytes",
+         "count_ratio", "none"}
+
+
+def load_example():
+    with open(EXAMPLE, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def judged(claims=None, example=None, env=None):
+    claims = claims or benchlib.load_claims(CLAIMS)
+    example = example or load_example()
+    benches = {b["id"]: b for b in example["benchmarks"]}
+    rows = benchlib.evaluate_all(claims, benches, env or example["environment"])
+    return {r["id"]: r for r in rows}, rows
+
+
+def var(name, median, spread=0.02, **extra):
+    d = {"name": name, "median": median, "min": median * (1 - spread), "max": median * (1 + spread),
+         "p10": median * (1 - spread / 2), "p90": median * (1 + spread / 2)}
+    d.update(extra)
+    return d
+
+
+def one(test, variants, gpus=1, status="ok"):
+    """Evaluates a single claim with the given test against one bench 'b' holding variants."""
+    claim = {"id": "c", "test": dict(test, bench="b")}
+    bench = {"id": "b", "status": status, "unit": "ms", "variants": variants}
+    return benchlib.evaluate(claim, {"b": bench}, {"gpu_count": gpus}, 0.05)
+
+
+class ClaimsFile(unittest.TestCase):
+    def test_claims_are_well_formed(self):
+        doc = benchlib.load_claims(CLAIMS)
+        self.assertEqual(doc["schema"], "trainlint-bench-claims/1")
+        seeds = set()
+        for c in doc["claims"]:
+            t = c["test"]
+            self.assertIn(t["type"], TYPES, c["id"])
+            for key in ("id", "source", "rule_name", "claim", "claimed"):
+                self.assertTrue(c.get(key), "%s lacks %s" % (c["id"], key))
+            if c.get("rule") is not None:
+                self.assertRegex(c["rule"], r"^TL\d{3}$")
+            if t["type"] != "none":
+                self.assertTrue(t["bench"].startswith(("cuda/", "torch/")), c["id"])
+            if "range" in t:
+                self.assertLessEqual(t["range"][0], t["range"][1], c["id"])
+            if c["source"].startswith("seed "):
+                seeds.add(c["source"])
+                self.assertTrue(c.get("quote"), "%s: a seed claim needs its quote" % c["id"])
+        self.assertEqual(seeds, {"seed 000", "seed 001", "seed 002", "seed 003", "seed 004"})
+
+    def test_claims_name_benchmarks_and_variants_that_exist(self):
+        """Every bench and variant a claim names is in the benchmark's source, so a renamed variant
+        cannot silently turn a claim into 'not measurable'."""
+        with open(os.path.join(BENCH, "cuda", "tl_cudabench.cu"), encoding="utf-8") as f:
+            cuda_src = f.read()
+        for c in benchlib.load_claims(CLAIMS)["claims"]:
+            t = c["test"]
+            if t["type"] == "none":
+                continue
+            if t["bench"].startswith("cuda/"):
+                src = cuda_src
+                self.assertIn('"%s"' % t["bench"], src, c["id"])
+            else:
+                path = os.path.join(BENCH, "torch", t["bench"].split("/", 1)[1] + ".py")
+                self.assertTrue(os.path.exists(path), "%s: no %s" % (c["id"], path))
+                with open(path, encoding="utf-8") as f:
+                    src = f.read()
+            for key in ("anti", "fix"):
+                name = t[key]
+                # composed names: assert_sync.py adds " (python -O)", apply_prompt.py a "step:" prefix
+                base = name.replace(" (python -O)", "")
+                self.assertTrue('"%s"' % base in src or '"%s"' % base.split(":", 1)[-1] in src,
+                                "%s: variant %r not found in the source of %s" % (c["id"], name, t["bench"]))
+
+    def test_example_is_marked_synthetic_and_covers_every_claimed_bench(self):
+        ex = load_example()
+        self.assertIs(ex["synthetic"], True)
+        self.assertIn("NOT a measurement", ex["about"])
+        ids = {b["id"] for b in ex["benchmarks"]}
+        for c in benchlib.load_claims(CLAIMS)["claims"]:
+            bench = c["test"].get("bench")
+            if bench and bench != "torch/detect_anomaly":  # left out on purpose: "did not run"
+                self.assertIn(bench, ids, c["id"])
+
+    def test_duplicate_claim_ids_are_refused(self):
+        doc = benchlib.load_claims(CLAIMS)
+        doc["claims"].append(copy.deepcopy(doc["claims"][0]))
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump(doc, f)
+        try:
+            with self.assertRaises(ValueError):
+                benchlib.load_claims(f.name)
+        finally:
+            os.unlink(f.name)
+
+
+class Verdicts(unittest.TestCase):
+    def setUp(self):
+        self.rows, self.list = judged()
+
+    def check(self, cid, verdict, why):
+        r = self.rows[cid]
+        self.assertEqual(r["verdict"], verdict, "%s: %r" % (cid, r))
+        self.assertIn(why, r["why"], cid)
+
+    def test_speedup_within_above_below(self):
+        self.check("000-workers", "confirmed", "within the claimed 1.5–2×")
+        self.assertAlmostEqual(self.rows["000-workers"]["value"], 30 / 17.6)
+        self.check("001-prenormalise", "confirmed", "larger than the claimed 2–5×")
+        self.check("002-metrics-every-10", "confirmed", "larger than the claimed")
+        self.check("002-profiler", "refuted", "smaller than the claimed 1.2–1.5×")
+        self.check("002-wandb-every-50", "refuted", "smaller than the claimed 1.03–1.08×")
+        self.check("004-compile", "refuted", "the fix is not faster")
+        self.check("004-amp-speed", "confirmed", "within")
+
+    def test_speedup_inside_the_noise_is_not_a_confirmation(self):
+        self.check("000-stats-every-10", "not measurable here", "within the run-to-run spread")
+
+    def test_sync_claims(self):
+        self.check("000-max-sync", "refuted", "the fix still syncs (1 per step)")
+        self.check("000-debug-assert", "refuted", "still syncs")
+        self.check("000-assert-under-O", "confirmed", "the sync is gone")
+        self.check("TL102-python-size", "confirmed", "the sync is gone")
+
+    def test_memory_claims(self):
+        self.check("003-scratch-memory", "confirmed", "within the claimed 1.3 GB")
+        self.assertEqual(self.rows["003-scratch-memory"]["value"], 4153933824 - 2769289216)
+        self.check("004-amp-memory", "refuted", "smaller than the claimed 50 %")
+        self.assertAlmostEqual(self.rows["004-amp-memory"]["value"], 0.3)
+
+    def test_direction_claims(self):
+        self.check("TL301-launches", "confirmed", "ranges do not overlap")
+        self.check("004-tf32", "confirmed", "the fix is faster")
+        self.check("empty-cache", "refuted", "no clear difference")
+        self.check("004-cudnn-benchmark", "refuted", "no clear difference")
+
+    def test_not_measurable_reasons(self):
+        self.check("003-no-sync", "not measurable here", "needs two GPUs (found 1)")
+        self.check("001-compile", "not measurable here", "tcn-train:compile-reduce-overhead' not measured")
+        self.assertIn("SYNTHETIC: compiler failed", self.rows["001-compile"]["why"])
+        self.check("004-dataloader", "not measurable here", "no benchmark")
+        self.check("detect-anomaly", "not measurable here", "did not run")
+        self.check("host-then-cuda", "not measurable here", "skipped: no torch with CUDA")
+        self.check("TL202-torch", "not measurable here", "benchmark failed: exit 1: SYNTHETIC failure")
+
+    def test_two_gpus_found_makes_the_no_sync_claim_measurable(self):
+        ex = load_example()
+        for b in ex["benchmarks"]:
+            if b["id"] == "torch/ddp_no_sync":
+                b.clear()
+                b.update({"id": "torch/ddp_no_sync", "status": "ok", "unit": "ms/opt-step", "variants": [
+                    var("allreduce-every-micro-step", 40.0, allreduce_calls_per_opt_step=8.0),
+                    var("no_sync-on-accumulation", 30.0, allreduce_calls_per_opt_step=2.0)]})
+        rows, _ = judged(example=ex, env=dict(ex["environment"], gpu_count=2))
+        self.assertEqual(rows["003-no-sync"]["verdict"], "confirmed", rows["003-no-sync"])
+        self.assertAlmostEqual(rows["003-no-sync"]["value"], 4.0)
+
+    def test_no_device_means_nothing_is_judged(self):
+        rows, lst = judged(env={"gpu_count": 0})
+        for r in lst:
+            self.assertEqual(r["verdict"], "not measurable here", r["id"])
+            if r["id"] != "004-dataloader":
+                self.assertEqual(r["why"], "no CUDA device", r["id"])
+            self.assertEqual(r["measured"], "")
+        self.assertEqual(benchlib.summary(lst)["not measurable here"], len(lst))
+
+
+class EdgeCases(unittest.TestCase):
+    def test_tolerance_applies_to_the_effect_not_the_ratio(self):
+        t = {"type": "speedup", "anti": "a", "fix": "f", "range": [1.20, 1.40]}
+        # effect 0.19 >= 0.20 * 0.95 = 0.19: confirmed; 0.18 is not
+        self.assertEqual(one(t, [var("a", 1.19, 0.001), var("f", 1.0, 0.001)])["verdict"], "confirmed")
+        self.assertEqual(one(t, [var("a", 1.18, 0.001), var("f", 1.0, 0.001)])["verdict"], "refuted")
+
+    def test_two_sided_range_refutes_too_large(self):
+        t = {"type": "count_ratio", "anti": "a", "fix": "f", "metric": "n", "range": [4, 4], "two_sided": True}
+        r = one(t, [var("a", 1.0, n=10.0), var("f", 1.0, n=1.0)])
+        self.assertEqual((r["verdict"], r["why"]), ("refuted", "larger than the claimed 4×"))
+        r = one(t, [var("a", 1.0, n=4.0), var("f", 1.0, n=1.0)])
+        self.assertEqual(r["verdict"], "confirmed")
+
+    def test_one_sided_range_accepts_larger(self):
+        t = {"type": "speedup", "anti": "a", "fix": "f", "range": [1.1, 1.2]}
+        r = one(t, [var("a", 3.0), var("f", 1.0)])
+        self.assertEqual((r["verdict"], r["why"]), ("confirmed", "larger than the claimed 1.1–1.2×"))
+
+    def test_removes_sync_when_the_anti_pattern_does_not_sync(self):
+        t = {"type": "removes_sync", "anti": "a", "fix": "f"}
+        r = one(t, [var("a", 1.0, syncs_per_step=0), var("f", 1.0, syncs_per_step=0)])
+        self.assertEqual((r["verdict"], r["why"]), ("refuted", "the anti-pattern does not sync either"))
+        r = one(t, [var("a", 1.0), var("f", 1.0)])
+        self.assertEqual(r["verdict"], "not measurable here")
+        self.assertIn("sync counts not recorded", r["why"])
+
+    def test_direction_fix_slower(self):
+        r = one({"type": "direction", "anti": "a", "fix": "f"}, [var("a", 1.0), var("f", 2.0)])
+        self.assertEqual((r["verdict"], r["why"]), ("refuted", "the fix is slower"))
+
+    def test_unknown_type_is_an_error(self):
+        with self.assertRaises(ValueError):
+            one({"type": "bogus", "anti": "a", "fix": "f"}, [var("a", 1.0), var("f", 1.0)])
+
+
+class ResultsFiles(unittest.TestCase):
+    def test_slug(self):
+        self.assertEqual(benchlib.slug("NVIDIA H100 80GB HBM3"), "nvidia-h100-80gb-hbm3")
+        self.assertEqual(benchlib.slug(None), "unknown-gpu")
+
+    def test_write_results(self):
+        ex = load_example()
+        _, rows = judged(example=ex)
+        doc = benchlib.build_results(ex["environment"], ex["benchmarks"], rows, date="2026-11-25",
+                                     synthetic=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            j1, s1 = benchlib.write_results(doc, rows, tmp)
+            j2, _ = benchlib.write_results(doc, rows, tmp)
+            self.assertEqual(os.path.basename(j1), "synthetic-gpu-not-a-measurement-2026-11-25.json")
+            self.assertEqual(os.path.basename(s1), "synthetic-gpu-not-a-measurement-2026-11-25.svg")
+            self.assertEqual(os.path.basename(j2), "synthetic-gpu-not-a-measurement-2026-11-25-2.json")
+            with open(j1, encoding="utf-8") as f:
+                back = json.load(f)
+        self.assertEqual(back["schema"], "trainlint-bench-results/1")
+        self.assertIs(back["synthetic"], True)
+        self.assertEqual(back["date"], "2026-11-25")
+        self.assertEqual(len(back["claims"]), len(rows))
+        self.assertNotIn("plot", back["claims"][0])
+        for key in ("id", "rule", "claim", "claimed", "measured", "verdict", "why", "value", "bench"):
+            self.assertIn(key, back["claims"][0])
+        s = back["summary"]
+        self.assertEqual(sum(s.values()), len(rows))
+        self.assertEqual(s["confirmed"], sum(r["verdict"] == "confirmed" for r in rows))
+        self.assertEqual([b["id"] for b in back["benchmarks"]], [b["id"] for b in ex["benchmarks"]])
+
+
+    def test_infinite_ratio_is_written_as_null(self):
+        t = {"type": "speedup", "anti": "a", "fix": "f", "range": [2, 3]}
+        claim = {"id": "c", "test": dict(t, bench="b")}
+        bench = {"id": "b", "status": "ok", "unit": "us", "variants": [var("a", 5.0), var("f", 0.0)]}
+        rows = benchlib.evaluate_all({"claims": [claim]}, {"b": bench}, {"gpu_count": 1})
+        self.assertEqual(rows[0]["value"], float("inf"))
+        doc = benchlib.build_results({"gpu_name": "x"}, [bench], rows, date="2026-11-25")
+        with tempfile.TemporaryDirectory() as tmp:
+            jpath, spath = benchlib.write_results(doc, rows, tmp)
+            with open(jpath, encoding="utf-8") as f:
+                self.assertIsNone(json.load(f)["claims"][0]["value"])
+            ET.parse(spath)
+
+
+class Table(unittest.TestCase):
+    def test_table_rows(self):
+        _, rows = judged()
+        text = benchlib.render_table(rows)
+        lines = text.splitlines()
+        self.assertEqual(lines[0].split(), ["claim", "rule", "claimed", "measured", "verdict"])
+        self.assertTrue(set(lines[1]) <= {"-", " "})
+        body = lines[2:2 + len(rows)]
+        self.assertEqual(len(body), len(rows))
+        for r, line in zip(rows, body):
+            self.assertTrue(line.startswith(r["id"][:19]), (r["id"], line))
+            self.assertIn(r["verdict"], line)
+        self.assertIn("refuted: the fix still syncs (1 per step)", text)
+        self.assertIn("1.7× (30 → 17.6 ms/batch)", text)
+        s = benchlib.summary(rows)
+        self.assertEqual(lines[-1], "%d confirmed, %d refuted, %d not measurable here"
+                         % (s["confirmed"], s["refuted"], s["not measurable here"]))
+
+
+class Chart(unittest.TestCase):
+    def test_svg_is_well_formed_and_has_a_bar_per_measured_claim(self):
+        _, rows = judged()
+        svg = benchlib.render_svg(rows, "test <chart> & more")
+        root = ET.fromstring(svg)
+        self.assertEqual(root.tag, SVG_NS + "svg")
+        bars = [r for r in root.iter(SVG_NS + "rect") if r.find(SVG_NS + "title") is not None]
+        plotted = [r for r in rows if r.get("plot")]
+        self.assertEqual(len(bars), len(plotted))
+        titles = [b.find(SVG_NS + "title").text for b in bars]
+        for r, title in zip(plotted, titles):
+            self.assertTrue(title.startswith(r["id"] + ":"), title)
+            self.assertIn(r["verdict"], title)
+        fills = {t.split(":")[0]: b.get("fill") for t, b in zip(titles, bars)}
+        self.assertEqual(fills["000-workers"], benchlib.COLORS["confirmed"])
+        self.assertEqual(fills["002-profiler"], benchlib.COLORS["refuted"])
+        self.assertEqual(fills["000-stats-every-10"], benchlib.COLORS["not measurable here"])
+        texts = "".join(t.text or "" for t in root.iter(SVG_NS + "text"))
+        self.assertIn("test <chart> & more", texts)
+        self.assertIn("1×", texts)
+
+    def test_empty_chart(self):
+        _, rows = judged(env={"gpu_count": 0})
+        root = ET.fromstring(benchlib.render_svg(rows, "none"))
+        self.assertIn("nothing measured", "".join(t.text or "" for t in root.iter(SVG_NS + "text")))
+
+
+class ReplayCli(unittest.TestCase):
+    def run_cli(self, *args):
+        return subprocess.run([sys.executable, os.path.join(BENCH, "run")] + list(args),
+                              capture_output=True, text=True, timeout=120)
+
+    def test_replay_writes_where_asked(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            p = self.run_cli("--replay", EXAMPLE, "--out", tmp)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("SYNTHETIC input", p.stdout)
+            self.assertRegex(p.stdout, r"\d+ confirmed, \d+ refuted, \d+ not measurable here")
+            files = sorted(os.listdir(tmp))
+            self.assertEqual(files, ["synthetic-gpu-not-a-measurement-2026-11-25.json",
+                                     "synthetic-gpu-not-a-measurement-2026-11-25.svg"])
+            with open(os.path.join(tmp, files[0]), encoding="utf-8") as f:
+                self.assertIs(json.load(f)["synthetic"], True)
+
+    def test_replay_merges_split_runs_later_file_wins(self):
+        ex = load_example()
+        part = copy.deepcopy(ex)
+        part["benchmarks"] = [b for b in part["benchmarks"] if b["id"] == "torch/empty_cache"]
+        for v in part["benchmarks"][0]["variants"]:  # the second part measured a clear difference
+            if v["name"] == "no-empty_cache":
+                v.update(median=6.0, min=5.9, max=6.1, p10=5.95, p90=6.05)
+        other_gpu = copy.deepcopy(part)
+        other_gpu["environment"]["gpu_name"] = "another synthetic GPU"
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = []
+            for i, d in enumerate((part, other_gpu)):
+                paths.append(os.path.join(tmp, "part%d.json" % i))
+                with open(paths[-1], "w", encoding="utf-8") as f:
+                    json.dump(d, f)
+            p = self.run_cli("--replay", EXAMPLE, "--replay", paths[0], "--out", os.path.join(tmp, "out"))
+            self.assertEqual(p.returncode, 0, p.stderr)
+            row = [l for l in p.stdout.splitlines() if l.startswith("empty-cache ")]
+            self.assertEqual(len(row), 1)
+            self.assertIn("confirmed", row[0])
+            self.assertIn("2.02× (12.1 → 6 ms/step)", row[0])
+            self.assertIn("detect-anomaly", p.stdout)  # benchmarks of the first file are kept
+            p = self.run_cli("--replay", EXAMPLE, "--replay", paths[1])
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("different GPUs", p.stderr)
+
+    def test_replay_refuses_to_put_synthetic_data_in_results(self):
+        results = os.path.join(BENCH, "results")
+        before = sorted(os.listdir(results)) if os.path.isdir(results) else None
+        p = self.run_cli("--replay", EXAMPLE, "--out", results)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("refusing", p.stderr)
+        after = sorted(os.listdir(results)) if os.path.isdir(results) else None
+        self.assertEqual(before, after)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
