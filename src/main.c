@@ -193,7 +193,7 @@ static int cmd_check(tl_cli *c) {
   size_t walk_errors = tl_walk((const char *const *)c->paths.v, c->paths.n, (const char *const *)c->excludes.v,
                                c->excludes.n, &files, &d);
   print_diags(c, &d, ecolor);
-  tl_options opts = {c->jobs};
+  tl_options opts = {c->jobs, false};
   tl_analysis *a = tl_analysis_new(rs, &opts);
   for (size_t i = 0; i < files.n; i++) {
     const char *p = files.v[i];

@@ -21,10 +21,26 @@ tl_analysis *tl_analysis_new(const tl_ruleset *rules, const tl_options *opts) {
   return a;
 }
 
+/* Drops what phase 1 computed for a file (its text and path stay). */
+static void tl_file_reset(tl_file *f) {
+  tl_lines_free(&f->lines);
+  tl_model_free(&f->model);
+  memset(&f->model, 0, sizeof f->model);
+  for (size_t i = 0; i < f->cands.n; i++) {
+    free(f->cands.v[i].message);
+    for (size_t j = 0; j < f->cands.v[i].edits.n; j++) free(f->cands.v[i].edits.v[j].text);
+    tl_vec_free(&f->cands.v[i].edits);
+  }
+  tl_vec_free(&f->cands);
+  tl_diags_free(&f->diags);
+  f->ok = false;
+}
+
 static void tl_file_free(tl_file *f) {
   free(f->path);
   free(f->text);
   free(f->mem);
+  if (f->tree) ts_tree_delete(f->tree);
   tl_lines_free(&f->lines);
   tl_model_free(&f->model);
   for (size_t i = 0; i < f->cands.n; i++) {
@@ -36,9 +52,7 @@ static void tl_file_free(tl_file *f) {
   tl_diags_free(&f->diags);
 }
 
-void tl_analysis_delete(tl_analysis *a) {
-  if (!a) return;
-  tl_project_free(a);
+static void tl_findings_clear(tl_analysis *a) {
   for (size_t i = 0; i < a->findings.n; i++) {
     tl_finding *f = &a->findings.v[i];
     free(f->message);
@@ -48,6 +62,12 @@ void tl_analysis_delete(tl_analysis *a) {
     tl_vec_free(&f->fix);
   }
   tl_vec_free(&a->findings);
+}
+
+void tl_analysis_delete(tl_analysis *a) {
+  if (!a) return;
+  tl_project_free(a);
+  tl_findings_clear(a);
   for (size_t i = 0; i < a->files.n; i++) tl_file_free(&a->files.v[i]);
   tl_vec_free(&a->files);
   tl_diags_free(&a->diags);
@@ -57,17 +77,74 @@ void tl_analysis_delete(tl_analysis *a) {
 void tl_analysis_add_path(tl_analysis *a, const char *path) {
   tl_file f = {0};
   f.path = tl_strdup(path);
+  f.dirty = true;
   tl_vec_push(&a->files, f);
 }
 
 void tl_analysis_add_text(tl_analysis *a, const char *path, const char *text, size_t len) {
   tl_file f = {0};
   f.path = tl_strdup(path);
-  f.mem = tl_malloc(len + 1);
-  memcpy(f.mem, text, len);
-  f.mem[len] = 0;
+  f.mem = tl_strndup(text, len);
   f.len = len;
+  f.dirty = f.in_memory = true;
   tl_vec_push(&a->files, f);
+}
+
+static tl_file *tl_find_file(tl_analysis *a, const char *path) {
+  for (size_t i = 0; i < a->files.n; i++)
+    if (!strcmp(a->files.v[i].path, path)) return &a->files.v[i];
+  return NULL;
+}
+
+void tl_analysis_set_text(tl_analysis *a, const char *path, const char *text, size_t len) {
+  tl_file *f = tl_find_file(a, path);
+  if (!f) { tl_analysis_add_text(a, path, text, len); return; }
+  free(f->mem);
+  f->mem = tl_strndup(text, len);
+  f->len = len;
+  f->dirty = f->in_memory = true;
+  if (f->tree) { ts_tree_delete(f->tree); f->tree = NULL; } /* no edit description: parse afresh */
+}
+
+/* Row and byte column of an offset. */
+static TSPoint tl_point_at(const char *text, size_t len, uint32_t off) {
+  TSPoint p = {0, 0};
+  uint32_t line_start = 0;
+  for (uint32_t i = 0; i < off && i < len; i++)
+    if (text[i] == '\n') { p.row++; line_start = i + 1; }
+  p.column = off - line_start;
+  return p;
+}
+
+void tl_analysis_edit(tl_analysis *a, const char *path, uint32_t start, uint32_t old_end, uint32_t new_end,
+                      const char *text, size_t len) {
+  tl_file *f = tl_find_file(a, path);
+  if (!f) { tl_analysis_add_text(a, path, text, len); return; }
+  const char *old = f->mem ? f->mem : f->text;
+  size_t oldlen = f->len;
+  if (f->tree && old && start <= old_end && old_end <= oldlen && new_end <= len) {
+    TSInputEdit e = {start, old_end, new_end, tl_point_at(old, oldlen, start), tl_point_at(old, oldlen, old_end),
+                     tl_point_at(text, len, new_end)};
+    ts_tree_edit(f->tree, &e);
+  } else if (f->tree) {
+    ts_tree_delete(f->tree);
+    f->tree = NULL;
+  }
+  free(f->mem);
+  f->mem = tl_strndup(text, len);
+  f->len = len;
+  f->dirty = f->in_memory = true;
+}
+
+void tl_analysis_remove(tl_analysis *a, const char *path) {
+  tl_file *f = tl_find_file(a, path);
+  if (!f) return;
+  tl_project_free(a); /* indexed by file: rebuilt by the next run */
+  tl_findings_clear(a);
+  size_t i = (size_t)(f - a->files.v);
+  tl_file_free(f);
+  memmove(&a->files.v[i], &a->files.v[i + 1], (a->files.n - i - 1) * sizeof *a->files.v);
+  a->files.n--;
 }
 
 /* ---- per-thread state ---- */
@@ -83,6 +160,7 @@ typedef struct {
 typedef struct {
   tl_analysis *a;
   tl_worker *workers;
+  size_t *todo; /* file indexes to analyse */
 } tl_run_ctx;
 
 /* ---- predicates ---- */
@@ -185,12 +263,22 @@ static const char *const tl_tensor_methods[] = {"sum", "mean", "max", "min", "am
 static const char *const tl_host_methods[] = {"item", "tolist", "numpy", NULL};
 
 /* Positive evidence that an expression is a tensor (for float()/int()/bool() conversions). */
-static bool tl_is_tensor(const tl_match_env *e, TSNode n) {
+static bool tl_is_tensor_at(const tl_match_env *e, TSNode n, int depth);
+static bool tl_is_tensor(const tl_match_env *e, TSNode n) { return tl_is_tensor_at(e, n, 0); }
+
+static bool tl_is_tensor_at(const tl_match_env *e, TSNode n, int depth) {
+  if (depth > 8 || ts_node_is_null(n)) return false;
   if (tl_contains_call_to(n, e->src, tl_host_methods, 0)) return false;
   tl_valkind k = tl_model_classify(e->m, n, e->src, e->func, 0);
   if (k == TL_VAL_DEVICE) return true;
   if (k != TL_VAL_UNKNOWN) return false;
   while (tl_node_is(n, "parenthesized_expression")) n = ts_node_named_child(n, 0);
+  if (tl_node_is(n, "binary_operator")) {
+    /* arithmetic on a tensor is a tensor: `running / n`, `loss * 2` (not "%s" % x) */
+    TSNode left = ts_node_child_by_field_name(n, "left", 4);
+    if (tl_node_is(left, "string") || tl_node_is(left, "concatenated_string")) return false;
+    return tl_is_tensor_at(e, left, depth + 1) || tl_is_tensor_at(e, ts_node_child_by_field_name(n, "right", 5), depth + 1);
+  }
   if (tl_node_is(n, "call")) {
     TSNode fn = ts_node_child_by_field_name(n, "function", 8);
     if (tl_node_is(fn, "attribute")) {
@@ -211,6 +299,8 @@ static bool tl_is_tensor(const tl_match_env *e, TSNode n) {
     char *d = tl_dotted(n, e->src);
     TSNode v = d ? tl_model_binding_value(e->m, d, e->func, ts_node_start_byte(n)) : (TSNode){0};
     free(d);
+    /* bound to an expression (not a call): that expression's evidence, not the name's */
+    if (!ts_node_is_null(v) && !tl_node_is(v, "call")) return tl_is_tensor_at(e, v, depth + 1);
     if (tl_node_is(v, "call")) {
       char *callee = tl_dotted(ts_node_child_by_field_name(v, "function", 8), e->src);
       char *q = callee ? tl_model_resolve(e->m, callee) : NULL;
@@ -384,6 +474,35 @@ static bool tl_tensor_condition(const tl_match_env *e, TSNode n, int depth) {
   return false;
 }
 
+/* Does evaluating this expression as a Python value read a device value? A host read inside
+ * (`x.item()`, `.tolist()`, `.numpy()`, `.cpu()` of a value not known to be on the host,
+ * `float(t)`), or a truth value that needs one (`(x == pad).all()`, `t.max() > 0`). */
+static bool tl_find_host_read(const tl_match_env *e, TSNode n, int depth) {
+  if (depth > 40 || ts_node_is_null(n) || tl_node_is(n, "lambda")) return false;
+  if (tl_node_is(n, "call")) {
+    TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+    TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+    static const char *const reads[] = {"item", "tolist", "numpy", "cpu", NULL};
+    if (tl_node_is(fn, "attribute")) {
+      TSNode attr = ts_node_child_by_field_name(fn, "attribute", 9);
+      uint32_t s = ts_node_start_byte(attr);
+      if (tl_str_in(e->src + s, ts_node_end_byte(attr) - s, reads) && ts_node_named_child_count(args) == 0) {
+        tl_valkind k = tl_model_classify(e->m, ts_node_child_by_field_name(fn, "object", 6), e->src, e->func, 0);
+        if (k == TL_VAL_UNKNOWN || k == TL_VAL_DEVICE) return true;
+      }
+    } else if (tl_node_is(fn, "identifier") && ts_node_named_child_count(args) == 1 &&
+               (tl_node_text_eq(fn, e->src, "float") || tl_node_text_eq(fn, e->src, "int") ||
+                tl_node_text_eq(fn, e->src, "bool")) &&
+               tl_is_tensor(e, ts_node_named_child(args, 0))) {
+      return true;
+    }
+  }
+  uint32_t k = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < k; i++)
+    if (tl_find_host_read(e, ts_node_named_child(n, i), depth + 1)) return true;
+  return false;
+}
+
 static bool tl_is_01(TSNode n, const char *src) {
   return tl_node_is(n, "integer") && (tl_node_text_eq(n, src, "0") || tl_node_text_eq(n, src, "1"));
 }
@@ -542,6 +661,28 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
     break;
   }
   case TL_PRED_FILE_MATCH: r = tl_re_match(e->w, p->re, src, e->file->len); break;
+  case TL_PRED_NEEDS_DEVICE: r = tl_find_host_read(e, a, 0) || tl_tensor_condition(e, a, 0); break;
+  case TL_PRED_IN_IF:
+  case TL_PRED_INSIDE:
+  case TL_PRED_NEXT_STMT:
+  case TL_PRED_VALUE_FROM:
+  case TL_PRED_BOOL_MASK:
+  case TL_PRED_ASSIGN_TARGET:
+  case TL_PRED_KEEPS_GRAPH:
+  case TL_PRED_STEP_ACCUM: {
+    tl_pred_ctx pc = {e->m, src, e->func, e->w->md, e->w->mctx};
+    switch (p->op) {
+    case TL_PRED_IN_IF: r = tl_pred_in_if(&pc, a, p->re); break;
+    case TL_PRED_INSIDE: r = tl_pred_inside(a, p->strs, p->nstrs); break;
+    case TL_PRED_NEXT_STMT: r = tl_pred_next_statement(&pc, a, p->re); break;
+    case TL_PRED_VALUE_FROM: r = tl_pred_value_from(&pc, a, p->re); break;
+    case TL_PRED_BOOL_MASK: r = tl_pred_bool_mask(&pc, a); break;
+    case TL_PRED_ASSIGN_TARGET: r = tl_pred_assignment_target(a); break;
+    case TL_PRED_KEEPS_GRAPH: r = tl_pred_keeps_graph(&pc, a); break;
+    default: r = tl_pred_step_accumulator(&pc, a); break;
+    }
+    break;
+  }
   case TL_PRED_SET_SEVERITY:
     e->severity = !strcmp(p->strs[0], "error") ? TL_SEVERITY_ERROR : !strcmp(p->strs[0], "info") ? TL_SEVERITY_INFO
                                                                                                   : TL_SEVERITY_WARNING;
@@ -743,11 +884,17 @@ static void tl_offset_position(const char *path, size_t off, uint32_t *line, uin
 static void tl_file_phase1(void *ctxp, unsigned worker, size_t idx) {
   tl_run_ctx *ctx = ctxp;
   tl_analysis *a = ctx->a;
-  tl_file *f = &a->files.v[idx];
+  tl_file *f = &a->files.v[ctx->todo[idx]];
   tl_worker *w = &ctx->workers[worker];
-  if (f->mem) {
-    f->text = f->mem;
-    f->mem = NULL;
+  tl_file_reset(f);
+  f->dirty = false;
+  if (f->mem || f->in_memory) {
+    if (f->mem) {
+      free(f->text);
+      f->text = f->mem;
+      f->mem = NULL;
+    }
+    if (!f->text) f->text = tl_strdup("");
     size_t bad;
     if (memchr(f->text, 0, f->len)) {
       tl_diags_add(&f->diags, TL_DIAG_ERROR, f->path, 0, 0, "binary file (contains NUL bytes): not analysed");
@@ -776,6 +923,7 @@ static void tl_file_phase1(void *ctxp, unsigned worker, size_t idx) {
       free(msg);
       return;
     }
+    free(f->text);
     f->text = s.text;
     f->len = s.len;
     s.text = NULL;
@@ -790,7 +938,8 @@ static void tl_file_phase1(void *ctxp, unsigned worker, size_t idx) {
     memcpy(parse_text, "   ", 3);
   }
   ts_parser_reset(w->parser);
-  TSTree *tree = ts_parser_parse_string(w->parser, NULL, parse_text, (uint32_t)f->len);
+  TSTree *tree = ts_parser_parse_string(w->parser, f->tree, parse_text, (uint32_t)f->len);
+  if (f->tree) { ts_tree_delete(f->tree); f->tree = NULL; }
   if (!tree) {
     tl_diags_add(&f->diags, TL_DIAG_ERROR, f->path, 0, 0, "parsing took longer than %u s: not analysed",
                  TL_PARSE_TIMEOUT_US / 1000000u);
@@ -822,7 +971,8 @@ static void tl_file_phase1(void *ctxp, unsigned worker, size_t idx) {
   for (size_t i = 0; i < f->model.bindings.n; i++) f->model.bindings.v[i].value = (TSNode){0};
   for (size_t i = 0; i < f->model.classes.n; i++)
     for (size_t j = 0; j < f->model.classes.v[i].attrs.n; j++) f->model.classes.v[i].attrs.v[j].value = (TSNode){0};
-  ts_tree_delete(tree);
+  if (a->opts.keep_trees) f->tree = tree;
+  else ts_tree_delete(tree);
   if (parse_text != f->text) free(parse_text);
 }
 
@@ -918,12 +1068,13 @@ static void tl_make_findings(tl_analysis *a) {
       fd.end_line = tl_lines_line(&f->lines, rend);
       fd.end_col = tl_lines_col(&f->lines, f->text, rend);
       fd.severity = c->severity >= 0 ? (tl_severity)c->severity : rule->severity;
-      fd.message = c->message;
-      c->message = NULL;
+      fd.message = tl_strdup(c->message);
       fd.hot = chain;
       fd.nhot = nchain;
-      fd.fix = c->edits;
-      memset(&c->edits, 0, sizeof c->edits);
+      for (size_t k = 0; k < c->edits.n; k++) {
+        tl_edit ed = {c->edits.v[k].start, c->edits.v[k].end, tl_strdup(c->edits.v[k].text)};
+        tl_vec_push(&fd.fix, ed);
+      }
       fd.fix_safety = fd.fix.n ? rule->fix_safety : TL_FIXSAFE_NONE;
       fd.scope = c->func > 0 ? f->model.funcs.v[c->func].display : f->model.module;
       fd.stmt_first_line = first;
@@ -936,7 +1087,14 @@ static void tl_make_findings(tl_analysis *a) {
 }
 
 void tl_analysis_run(tl_analysis *a) {
-  unsigned nt = tl_pool_threads(a->opts.threads, a->files.n);
+  tl_project_free(a);
+  tl_findings_clear(a);
+  tl_diags_free(&a->diags);
+  a->suppressed = 0;
+  size_t *todo = tl_calloc(a->files.n + 1, sizeof *todo), ntodo = 0;
+  for (size_t i = 0; i < a->files.n; i++)
+    if (a->files.v[i].dirty) todo[ntodo++] = i;
+  unsigned nt = tl_pool_threads(a->opts.threads, ntodo);
   tl_worker *ws = tl_calloc(nt, sizeof *ws);
   for (unsigned i = 0; i < nt; i++) {
     ws[i].parser = ts_parser_new();
@@ -954,8 +1112,9 @@ void tl_analysis_run(tl_analysis *a) {
         (PCRE2_SPTR) "(?i)(^|[^a-z])(val|valid|validation|eval|evaluation|test|testing|dev)([^a-z]|$)",
         PCRE2_ZERO_TERMINATED, 0, &err, &eo, NULL);
   }
-  tl_run_ctx ctx = {a, ws};
-  tl_pool_run(nt, a->files.n, tl_file_phase1, &ctx);
+  tl_run_ctx ctx = {a, ws, todo};
+  tl_pool_run(nt, ntodo, tl_file_phase1, &ctx);
+  free(todo);
   for (unsigned i = 0; i < nt; i++) {
     ts_parser_delete(ws[i].parser);
     ts_query_cursor_delete(ws[i].cursor);
@@ -965,9 +1124,16 @@ void tl_analysis_run(tl_analysis *a) {
   }
   free(ws);
   for (size_t i = 0; i < a->files.n; i++) {
-    tl_diags *d = &a->files.v[i].diags;
-    for (size_t j = 0; j < d->n; j++) tl_vec_push(&a->diags, d->v[j]);
-    tl_vec_free(d);
+    const tl_diags *d = &a->files.v[i].diags;
+    for (size_t j = 0; j < d->n; j++) {
+      tl_diag x = d->v[j];
+      x.path = tl_strdup(x.path);
+      x.message = tl_strdup(x.message);
+      tl_vec_push(&a->diags, x);
+    }
+    tl_suppressions *sp = &a->files.v[i].model.suppressions;
+    for (size_t j = 0; j < sp->n; j++)
+      for (size_t k = 0; k < sp->v[j].used.n; k++) sp->v[j].used.v[k] = false;
   }
   tl_project_analyze(a);
   tl_make_findings(a);

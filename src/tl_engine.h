@@ -23,6 +23,9 @@ typedef struct {
   size_t len;
   char *mem;              /* in-memory contents given by tl_analysis_add_text, else NULL */
   bool ok;                /* read and parsed */
+  bool dirty;             /* changed since the last run: phase 1 must run again */
+  bool in_memory;         /* contents come from tl_analysis_add_text/set_text/edit, not the disk */
+  TSTree *tree;           /* kept for incremental re-parsing when opts.keep_trees */
   tl_lines lines;
   tl_file_model model;
   TL_VEC(tl_candidate) cands;

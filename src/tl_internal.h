@@ -35,6 +35,15 @@ typedef enum {
   TL_PRED_HAS_KWARG,     /* #has-kwarg? @args "name": the argument list has keyword `name` */
   TL_PRED_KWARG_MATCH,   /* #kwarg-match? @args "name" "regex": keyword `name` exists and its value matches */
   TL_PRED_FILE_MATCH,    /* #file-match? "regex": the file's text matches (e.g. uses CUDA at all) */
+  TL_PRED_NEEDS_DEVICE,  /* #needs-device-value? @a: evaluating @a as a Python value reads a device value */
+  TL_PRED_IN_IF,         /* #in-if? @a "regex": @a runs only when an enclosing `if` tests a flag named like regex */
+  TL_PRED_INSIDE,        /* #inside? @a "type" ...: an enclosing node (in the same function) has one of the types */
+  TL_PRED_NEXT_STMT,     /* #next-statement-match? @a "regex": the statement run after @a's starts with a match */
+  TL_PRED_VALUE_FROM,    /* #value-from? @a "regex": @a is (bound to) a call of a function whose name matches */
+  TL_PRED_BOOL_MASK,     /* #bool-mask? @a: @a is a boolean tensor (a comparison, `.bool()`, `isnan`, ...) */
+  TL_PRED_ASSIGN_TARGET, /* #assignment-target? @a: @a is written by an `=` assignment (not read) */
+  TL_PRED_KEEPS_GRAPH,   /* #keeps-graph? @a: a model/criterion output, not detached, outside no_grad */
+  TL_PRED_STEP_ACCUM,    /* #step-accumulator? @a: the container/variable outlives the step (not backpropagated) */
   TL_PRED__COUNT
 } tl_pred_op;
 
@@ -171,6 +180,29 @@ tl_valkind tl_model_classify(const tl_file_model *m, TSNode expr, const char *sr
 char *tl_dotted(TSNode n, const char *src);
 /* The expression last assigned to `name` before `before` in function `func` (null node if none). */
 TSNode tl_model_binding_value(const tl_file_model *m, const char *name, int32_t func, uint32_t before);
+/* The binding of `name` in effect at `before` in function `func` (the latest one), or NULL. */
+const tl_binding *tl_model_binding(const tl_file_model *m, const char *name, int32_t func, uint32_t before);
+/* TL_WORK_* of a call by its dotted callee text ("self.model" -> TL_WORK_MODEL). */
+unsigned tl_model_call_work(const char *callee);
+
+/* ---- predicates on syntax and the file model (tl_preds.c) ---- */
+
+typedef struct {
+  const tl_file_model *m;
+  const char *src;
+  int32_t func;                /* innermost function of the match */
+  pcre2_match_data *md;
+  pcre2_match_context *mctx;
+} tl_pred_ctx;
+
+bool tl_pred_in_if(const tl_pred_ctx *c, TSNode n, const pcre2_code *re);
+bool tl_pred_inside(TSNode n, char *const *types, size_t ntypes);
+bool tl_pred_next_statement(const tl_pred_ctx *c, TSNode n, const pcre2_code *re);
+bool tl_pred_value_from(const tl_pred_ctx *c, TSNode n, const pcre2_code *re);
+bool tl_pred_bool_mask(const tl_pred_ctx *c, TSNode n);
+bool tl_pred_assignment_target(TSNode n);
+bool tl_pred_keeps_graph(const tl_pred_ctx *c, TSNode n);
+bool tl_pred_step_accumulator(const tl_pred_ctx *c, TSNode n);
 bool tl_node_is(TSNode n, const char *type);
 char *tl_node_text(TSNode n, const char *src);
 

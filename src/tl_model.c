@@ -656,6 +656,12 @@ TSNode tl_model_binding_value(const tl_file_model *m, const char *name, int32_t 
   return b ? b->value : (TSNode){0};
 }
 
+const tl_binding *tl_model_binding(const tl_file_model *m, const char *name, int32_t func, uint32_t before) {
+  return tl_lookup(m, name, func, before);
+}
+
+unsigned tl_model_call_work(const char *callee) { return callee ? tl_call_work(callee) : 0; }
+
 static const tl_binding *tl_lookup(const tl_file_model *m, const char *name, int32_t func, uint32_t before) {
   const tl_binding *best = NULL;
   for (size_t i = 0; i < m->bindings.n; i++) {

@@ -21,6 +21,10 @@ static const char *const tl_pred_names[TL_PRED__COUNT] = {
   [TL_PRED_RECEIVER_MATCH] = "receiver-match?", [TL_PRED_TENSOR_COND] = "tensor-condition?",
   [TL_PRED_EARLY_EXIT] = "early-exit?", [TL_PRED_SET_SEVERITY] = "set-severity!",
   [TL_PRED_HAS_KWARG] = "has-kwarg?", [TL_PRED_KWARG_MATCH] = "kwarg-match?", [TL_PRED_FILE_MATCH] = "file-match?",
+  [TL_PRED_NEEDS_DEVICE] = "needs-device-value?", [TL_PRED_IN_IF] = "in-if?", [TL_PRED_INSIDE] = "inside?",
+  [TL_PRED_NEXT_STMT] = "next-statement-match?", [TL_PRED_VALUE_FROM] = "value-from?",
+  [TL_PRED_BOOL_MASK] = "bool-mask?", [TL_PRED_ASSIGN_TARGET] = "assignment-target?",
+  [TL_PRED_KEEPS_GRAPH] = "keeps-graph?", [TL_PRED_STEP_ACCUM] = "step-accumulator?",
 };
 
 /* How many capture and string arguments each predicate takes (-1: one or more strings). */
@@ -35,6 +39,9 @@ static const struct { int caps; int strs; } tl_pred_arity[TL_PRED__COUNT] = {
   [TL_PRED_RECEIVER_MATCH] = {1, 1}, [TL_PRED_TENSOR_COND] = {1, 0}, [TL_PRED_EARLY_EXIT] = {1, 0},
   [TL_PRED_SET_SEVERITY] = {0, 1}, [TL_PRED_HAS_KWARG] = {1, 1}, [TL_PRED_KWARG_MATCH] = {1, 2},
   [TL_PRED_FILE_MATCH] = {0, 1},
+  [TL_PRED_NEEDS_DEVICE] = {1, 0}, [TL_PRED_IN_IF] = {1, 1}, [TL_PRED_INSIDE] = {1, -1},
+  [TL_PRED_NEXT_STMT] = {1, 1}, [TL_PRED_VALUE_FROM] = {1, 1}, [TL_PRED_BOOL_MASK] = {1, 0},
+  [TL_PRED_ASSIGN_TARGET] = {1, 0}, [TL_PRED_KEEPS_GRAPH] = {1, 0}, [TL_PRED_STEP_ACCUM] = {1, 0},
 };
 
 tl_ruleset *tl_ruleset_new(void) {
@@ -335,7 +342,7 @@ static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, tl_p
     if (!strncmp(base, "not-", 4)) { p.negated = true; base += 4; }
     int op = -1;
     for (int k = 0; k < TL_PRED__COUNT; k++)
-      if (!strcmp(base, tl_pred_names[k])) op = k;
+      if (tl_pred_names[k] && !strcmp(base, tl_pred_names[k])) op = k;
     uint32_t line, col;
     if (op < 0) {
       tl_pred_pos(r, q, pi, name, &line, &col);
@@ -369,7 +376,8 @@ static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, tl_p
       ok = false;
     }
     if (arity_ok && (op == TL_PRED_MATCH || op == TL_PRED_RESOLVES_MATCH || op == TL_PRED_RECEIVER_MATCH ||
-                     op == TL_PRED_KWARG_MATCH || op == TL_PRED_FILE_MATCH)) {
+                     op == TL_PRED_KWARG_MATCH || op == TL_PRED_FILE_MATCH || op == TL_PRED_IN_IF ||
+                     op == TL_PRED_NEXT_STMT || op == TL_PRED_VALUE_FROM)) {
       int err;
       PCRE2_SIZE eoff;
       const char *pattern = p.strs[op == TL_PRED_KWARG_MATCH ? 1 : 0];

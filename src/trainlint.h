@@ -66,6 +66,7 @@ const char *tl_severity_name(tl_severity s);
 
 typedef struct {
   unsigned threads; /* 0: all cores */
+  bool keep_trees;  /* keep syntax trees between runs, for incremental re-parsing (editors) */
 } tl_options;
 
 /* One element of a finding's hot chain: why the code runs often, outermost last. */
@@ -105,8 +106,20 @@ void tl_analysis_delete(tl_analysis *self);
 void tl_analysis_add_path(tl_analysis *self, const char *path);
 /* Queues in-memory contents (an editor buffer, stdin); the text is copied. */
 void tl_analysis_add_text(tl_analysis *self, const char *path, const char *text, size_t len);
-/* Reads, parses and analyses every queued file (in parallel), then the project as a whole.
- * Input problems go to the analysis' diagnostics; the other files are still analysed. */
+/* Adds or replaces a file's contents in memory (an editor buffer wins over the disk). */
+void tl_analysis_set_text(tl_analysis *self, const char *path, const char *text, size_t len);
+/* Applies one edit to a file's in-memory contents: bytes [start, old_end) of the current text
+ * became [start, new_end) of `text` (the whole new contents, `len` bytes). With keep_trees the
+ * kept syntax tree is edited so the next run re-parses incrementally. Call once per change, in
+ * order. Unknown paths are added. */
+void tl_analysis_edit(tl_analysis *self, const char *path, uint32_t start, uint32_t old_end, uint32_t new_end,
+                      const char *text, size_t len);
+/* Forgets a file. */
+void tl_analysis_remove(tl_analysis *self, const char *path);
+/* Reads, parses and analyses every file added or changed since the last run (in parallel), then
+ * the project as a whole; may be called again after changes. Input problems go to the analysis'
+ * diagnostics; the other files are still analysed. Findings and diagnostics from an earlier run
+ * are replaced (pointers to them become invalid). */
 void tl_analysis_run(tl_analysis *self);
 
 size_t tl_analysis_finding_count(const tl_analysis *self);

@@ -82,7 +82,7 @@ static bool is_fixed_name(const char *p) {
 }
 
 static tl_analysis *run_project(tl_ruleset *rs, tl_paths *files, const char *const *texts, const size_t *lens) {
-  tl_options o = {1};
+  tl_options o = {1, false};
   tl_analysis *a = tl_analysis_new(rs, &o);
   for (size_t i = 0; i < files->n; i++) {
     if (texts && texts[i]) tl_analysis_add_text(a, files->v[i], texts[i], lens[i]);

@@ -1,0 +1,534 @@
+/* tl_preds.c - engine predicates that look at the syntax around a match and at the file model:
+ * enclosing flag tests, enclosing node types, the statement run next, where a value comes from,
+ * boolean masks, assignment targets, autograd graphs and accumulators that outlive a step. */
+#include "tl_internal.h"
+
+#include <ctype.h>
+#include <string.h>
+
+#define TL_PRED_MAX_DEPTH 24
+
+static bool tl_re(const tl_pred_ctx *c, const pcre2_code *re, const char *s, size_t n) {
+  return pcre2_match(re, (PCRE2_SPTR)s, n, 0, 0, c->md, c->mctx) >= 0;
+}
+
+static bool tl_text_eq(TSNode n, const char *src, const char *s) {
+  uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+  return strlen(s) == b - a && !memcmp(src + a, s, b - a);
+}
+
+static bool tl_in_set(const char *s, size_t n, const char *const *set) {
+  for (; *set; set++)
+    if (strlen(*set) == n && !memcmp(*set, s, n)) return true;
+  return false;
+}
+
+static bool tl_icontains_n(const char *s, size_t n, const char *needle) {
+  size_t k = strlen(needle);
+  for (size_t i = 0; i + k <= n; i++) {
+    size_t j = 0;
+    while (j < k && tolower((unsigned char)s[i + j]) == needle[j]) j++;
+    if (j == k) return true;
+  }
+  return false;
+}
+
+static TSNode tl_unparen(TSNode n) {
+  while (tl_node_is(n, "parenthesized_expression") && ts_node_named_child_count(n)) n = ts_node_named_child(n, 0);
+  return n;
+}
+
+/* A scope boundary: predicates about "the code around" stop at the enclosing definition. */
+static bool tl_is_scope(TSNode n) {
+  return tl_node_is(n, "function_definition") || tl_node_is(n, "lambda") || tl_node_is(n, "class_definition") ||
+         tl_node_is(n, "module");
+}
+
+/* ---- #in-if? ---- */
+
+static bool tl_names_match(const tl_pred_ctx *c, TSNode n, const pcre2_code *re, int depth) {
+  if (depth > TL_PRED_MAX_DEPTH || ts_node_is_null(n)) return false;
+  if (tl_node_is(n, "identifier")) {
+    uint32_t s = ts_node_start_byte(n);
+    return tl_re(c, re, c->src + s, ts_node_end_byte(n) - s);
+  }
+  if (tl_node_is(n, "not_operator") || tl_node_is(n, "lambda")) return false;
+  uint32_t k = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < k; i++)
+    if (tl_names_match(c, ts_node_named_child(n, i), re, depth + 1)) return true;
+  return false;
+}
+
+/* Is the condition true only when a flag named like `re` is set (positive) / unset (negative)? */
+static bool tl_cond_flag(const tl_pred_ctx *c, TSNode cond, const pcre2_code *re, bool positive, int depth) {
+  if (depth > TL_PRED_MAX_DEPTH || ts_node_is_null(cond)) return false;
+  cond = tl_unparen(cond);
+  if (tl_node_is(cond, "not_operator"))
+    return tl_cond_flag(c, ts_node_child_by_field_name(cond, "argument", 8), re, !positive, depth + 1);
+  if (tl_node_is(cond, "boolean_operator")) {
+    TSNode op = ts_node_child_by_field_name(cond, "operator", 8);
+    bool is_and = !ts_node_is_null(op) && !strncmp(c->src + ts_node_start_byte(op), "and", 3);
+    /* `flag and x` needs the flag; so does `not (not flag or x)` */
+    if (is_and != positive) return false;
+    return tl_cond_flag(c, ts_node_child_by_field_name(cond, "left", 4), re, positive, depth + 1) ||
+           tl_cond_flag(c, ts_node_child_by_field_name(cond, "right", 5), re, positive, depth + 1);
+  }
+  if (!positive) return false;
+  if (tl_node_is(cond, "identifier")) return tl_names_match(c, cond, re, depth);
+  if (tl_node_is(cond, "attribute"))
+    return tl_names_match(c, ts_node_child_by_field_name(cond, "attribute", 9), re, depth);
+  /* is_debug(), logger.isEnabledFor(logging.DEBUG), cfg.debug_level > 0 */
+  if (tl_node_is(cond, "call") || tl_node_is(cond, "comparison_operator") || tl_node_is(cond, "subscript"))
+    return tl_names_match(c, cond, re, depth);
+  return false;
+}
+
+bool tl_pred_in_if(const tl_pred_ctx *c, TSNode n, const pcre2_code *re) {
+  TSNode child = n;
+  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && !tl_is_scope(p); child = p, p = ts_node_parent(p)) {
+    if (tl_node_is(p, "if_statement") || tl_node_is(p, "elif_clause")) {
+      TSNode body = ts_node_child_by_field_name(p, "consequence", 11);
+      if (ts_node_eq(body, child) &&
+          tl_cond_flag(c, ts_node_child_by_field_name(p, "condition", 9), re, true, 0))
+        return true;
+    } else if (tl_node_is(p, "else_clause")) {
+      /* `if not debug: ... else: <here>` */
+      TSNode owner = ts_node_parent(p);
+      if (tl_node_is(owner, "if_statement") &&
+          tl_cond_flag(c, ts_node_child_by_field_name(owner, "condition", 9), re, false, 0))
+        return true;
+    }
+  }
+  return false;
+}
+
+/* ---- #inside? ---- */
+
+bool tl_pred_inside(TSNode n, char *const *types, size_t ntypes) {
+  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && !tl_is_scope(p); p = ts_node_parent(p))
+    for (size_t i = 0; i < ntypes; i++)
+      if (!strcmp(ts_node_type(p), types[i])) return true;
+  return false;
+}
+
+/* ---- #next-statement-match? ---- */
+
+static TSNode tl_next_named_non_comment(TSNode n) {
+  TSNode s = ts_node_next_named_sibling(n);
+  while (!ts_node_is_null(s) && tl_node_is(s, "comment")) s = ts_node_next_named_sibling(s);
+  return s;
+}
+
+static TSNode tl_first_statement(TSNode block) {
+  for (uint32_t i = 0; i < ts_node_named_child_count(block); i++) {
+    TSNode s = ts_node_named_child(block, i);
+    if (!tl_node_is(s, "comment")) return s;
+  }
+  return (TSNode){0};
+}
+
+/* The statement that runs after the one holding n: its next sibling; at the end of a block of a
+ * `with`/`if`/`try`, the statement after that compound statement; at the end of a loop body,
+ * the first statement of the body (the next iteration). */
+bool tl_pred_next_statement(const tl_pred_ctx *c, TSNode n, const pcre2_code *re) {
+  TSNode s = n;
+  TSNode p = ts_node_parent(s);
+  while (!ts_node_is_null(p) && !tl_node_is(p, "block") && !tl_node_is(p, "module")) {
+    if (tl_is_scope(p)) return false;
+    s = p;
+    p = ts_node_parent(s);
+  }
+  if (ts_node_is_null(p)) return false;
+  for (int guard = 0; guard < 16; guard++) {
+    TSNode next = tl_next_named_non_comment(s);
+    if (ts_node_is_null(next)) {
+      TSNode block = ts_node_parent(s);
+      TSNode owner = tl_node_is(block, "block") ? ts_node_parent(block) : (TSNode){0};
+      if (tl_node_is(owner, "for_statement") || tl_node_is(owner, "while_statement")) {
+        next = tl_first_statement(block);
+        if (ts_node_eq(next, s)) return false;
+      } else if (tl_node_is(owner, "with_statement") || tl_node_is(owner, "if_statement") ||
+                 tl_node_is(owner, "try_statement")) {
+        s = owner;
+        continue;
+      } else if (tl_node_is(owner, "else_clause") || tl_node_is(owner, "elif_clause") ||
+                 tl_node_is(owner, "except_clause") || tl_node_is(owner, "finally_clause")) {
+        s = ts_node_parent(owner);
+        if (ts_node_is_null(s)) return false;
+        continue;
+      } else {
+        return false;
+      }
+    }
+    if (ts_node_is_null(next)) return false;
+    /* the statement's first line: a compound statement's header, not its whole body */
+    uint32_t a = ts_node_start_byte(next), b = ts_node_end_byte(next), e = a;
+    while (e < b && c->src[e] != '\n') e++;
+    return tl_re(c, re, c->src + a, e - a);
+  }
+  return false;
+}
+
+/* ---- #value-from? ---- */
+
+static bool tl_callee_matches(const tl_pred_ctx *c, const char *callee, const pcre2_code *re) {
+  if (!callee) return false;
+  char *q = tl_model_resolve(c->m, callee);
+  bool r = tl_re(c, re, q, strlen(q));
+  free(q);
+  return r;
+}
+
+bool tl_pred_value_from(const tl_pred_ctx *c, TSNode n, const pcre2_code *re) {
+  n = tl_unparen(n);
+  if (tl_node_is(n, "call")) {
+    char *callee = tl_dotted(ts_node_child_by_field_name(n, "function", 8), c->src);
+    bool r = tl_callee_matches(c, callee, re);
+    free(callee);
+    return r;
+  }
+  if (!tl_node_is(n, "identifier") && !tl_node_is(n, "attribute")) return false;
+  char *d = tl_dotted(n, c->src);
+  if (!d) return false;
+  const tl_binding *b = tl_model_binding(c->m, d, c->func, ts_node_start_byte(n));
+  bool r = false;
+  if (b) {
+    r = tl_callee_matches(c, b->ctor, re);
+  } else if (!strncmp(d, "self.", 5) && !strchr(d + 5, '.') && c->func >= 0 && (size_t)c->func < c->m->funcs.n) {
+    /* an attribute set in any method of the class: self.stream = torch.cuda.Stream() */
+    int32_t cls = c->m->funcs.v[c->func].cls;
+    const tl_class *k = cls >= 0 ? &c->m->classes.v[cls] : NULL;
+    for (size_t i = 0; k && i < k->attrs.n && !r; i++)
+      if (!strcmp(k->attrs.v[i].name, d + 5)) r = tl_callee_matches(c, k->attrs.v[i].ctor, re);
+  }
+  free(d);
+  return r;
+}
+
+/* ---- #bool-mask? ---- */
+
+static const char *const tl_bool_methods[] = {"bool", "eq", "ne", "gt", "ge", "lt", "le", "greater", "less",
+  "greater_equal", "less_equal", "not_equal", "equal_", "isnan", "isinf", "isfinite", "isneginf", "isposinf",
+  "isreal", "logical_and", "logical_or", "logical_not", "logical_xor", "isin", "signbit", NULL};
+
+static bool tl_bool_mask(const tl_pred_ctx *c, TSNode n, int depth) {
+  if (depth > TL_PRED_MAX_DEPTH || ts_node_is_null(n)) return false;
+  n = tl_unparen(n);
+  const char *src = c->src;
+  if (tl_node_is(n, "comparison_operator")) {
+    /* `in`, `not in`, `is`, `is not` give Python booleans; `<`, `==`, ... of a tensor give a mask */
+    for (uint32_t i = 0; i < ts_node_child_count(n); i++) {
+      TSNode ch = ts_node_child(n, i);
+      if (ts_node_is_named(ch)) continue;
+      const char *t = ts_node_type(ch);
+      if (!strcmp(t, "in") || !strcmp(t, "is") || !strcmp(t, "not") || !strcmp(t, "not in") || !strcmp(t, "is not"))
+        return false;
+    }
+    /* all operands Python values: a Python bool */
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+      tl_valkind k = tl_model_classify(c->m, ts_node_named_child(n, i), src, c->func, 0);
+      if (k != TL_VAL_PY && k != TL_VAL_LIST) return true;
+    }
+    return false;
+  }
+  if (tl_node_is(n, "unary_operator")) {
+    TSNode op = ts_node_child_by_field_name(n, "operator", 8);
+    return !ts_node_is_null(op) && src[ts_node_start_byte(op)] == '~' &&
+           tl_bool_mask(c, ts_node_child_by_field_name(n, "argument", 8), depth + 1);
+  }
+  if (tl_node_is(n, "binary_operator")) {
+    TSNode op = ts_node_child_by_field_name(n, "operator", 8);
+    if (ts_node_is_null(op) || ts_node_end_byte(op) - ts_node_start_byte(op) != 1) return false;
+    char o = src[ts_node_start_byte(op)];
+    if (o != '&' && o != '|' && o != '^') return false;
+    return tl_bool_mask(c, ts_node_child_by_field_name(n, "left", 4), depth + 1) ||
+           tl_bool_mask(c, ts_node_child_by_field_name(n, "right", 5), depth + 1);
+  }
+  if (tl_node_is(n, "call")) {
+    TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+    TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+    TSNode name = tl_node_is(fn, "attribute") ? ts_node_child_by_field_name(fn, "attribute", 9) : fn;
+    if (!tl_node_is(name, "identifier")) return false;
+    uint32_t s = ts_node_start_byte(name), l = ts_node_end_byte(name) - s;
+    char *callee = tl_dotted(fn, src);
+    char *q = callee ? tl_model_resolve(c->m, callee) : NULL;
+    bool lib = q && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7));
+    bool np = q && (!strncmp(q, "numpy.", 6) || !strncmp(q, "np.", 3));
+    free(q);
+    free(callee);
+    if (np) return false;
+    if (tl_in_set(src + s, l, tl_bool_methods)) {
+      /* torch.isnan(x) / x.isnan(): a tensor unless x is a host value */
+      TSNode subj = lib ? (ts_node_named_child_count(args) ? ts_node_named_child(args, 0) : (TSNode){0})
+                        : ts_node_child_by_field_name(fn, "object", 6);
+      if (ts_node_is_null(subj)) return false;
+      tl_valkind k = tl_model_classify(c->m, subj, src, c->func, 0);
+      return k != TL_VAL_PY && k != TL_VAL_LIST;
+    }
+    /* x.to(torch.bool), x.type(torch.bool), torch.ones(n, dtype=torch.bool) */
+    for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++) {
+      TSNode a = ts_node_named_child(args, i);
+      if (tl_node_is(a, "keyword_argument")) {
+        TSNode k = ts_node_child_by_field_name(a, "name", 4);
+        if (!tl_text_eq(k, src, "dtype")) continue;
+        a = ts_node_child_by_field_name(a, "value", 5);
+      } else if (!(l == 2 && !memcmp(src + s, "to", 2)) && !(l == 4 && !memcmp(src + s, "type", 4))) {
+        continue;
+      }
+      if (tl_text_eq(a, src, "torch.bool") || tl_text_eq(a, src, "paddle.bool") || tl_text_eq(a, src, "\"bool\"") ||
+          tl_text_eq(a, src, "'bool'"))
+        return lib || tl_node_is(fn, "attribute");
+    }
+    return false;
+  }
+  if (tl_node_is(n, "subscript")) /* a row of a mask: mask[i] */
+    return tl_bool_mask(c, ts_node_child_by_field_name(n, "value", 5), depth + 1);
+  if (tl_node_is(n, "identifier") || tl_node_is(n, "attribute")) {
+    char *d = tl_dotted(n, src);
+    const tl_binding *b = d ? tl_model_binding(c->m, d, c->func, ts_node_start_byte(n)) : NULL;
+    free(d);
+    return b && !ts_node_is_null(b->value) && tl_bool_mask(c, b->value, depth + 1);
+  }
+  return false;
+}
+
+bool tl_pred_bool_mask(const tl_pred_ctx *c, TSNode n) { return tl_bool_mask(c, n, 0); }
+
+/* ---- #assignment-target? ---- */
+
+bool tl_pred_assignment_target(TSNode n) {
+  TSNode child = n;
+  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); child = p, p = ts_node_parent(p)) {
+    if (tl_node_is(p, "pattern_list") || tl_node_is(p, "tuple_pattern") || tl_node_is(p, "list_pattern") ||
+        tl_node_is(p, "parenthesized_expression") || tl_node_is(p, "tuple") || tl_node_is(p, "list"))
+      continue;
+    if (tl_node_is(p, "assignment")) return ts_node_eq(ts_node_child_by_field_name(p, "left", 4), child);
+    return false;
+  }
+  return false;
+}
+
+/* ---- #keeps-graph? ---- */
+
+static bool tl_is_no_grad_call(const tl_pred_ctx *c, TSNode n) {
+  TSNode fn = tl_node_is(n, "call") ? ts_node_child_by_field_name(n, "function", 8) : n;
+  char *d = tl_dotted(fn, c->src);
+  if (!d) return false;
+  char *q = tl_model_resolve(c->m, d);
+  bool r = !strcmp(q, "torch.no_grad") || !strcmp(q, "torch.inference_mode") || !strcmp(q, "torch.autograd.no_grad") ||
+           !strcmp(q, "torch.autograd.inference_mode") || !strcmp(q, "paddle.no_grad") ||
+           !strcmp(q, "paddle.fluid.dygraph.no_grad");
+  if (!r && !strcmp(q, "torch.set_grad_enabled") && tl_node_is(n, "call")) {
+    TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+    r = ts_node_named_child_count(args) == 1 && tl_text_eq(ts_node_named_child(args, 0), c->src, "False");
+  }
+  free(q);
+  free(d);
+  return r;
+}
+
+/* Inside `with torch.no_grad():` or a function decorated with `@torch.no_grad()` (or the like)? */
+static bool tl_in_no_grad(const tl_pred_ctx *c, TSNode n) {
+  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+    if (tl_node_is(p, "with_statement")) {
+      for (uint32_t i = 0; i < ts_node_named_child_count(p); i++) {
+        TSNode clause = ts_node_named_child(p, i);
+        if (!tl_node_is(clause, "with_clause")) continue;
+        for (uint32_t j = 0; j < ts_node_named_child_count(clause); j++) {
+          TSNode item = ts_node_named_child(clause, j);
+          TSNode v = tl_node_is(item, "with_item") ? ts_node_child_by_field_name(item, "value", 5) : item;
+          if (tl_is_no_grad_call(c, v)) return true;
+        }
+      }
+    } else if (tl_node_is(p, "function_definition")) {
+      TSNode dd = ts_node_parent(p);
+      for (uint32_t i = 0; tl_node_is(dd, "decorated_definition") && i < ts_node_named_child_count(dd); i++) {
+        TSNode dec = ts_node_named_child(dd, i);
+        if (tl_node_is(dec, "decorator") && ts_node_named_child_count(dec) &&
+            tl_is_no_grad_call(c, ts_node_named_child(dec, 0)))
+          return true;
+      }
+      return false;
+    } else if (tl_node_is(p, "lambda") || tl_node_is(p, "class_definition")) {
+      return false;
+    }
+  }
+  return false;
+}
+
+/* Results without autograd history: integer/boolean results, host copies, detached values. */
+static const char *const tl_graphless_methods[] = {"detach", "detach_", "item", "tolist", "numpy", "argmax",
+  "argmin", "argsort", "eq", "ne", "gt", "ge", "lt", "le", "long", "int", "bool", "byte", "short", "nonzero",
+  "size", "dim", "numel", "isnan", "isinf", "isfinite", "logical_and", "logical_or", "logical_not", "any", "all",
+  "count_nonzero", "data_ptr", "equal", "allclose", "element_size", "nelement", "get_device", "topk_indices",
+  "bincount", "sign", NULL};
+static const char *const tl_graphless_attrs[] = {"data", "grad", "shape", "dtype", "device", "ndim", "is_cuda",
+  "requires_grad", "grad_fn", "is_leaf", NULL};
+static const char *const tl_py_funcs[] = {"float", "int", "bool", "len", "str", "round", "repr", "abs", "list",
+  "tuple", "dict", "set", "sum", "max", "min", "isinstance", "format", "print", NULL};
+
+/* The right side of the tuple assignment that bound a name without a value of its own
+ * (`logits, loss = model(x)`), found from the binding's end byte. */
+static TSNode tl_tuple_rhs(TSNode anchor, uint32_t end) {
+  if (end == 0) return (TSNode){0};
+  TSNode root = ts_tree_root_node(anchor.tree);
+  TSNode n = ts_node_descendant_for_byte_range(root, end - 1, end);
+  for (; !ts_node_is_null(n); n = ts_node_parent(n)) {
+    if (tl_node_is(n, "assignment") && ts_node_end_byte(n) == end) return ts_node_child_by_field_name(n, "right", 5);
+    if (ts_node_end_byte(n) > end || tl_is_scope(n)) break;
+  }
+  return (TSNode){0};
+}
+
+static bool tl_keeps_graph(const tl_pred_ctx *c, TSNode n, int depth);
+
+static bool tl_name_keeps_graph(const tl_pred_ctx *c, TSNode n, int depth) {
+  char *d = tl_dotted(n, c->src);
+  if (!d) return false;
+  const tl_binding *b = tl_model_binding(c->m, d, c->func, ts_node_start_byte(n));
+  free(d);
+  if (b) {
+    TSNode v = b->value;
+    if (ts_node_is_null(v)) {
+      if (b->from_loop >= 0) return false; /* a loop variable: data, not a result */
+      v = tl_tuple_rhs(n, b->byte);
+    }
+    if (ts_node_is_null(v) || tl_in_no_grad(c, v)) return false;
+    return tl_keeps_graph(c, v, depth + 1);
+  }
+  if (tl_node_is(n, "attribute")) {
+    /* outputs.loss of `outputs = model(x)`; x.data, x.shape have no graph */
+    TSNode attr = ts_node_child_by_field_name(n, "attribute", 9);
+    uint32_t s = ts_node_start_byte(attr);
+    if (tl_in_set(c->src + s, ts_node_end_byte(attr) - s, tl_graphless_attrs)) return false;
+    return tl_keeps_graph(c, ts_node_child_by_field_name(n, "object", 6), depth + 1);
+  }
+  return false;
+}
+
+static bool tl_keeps_graph(const tl_pred_ctx *c, TSNode n, int depth) {
+  if (depth > TL_PRED_MAX_DEPTH || ts_node_is_null(n)) return false;
+  n = tl_unparen(n);
+  const char *src = c->src;
+  const char *t = ts_node_type(n);
+  if (!strcmp(t, "identifier") || !strcmp(t, "attribute")) return tl_name_keeps_graph(c, n, depth);
+  if (!strcmp(t, "subscript")) return tl_keeps_graph(c, ts_node_child_by_field_name(n, "value", 5), depth + 1);
+  if (!strcmp(t, "unary_operator")) return tl_keeps_graph(c, ts_node_child_by_field_name(n, "argument", 8), depth + 1);
+  if (!strcmp(t, "conditional_expression"))
+    return tl_keeps_graph(c, ts_node_named_child(n, 0), depth + 1) || tl_keeps_graph(c, ts_node_named_child(n, 2), depth + 1);
+  if (!strcmp(t, "binary_operator")) {
+    TSNode left = ts_node_child_by_field_name(n, "left", 4);
+    if (tl_node_is(left, "string") || tl_node_is(left, "concatenated_string")) return false;
+    return tl_keeps_graph(c, left, depth + 1) || tl_keeps_graph(c, ts_node_child_by_field_name(n, "right", 5), depth + 1);
+  }
+  if (strcmp(t, "call")) return false; /* comparisons, literals, containers, ... */
+  TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+  TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+  if (tl_node_is(fn, "identifier")) {
+    uint32_t s = ts_node_start_byte(fn), l = ts_node_end_byte(fn) - s;
+    if (tl_in_set(src + s, l, tl_py_funcs)) return false;
+    char *name = tl_node_text(fn, src);
+    bool r = (tl_model_call_work(name) & TL_WORK_MODEL) || tl_icontains_n(src + s, l, "loss") ||
+             tl_icontains_n(src + s, l, "criterion");
+    free(name);
+    return r;
+  }
+  if (!tl_node_is(fn, "attribute")) return false;
+  TSNode attr = ts_node_child_by_field_name(fn, "attribute", 9);
+  TSNode obj = ts_node_child_by_field_name(fn, "object", 6);
+  uint32_t s = ts_node_start_byte(attr), l = ts_node_end_byte(attr) - s;
+  if (tl_in_set(src + s, l, tl_graphless_methods)) return false;
+  char *callee = tl_dotted(fn, src);
+  if (callee) {
+    char *q = tl_model_resolve(c->m, callee);
+    bool lib = !strchr(q, '(') && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7));
+    bool host = !strncmp(q, "numpy.", 6) || !strncmp(q, "np.", 3) || !strncmp(q, "math.", 5);
+    unsigned work = tl_model_call_work(callee);
+    free(q);
+    free(callee);
+    if (host) return false;
+    if (lib) {
+      /* torch.mean(loss), F.cross_entropy(logits, y): any tensor argument with a graph */
+      for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++) {
+        TSNode a = ts_node_named_child(args, i);
+        if (!tl_node_is(a, "keyword_argument") && tl_keeps_graph(c, a, depth + 1)) return true;
+      }
+      return false;
+    }
+    if (work & TL_WORK_MODEL) return true;
+    if (tl_icontains_n(src + s, l, "loss") || tl_icontains_n(src + s, l, "criterion")) return true;
+  }
+  /* a method keeps its receiver's graph: loss.mean(), out.float(), (a + b).sum() */
+  return tl_keeps_graph(c, obj, depth + 1);
+}
+
+bool tl_pred_keeps_graph(const tl_pred_ctx *c, TSNode n) {
+  if (tl_in_no_grad(c, n)) return false;
+  return tl_keeps_graph(c, n, 0);
+}
+
+/* ---- #step-accumulator? ---- */
+
+/* Does the expression mention the dotted name (as a name, attribute or the base of a subscript)? */
+static bool tl_mentions_dotted(TSNode n, const char *src, const char *d, int depth) {
+  if (depth > 48 || ts_node_is_null(n)) return false;
+  if (tl_node_is(n, "identifier") || tl_node_is(n, "attribute")) {
+    char *x = tl_dotted(n, src);
+    bool r = x && !strcmp(x, d);
+    free(x);
+    if (r) return true;
+  }
+  uint32_t k = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < k; i++)
+    if (tl_mentions_dotted(ts_node_named_child(n, i), src, d, depth + 1)) return true;
+  return false;
+}
+
+/* Is the accumulator backpropagated somewhere in the scope (gradient accumulation, a loss built
+ * from parts)? `acc.backward()`, `scaler.scale(acc).backward()`, `self.manual_backward(acc)`. */
+static bool tl_backpropagated(TSNode n, const char *src, const char *d, int depth) {
+  if (depth > 400 || ts_node_is_null(n)) return false;
+  if (tl_node_is(n, "call")) {
+    TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+    TSNode name = tl_node_is(fn, "attribute") ? ts_node_child_by_field_name(fn, "attribute", 9) : fn;
+    if ((tl_text_eq(name, src, "backward") || tl_text_eq(name, src, "manual_backward")) &&
+        tl_mentions_dotted(n, src, d, 0))
+      return true;
+  }
+  uint32_t k = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < k; i++)
+    if (tl_backpropagated(ts_node_named_child(n, i), src, d, depth + 1)) return true;
+  return false;
+}
+
+bool tl_pred_step_accumulator(const tl_pred_ctx *c, TSNode n) {
+  TSNode base = tl_unparen(n);
+  while (tl_node_is(base, "subscript")) base = tl_unparen(ts_node_child_by_field_name(base, "value", 5));
+  if (!tl_node_is(base, "identifier") && !tl_node_is(base, "attribute")) return false;
+  char *d = tl_dotted(base, c->src);
+  if (!d || strchr(d, '(')) { free(d); return false; }
+  /* the enclosing function (or the module) */
+  TSNode scope = n;
+  while (!ts_node_is_null(ts_node_parent(scope)) && !tl_node_is(scope, "function_definition"))
+    scope = ts_node_parent(scope);
+  bool r = false;
+  if (!tl_backpropagated(scope, c->src, d, 0)) {
+    uint32_t at = ts_node_start_byte(n);
+    const tl_binding *b = tl_model_binding(c->m, d, c->func, at);
+    if (!b) {
+      /* state of the object: outlives every call of a per-step method */
+      r = !strncmp(d, "self.", 5);
+    } else {
+      /* bound before the outermost loop of this function that does per-step work itself */
+      int32_t step = -1;
+      for (int32_t l = tl_model_loop_at(c->m, at); l >= 0; l = c->m->loops.v[l].parent) {
+        const tl_loop *lp = &c->m->loops.v[l];
+        if (lp->func != c->func) break;
+        if (lp->iterates_loader || (lp->work & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP | TL_WORK_MODEL))) step = l;
+      }
+      r = step >= 0 && b->byte <= c->m->loops.v[step].start;
+    }
+  }
+  free(d);
+  return r;
+}
