@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tl_costs.h"
 #include "tl_output.h"
 #include "tl_walk.h"
 #include "trainlint.h"
@@ -302,6 +303,13 @@ static int cmd_explain(tl_cli *c, const char *code) {
            tl_severity_name(tl_rule_severity(r)),
            tl_rule_fix_safety(r) == TL_FIXSAFE_SAFE ? "safe" : tl_rule_fix_safety(r) == TL_FIXSAFE_UNSAFE ? "unsafe" : "none",
            tl_rule_default_enabled(r) ? "on by default" : "off by default (enable with --select)", tl_rule_doc(r));
+    printf("\n## Measured cost\n");
+    bool any = false;
+    for (const tl_cost *k = tl_costs; k->code; k++)
+      if (!strcmp(k->code, tl_rule_code(r))) { printf("- %s\n", k->text); any = true; }
+    if (!any)
+      printf("Not yet measured on a GPU%s (bench/run writes the results; see bench/README.md).\n",
+             strcmp(tl_costs_source, "none") ? " for this rule" : "");
   }
   tl_ruleset_delete(rs);
   return rc;
