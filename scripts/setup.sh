@@ -12,6 +12,7 @@ need_cmd npm npm            # fetches the pinned grammar (any npm works: Debian'
 need_cmd python3 python3    # test scripts
 need_cmd patch patch
 need_cmd git git
+need_cmd pre-commit pre-commit  # tests of .pre-commit-hooks.yaml
 if command -v pkg-config >/dev/null 2>&1; then
   need_pc tree-sitter libtree-sitter-dev
   need_pc libpcre2-8 libpcre2-dev

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tl_baseline.h"
 #include "tl_costs.h"
 #include "tl_output.h"
 #include "tl_walk.h"
@@ -23,6 +24,9 @@ static void usage(FILE *out) {
         "  --quiet                      no summary line, no warnings about inputs (errors still)\n"
         "  --report-unused-suppressions also report `# noqa` comments that suppress nothing\n"
         "  --add-noqa                   add `# noqa: CODE` comments for the current findings\n"
+        "  --baseline FILE              report only findings not recorded in FILE\n"
+        "  --write-baseline FILE        record the current findings in FILE (JSON) and exit 0\n"
+        "  --diff-base REV              report only findings on lines changed since git revision REV\n"
         "  --diff                       print the fixes as a unified diff instead of findings\n"
         "  --fix                        apply safe fixes in place (atomic, refuses changed files)\n"
         "  --unsafe-fixes               also apply/show fixes marked unsafe\n"
@@ -45,7 +49,7 @@ typedef struct {
   TL_VEC(char *) select, ignore, excludes, paths, rule_dirs;
   tl_format format;
   bool diff, fix, unsafe, exit_zero, no_source, show_fixes, statistics, quiet, unused_supp, add_noqa;
-  char *output;
+  char *output, *baseline, *write_baseline, *diff_base;
   int color; /* -1 auto, 0 never, 1 always */
   unsigned jobs;
 } tl_cli;
@@ -59,6 +63,9 @@ static void split_codes(const char *s, void *vec) {
 
 static void cli_free(tl_cli *c) {
   free(c->output);
+  free(c->baseline);
+  free(c->write_baseline);
+  free(c->diff_base);
   void *vs[] = {&c->select, &c->ignore, &c->excludes, &c->paths, &c->rule_dirs};
   for (size_t i = 0; i < 5; i++) {
     TL_VEC(char *) *v = vs[i];
@@ -209,6 +216,40 @@ static int cmd_check(tl_cli *c) {
 
   size_t n = tl_analysis_finding_count(a);
   bool *fixed = tl_calloc(n + 1, sizeof *fixed);
+  if (c->write_baseline) {
+    char *msg = NULL;
+    int wrc = tl_baseline_write(a, c->write_baseline, &msg) ? 0 : 2;
+    if (wrc) fprintf(stderr, "trainlint: %s\n", msg);
+    else if (!c->quiet) fprintf(stderr, "Wrote %zu finding%s to %s.\n", n, n == 1 ? "" : "s", c->write_baseline);
+    free(msg);
+    free(fixed);
+    tl_analysis_delete(a);
+    tl_paths_free(&files);
+    tl_ruleset_delete(rs);
+    tl_diags_free(&d);
+    return wrc ? wrc : input_errors ? 2 : 0;
+  }
+  /* Findings left out of the report: known in the baseline, or on lines the change did not touch. */
+  bool *hidden = tl_calloc(n + 1, sizeof *hidden);
+  if (c->baseline) {
+    char *msg = NULL;
+    if (!tl_baseline_filter(a, c->baseline, hidden, &msg)) {
+      fprintf(stderr, "trainlint: %s\n", msg);
+      input_errors = true;
+    }
+    free(msg);
+  }
+  if (c->diff_base) {
+    char *msg = NULL;
+    if (!tl_diff_base_filter(a, c->diff_base, hidden, &msg)) {
+      fprintf(stderr, "trainlint: %s\n", msg);
+      input_errors = true;
+    }
+    free(msg);
+  }
+  size_t hidden_n = 0;
+  for (size_t i = 0; i < n; i++) hidden_n += hidden[i];
+  for (size_t i = 0; i < n; i++) fixed[i] = hidden[i];
   FILE *out = stdout;
   if (c->output && !(out = fopen(c->output, "w"))) {
     fprintf(stderr, "trainlint: cannot write %s: %s\n", c->output, strerror(errno));
@@ -216,7 +257,7 @@ static int cmd_check(tl_cli *c) {
     input_errors = true;
   }
   if (c->output) color = false;
-  size_t remaining = n;
+  size_t remaining = n - hidden_n;
   tl_output_opts oo = {c->format, color, c->unsafe, !c->no_source, c->show_fixes, c->quiet, rs};
   int rc = 0;
   if (c->diff || c->fix) {
@@ -233,21 +274,24 @@ static int cmd_check(tl_cli *c) {
         for (size_t i = 0; i < n; i++) fixed[i] = false; /* conservative: report all again */
         rc = 2;
       }
-      for (size_t i = 0; i < n; i++) remaining -= fixed[i];
+      for (size_t i = 0; i < n; i++) remaining -= fixed[i] && !hidden[i];
       if (taken && !fc.refused) fprintf(stderr, "Fixed %zu finding%s in %zu file%s.\n", taken, taken == 1 ? "" : "s",
                                         fc.written, fc.written == 1 ? "" : "s");
       if (c->statistics) tl_output_statistics(out, a, fixed);
       else tl_output_findings(out, a, fixed, &oo);
       if (rc == 0) rc = remaining ? 1 : 0;
     }
+  } else if (c->add_noqa && hidden_n) {
+    fprintf(stderr, "trainlint: --add-noqa cannot be combined with --baseline or --diff-base\n");
+    rc = 2;
   } else if (c->add_noqa) {
     size_t added = 0;
     if (add_noqa(a, &added)) rc = 2;
     fprintf(stderr, "Added %zu noqa comment%s.\n", added, added == 1 ? "" : "s");
   } else {
-    if (c->statistics) tl_output_statistics(out, a, NULL);
-    else tl_output_findings(out, a, NULL, &oo);
-    rc = n ? 1 : 0;
+    if (c->statistics) tl_output_statistics(out, a, hidden);
+    else tl_output_findings(out, a, hidden, &oo);
+    rc = n - hidden_n ? 1 : 0;
   }
   if (c->unused_supp) {
     size_t nu;
@@ -262,6 +306,7 @@ static int cmd_check(tl_cli *c) {
   if (out != stdout) fclose(out);
   if (c->exit_zero && rc == 1) rc = 0;
   if (input_errors) rc = 2;
+  free(hidden);
   free(fixed);
   tl_analysis_delete(a);
   tl_paths_free(&files);
@@ -355,6 +400,9 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--report-unused-suppressions")) c.unused_supp = true;
     else if (!strcmp(a, "--add-noqa")) c.add_noqa = true;
     else if (!strcmp(a, "--output") || !strcmp(a, "-o")) { free(c.output); c.output = tl_strdup(NEXT()); }
+    else if (!strcmp(a, "--baseline")) { free(c.baseline); c.baseline = tl_strdup(NEXT()); }
+    else if (!strcmp(a, "--write-baseline")) { free(c.write_baseline); c.write_baseline = tl_strdup(NEXT()); }
+    else if (!strcmp(a, "--diff-base")) { free(c.diff_base); c.diff_base = tl_strdup(NEXT()); }
     else if (!strcmp(a, "--all")) all = true;
     else if (!strcmp(a, "--select")) split_codes(NEXT(), &c.select);
     else if (!strcmp(a, "--ignore")) split_codes(NEXT(), &c.ignore);

@@ -1,0 +1,144 @@
+/* tl_baseline.c - baselines (known findings) and --diff-base (changed lines only). */
+#include "tl_baseline.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "tl_source.h"
+
+static const char *tl_rel(const char *p) {
+  while (p[0] == '.' && p[1] == '/') p += 2;
+  return p;
+}
+
+bool tl_baseline_write(const tl_analysis *a, const char *path, char **message) {
+  cJSON *root = cJSON_CreateObject();
+  cJSON_AddStringToObject(root, "tool", "trainlint");
+  cJSON_AddNumberToObject(root, "baseline_version", 1);
+  cJSON *arr = cJSON_AddArrayToObject(root, "findings");
+  for (size_t i = 0; i < tl_analysis_finding_count(a); i++) {
+    const tl_finding *f = tl_analysis_finding(a, i);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "code", tl_rule_code(f->rule));
+    cJSON_AddStringToObject(o, "path", tl_rel(f->path));
+    cJSON_AddStringToObject(o, "fingerprint", f->fingerprint);
+    cJSON_AddNumberToObject(o, "line", f->line); /* informative only: not used for matching */
+    cJSON_AddItemToArray(arr, o);
+  }
+  char *s = cJSON_Print(root);
+  cJSON_Delete(root);
+  FILE *fp = fopen(path, "w");
+  bool ok = fp && fputs(s, fp) >= 0 && fputc('\n', fp) != EOF;
+  if (fp && fclose(fp) != 0) ok = false;
+  if (!ok) *message = tl_printf("cannot write baseline %s: %s", path, strerror(errno));
+  cJSON_free(s);
+  return ok;
+}
+
+bool tl_baseline_filter(const tl_analysis *a, const char *path, bool *hidden, char **message) {
+  tl_source src;
+  size_t off;
+  char *msg = NULL;
+  if (tl_source_read(path, &src, &off, &msg) != TL_SOURCE_OK) {
+    *message = tl_printf("cannot read baseline %s: %s", path, msg ? msg : "");
+    free(msg);
+    return false;
+  }
+  cJSON *root = cJSON_ParseWithLength(src.text, src.len);
+  tl_source_free(&src);
+  cJSON *arr = root ? cJSON_GetObjectItemCaseSensitive(root, "findings") : NULL;
+  if (!cJSON_IsArray(arr)) {
+    *message = tl_printf("%s: not a trainlint baseline (expected {\"findings\": [...]})", path);
+    cJSON_Delete(root);
+    return false;
+  }
+  size_t n = (size_t)cJSON_GetArraySize(arr);
+  bool *used = tl_calloc(n + 1, sizeof *used);
+  for (size_t i = 0; i < tl_analysis_finding_count(a); i++) {
+    const tl_finding *f = tl_analysis_finding(a, i);
+    size_t k = 0;
+    for (cJSON *e = arr->child; e; e = e->next, k++) {
+      if (used[k]) continue;
+      const char *code = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "code"));
+      const char *p = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "path"));
+      const char *fp = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "fingerprint"));
+      if (code && p && fp && !strcmp(code, tl_rule_code(f->rule)) && !strcmp(p, tl_rel(f->path)) &&
+          !strcmp(fp, f->fingerprint)) {
+        used[k] = true;
+        hidden[i] = true;
+        break;
+      }
+    }
+  }
+  free(used);
+  cJSON_Delete(root);
+  return true;
+}
+
+typedef struct {
+  char *path;
+  TL_VEC(uint32_t) lines; /* pairs: first, last */
+} tl_changed;
+
+bool tl_diff_base_filter(const tl_analysis *a, const char *rev, bool *hidden, char **message) {
+  if (!rev[0] || rev[0] == '-' || strpbrk(rev, " \t\n'\"`$;|&<>\\")) {
+    *message = tl_printf("--diff-base: not a revision: '%s'", rev);
+    return false;
+  }
+  char *cmd = tl_printf("git diff --relative --unified=0 --no-color --no-ext-diff '%s' -- 2>&1", rev);
+  FILE *p = popen(cmd, "r");
+  free(cmd);
+  if (!p) {
+    *message = tl_printf("--diff-base: cannot run git: %s", strerror(errno));
+    return false;
+  }
+  TL_VEC(tl_changed) files = {0};
+  tl_buf err = {0};
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t got;
+  while ((got = getline(&line, &cap, p)) > 0) {
+    if (!strncmp(line, "+++ ", 4)) {
+      char *name = line + 4;
+      name[strcspn(name, "\n")] = 0;
+      if (!strncmp(name, "b/", 2)) name += 2;
+      tl_changed c = {tl_strdup(name), {0}};
+      tl_vec_push(&files, c);
+    } else if (!strncmp(line, "@@ ", 3) && files.n) {
+      const char *plus = strchr(line, '+');
+      unsigned long start = plus ? strtoul(plus + 1, NULL, 10) : 0, count = 1;
+      const char *comma = plus ? strpbrk(plus, ", ") : NULL;
+      if (comma && *comma == ',') count = strtoul(comma + 1, NULL, 10);
+      if (count) {
+        tl_vec_push(&files.v[files.n - 1].lines, (uint32_t)start);
+        tl_vec_push(&files.v[files.n - 1].lines, (uint32_t)(start + count - 1));
+      }
+    } else if (!files.n && err.len < 2000) {
+      tl_buf_puts(&err, line);
+    }
+  }
+  free(line);
+  int st = pclose(p);
+  bool ok = st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+  if (!ok) *message = tl_printf("--diff-base %s: git diff failed: %s", rev, err.data ? err.data : "");
+  for (size_t i = 0; ok && i < tl_analysis_finding_count(a); i++) {
+    const tl_finding *f = tl_analysis_finding(a, i);
+    bool touched = false;
+    for (size_t k = 0; k < files.n && !touched; k++) {
+      if (strcmp(files.v[k].path, tl_rel(f->path))) continue;
+      for (size_t j = 0; j + 1 < files.v[k].lines.n && !touched; j += 2)
+        touched = files.v[k].lines.v[j] <= f->stmt_last_line && f->stmt_first_line <= files.v[k].lines.v[j + 1];
+    }
+    if (!touched) hidden[i] = true;
+  }
+  for (size_t k = 0; k < files.n; k++) {
+    free(files.v[k].path);
+    tl_vec_free(&files.v[k].lines);
+  }
+  tl_vec_free(&files);
+  tl_buf_free(&err);
+  return ok;
+}
