@@ -6,15 +6,19 @@
 #include <unistd.h>
 
 #include "tl_baseline.h"
+#include "tl_config.h"
 #include "tl_costs.h"
 #include "tl_output.h"
+#include "tl_lsp.h"
 #include "tl_walk.h"
 #include "trainlint.h"
 
 static void usage(FILE *out) {
   fputs("usage: trainlint check [options] PATH...   analyse Python files and directories\n"
+        "       trainlint config [PATH]             the effective settings for PATH (default .)\n"
         "       trainlint rules [--all]             list the rules\n"
         "       trainlint explain CODE              show a rule's documentation\n"
+        "       trainlint server [--stdio]           run the language server (LSP on stdio; docs/editors.md)\n"
         "       trainlint version\n"
         "\n"
         "check options:\n"
@@ -33,6 +37,8 @@ static void usage(FILE *out) {
         "  --select CODES               enable only these codes or prefixes (comma-separated; ALL)\n"
         "  --ignore CODES               disable these codes or prefixes\n"
         "  --rules DIR                  also load the rule files (*.md) of DIR\n"
+        "  --config FILE                use this pyproject.toml for every file (default: the nearest\n"
+        "                               pyproject.toml with a [tool.trainlint] table above each file)\n"
         "  --exclude GLOB               skip paths matching GLOB (repeatable)\n"
         "  -j, --jobs N                 threads (default: all cores)\n"
         "  --exit-zero                  exit 0 even when there are findings\n"
@@ -49,7 +55,7 @@ typedef struct {
   TL_VEC(char *) select, ignore, excludes, paths, rule_dirs;
   tl_format format;
   bool diff, fix, unsafe, exit_zero, no_source, show_fixes, statistics, quiet, unused_supp, add_noqa;
-  char *output, *baseline, *write_baseline, *diff_base;
+  char *output, *baseline, *write_baseline, *diff_base, *config;
   int color; /* -1 auto, 0 never, 1 always */
   unsigned jobs;
 } tl_cli;
@@ -66,6 +72,7 @@ static void cli_free(tl_cli *c) {
   free(c->baseline);
   free(c->write_baseline);
   free(c->diff_base);
+  free(c->config);
   void *vs[] = {&c->select, &c->ignore, &c->excludes, &c->paths, &c->rule_dirs};
   for (size_t i = 0; i < 5; i++) {
     TL_VEC(char *) *v = vs[i];
@@ -148,6 +155,30 @@ static size_t add_noqa(const tl_analysis *a, size_t *added) {
   return failed;
 }
 
+/* Configurations: --config for everything, or the nearest one per path. */
+typedef struct {
+  tl_config *explicit_cfg;
+  tl_config_cache cache;
+  bool failed;
+} cfg_state;
+
+static tl_config *cfg_for(cfg_state *st, const char *path, tl_diags *d) {
+  return st->explicit_cfg ? st->explicit_cfg : tl_config_for(&st->cache, path, d, &st->failed);
+}
+
+static bool cfg_init(cfg_state *st, const tl_cli *c, tl_diags *d) {
+  memset(st, 0, sizeof *st);
+  if (!c->config) return true;
+  bool found;
+  st->explicit_cfg = tl_config_load(c->config, &found, d);
+  return st->explicit_cfg != NULL;
+}
+
+static void cfg_free(cfg_state *st) {
+  tl_config_delete(st->explicit_cfg);
+  tl_config_cache_free(&st->cache);
+}
+
 static tl_ruleset *load_rules(const tl_cli *c, tl_diags *d) {
   tl_ruleset *rs = tl_ruleset_new();
   bool ok = tl_ruleset_add_builtin(rs, d);
@@ -191,18 +222,50 @@ static int cmd_check(tl_cli *c) {
   tl_diags d = {0};
   bool color = c->color == 1 || (c->color == -1 && isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
   bool ecolor = c->color == 1 || (c->color == -1 && isatty(STDERR_FILENO) && !getenv("NO_COLOR"));
-  tl_ruleset *rs = load_rules(c, &d);
+  cfg_state cfg;
+  if (!cfg_init(&cfg, c, &d)) {
+    tl_output_diags(stderr, &d, ecolor);
+    tl_diags_free(&d);
+    cfg_free(&cfg);
+    return 2;
+  }
+  /* The configuration of each path argument: its excludes, and the severity overrides and
+   * extra names of the first one. */
+  TL_VEC(char *) excludes = {0};
+  for (size_t i = 0; i < c->excludes.n; i++) tl_vec_push(&excludes, c->excludes.v[i]);
+  tl_config *primary = NULL;
+  for (size_t i = 0; i < c->paths.n; i++) {
+    tl_config *pc = cfg_for(&cfg, c->paths.v[i], &d);
+    if (!primary) primary = pc;
+    for (size_t k = 0; pc && k < pc->exclude.n; k++) tl_vec_push(&excludes, pc->exclude.v[k]);
+    for (size_t k = 0; pc && k < pc->extend_exclude.n; k++) tl_vec_push(&excludes, pc->extend_exclude.v[k]);
+  }
+  tl_paths files = {0};
+  size_t walk_errors = cfg.failed ? 0 : tl_walk((const char *const *)c->paths.v, c->paths.n, (const char *const *)excludes.v,
+                                                excludes.n, &files, &d);
+  tl_vec_free(&excludes);
+  /* Every rule some file may want is compiled; each file's configuration filters afterwards. */
+  tl_cli all = *c;
+  char *all_codes[] = {"ALL"};
+  all.select.v = all_codes;
+  all.select.n = 1;
+  all.ignore.n = 0;
+  tl_ruleset *rs = cfg.failed ? NULL : load_rules(&all, &d);
   if (!rs) {
     tl_output_diags(stderr, &d, ecolor);
     tl_diags_free(&d);
+    tl_paths_free(&files);
+    cfg_free(&cfg);
     return 2;
   }
-  tl_paths files = {0};
-  size_t walk_errors = tl_walk((const char *const *)c->paths.v, c->paths.n, (const char *const *)c->excludes.v,
-                               c->excludes.n, &files, &d);
+  for (size_t k = 0; primary && k < primary->severity.n; k++)
+    tl_ruleset_set_severity(rs, primary->severity.v[k].code, primary->severity.v[k].severity);
   print_diags(c, &d, ecolor);
   tl_options opts = {c->jobs, false};
   tl_analysis *a = tl_analysis_new(rs, &opts);
+  if (primary)
+    tl_analysis_set_hot_names(a, (const char *const *)primary->hot_functions.v, primary->hot_functions.n,
+                              (const char *const *)primary->step_iterables.v, primary->step_iterables.n);
   for (size_t i = 0; i < files.n; i++) {
     const char *p = files.v[i];
     while (p[0] == '.' && p[1] == '/' && p[2]) p += 2; /* "./train.py" is shown as "train.py" */
@@ -227,10 +290,21 @@ static int cmd_check(tl_cli *c) {
     tl_paths_free(&files);
     tl_ruleset_delete(rs);
     tl_diags_free(&d);
+    cfg_free(&cfg);
     return wrc ? wrc : input_errors ? 2 : 0;
   }
   /* Findings left out of the report: known in the baseline, or on lines the change did not touch. */
   bool *hidden = tl_calloc(n + 1, sizeof *hidden);
+  for (size_t i = 0; i < n; i++) {
+    const tl_finding *f = tl_analysis_finding(a, i);
+    tl_config *fc = cfg_for(&cfg, f->path, &d);
+    hidden[i] = !tl_config_enabled(fc, f->rule, f->path, (const char *const *)c->select.v, c->select.n,
+                                   (const char *const *)c->ignore.v, c->ignore.n);
+  }
+  if (cfg.failed) {
+    print_diags(c, &d, ecolor);
+    input_errors = true;
+  }
   if (c->baseline) {
     char *msg = NULL;
     if (!tl_baseline_filter(a, c->baseline, hidden, &msg)) {
@@ -312,6 +386,7 @@ static int cmd_check(tl_cli *c) {
   tl_paths_free(&files);
   tl_ruleset_delete(rs);
   tl_diags_free(&d);
+  cfg_free(&cfg);
   return rc;
 }
 
@@ -330,6 +405,62 @@ static int cmd_rules(tl_cli *c, bool all) {
   }
   tl_ruleset_delete(rs);
   return 0;
+}
+
+static void print_list(const char *key, const tl_strs *v) {
+  printf("%s = [", key);
+  for (size_t i = 0; i < v->n; i++) printf("%s\"%s\"", i ? ", " : "", v->v[i]);
+  printf("]\n");
+}
+
+static int cmd_config(tl_cli *c) {
+  tl_diags d = {0};
+  cfg_state cfg;
+  const char *path = c->paths.n ? c->paths.v[0] : ".";
+  int rc = 0;
+  if (!cfg_init(&cfg, c, &d)) rc = 2;
+  tl_config *fc = rc ? NULL : cfg_for(&cfg, path, &d);
+  if (cfg.failed) rc = 2;
+  tl_cli all = *c;
+  char *all_codes[] = {"ALL"};
+  all.select.v = all_codes;
+  all.select.n = 1;
+  all.ignore.n = 0;
+  tl_ruleset *rs = rc ? NULL : load_rules(&all, &d);
+  tl_output_diags(stderr, &d, false);
+  if (rs) {
+    printf("# effective trainlint settings for %s\n", path);
+    printf("config = \"%s\"\n", fc ? fc->path : "(none: defaults)");
+    tl_strs empty = {0};
+    print_list("select", c->select.n ? (tl_strs *)&c->select : fc && fc->has_select ? &fc->select : &empty);
+    print_list("extend-select", fc ? &fc->extend_select : &empty);
+    print_list("ignore", fc ? &fc->ignore : &empty);
+    print_list("cli-ignore", (tl_strs *)&c->ignore);
+    print_list("exclude", fc ? &fc->exclude : &empty);
+    print_list("extend-exclude", fc ? &fc->extend_exclude : &empty);
+    print_list("hot-functions", fc ? &fc->hot_functions : &empty);
+    print_list("step-loop-iterables", fc ? &fc->step_iterables : &empty);
+    print_list("frameworks", fc ? &fc->frameworks : &empty);
+    for (size_t i = 0; fc && i < fc->per_file_ignores.n; i++) {
+      printf("per-file-ignores.\"%s\" = ", fc->per_file_ignores.v[i].glob);
+      print_list("", &fc->per_file_ignores.v[i].codes);
+    }
+    for (size_t i = 0; fc && i < fc->severity.n; i++)
+      tl_ruleset_set_severity(rs, fc->severity.v[i].code, fc->severity.v[i].severity);
+    printf("# rules for %s\n", path);
+    for (size_t i = 0; i < tl_ruleset_count(rs); i++) {
+      const tl_rule *r = tl_ruleset_rule(rs, i);
+      bool on = tl_config_enabled(fc, r, path, (const char *const *)c->select.v, c->select.n,
+                                  (const char *const *)c->ignore.v, c->ignore.n);
+      printf("%-6s %-36s %-8s %s\n", tl_rule_code(r), tl_rule_name(r), tl_severity_name(tl_rule_severity(r)), on ? "on" : "off");
+    }
+    tl_ruleset_delete(rs);
+  } else {
+    rc = 2;
+  }
+  cfg_free(&cfg);
+  tl_diags_free(&d);
+  return rc;
 }
 
 static int cmd_explain(tl_cli *c, const char *code) {
@@ -372,6 +503,7 @@ int main(int argc, char **argv) {
     usage(stdout);
     return 0;
   }
+  if (!strcmp(cmd, "server")) return tl_lsp_main(argc - 1, argv + 1);
   if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
     printf("trainlint %s\n", TL_VERSION);
     return 0;
@@ -403,6 +535,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--baseline")) { free(c.baseline); c.baseline = tl_strdup(NEXT()); }
     else if (!strcmp(a, "--write-baseline")) { free(c.write_baseline); c.write_baseline = tl_strdup(NEXT()); }
     else if (!strcmp(a, "--diff-base")) { free(c.diff_base); c.diff_base = tl_strdup(NEXT()); }
+    else if (!strcmp(a, "--config")) { free(c.config); c.config = tl_strdup(NEXT()); }
     else if (!strcmp(a, "--all")) all = true;
     else if (!strcmp(a, "--select")) split_codes(NEXT(), &c.select);
     else if (!strcmp(a, "--ignore")) split_codes(NEXT(), &c.ignore);
@@ -433,6 +566,8 @@ int main(int argc, char **argv) {
     if (!c.paths.n) tl_vec_push(&c.paths, tl_strdup("."));
     if ((c.diff + c.fix + c.add_noqa) > 1) { fprintf(stderr, "trainlint: --diff, --fix and --add-noqa exclude each other\n"); cli_free(&c); return 2; }
     rc = cmd_check(&c);
+  } else if (!strcmp(cmd, "config")) {
+    rc = cmd_config(&c);
   } else if (!strcmp(cmd, "rules")) {
     rc = cmd_rules(&c, all);
   } else if (!strcmp(cmd, "explain")) {

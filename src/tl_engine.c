@@ -71,6 +71,10 @@ void tl_analysis_delete(tl_analysis *a) {
   for (size_t i = 0; i < a->files.n; i++) tl_file_free(&a->files.v[i]);
   tl_vec_free(&a->files);
   tl_diags_free(&a->diags);
+  for (size_t i = 0; i < a->hot_functions.n; i++) free(a->hot_functions.v[i]);
+  tl_vec_free(&a->hot_functions);
+  for (size_t i = 0; i < a->step_iterables.n; i++) free(a->step_iterables.v[i]);
+  tl_vec_free(&a->step_iterables);
   free(a);
 }
 
@@ -88,6 +92,12 @@ void tl_analysis_add_text(tl_analysis *a, const char *path, const char *text, si
   f.len = len;
   f.dirty = f.in_memory = true;
   tl_vec_push(&a->files, f);
+}
+
+void tl_analysis_set_hot_names(tl_analysis *a, const char *const *hot_functions, size_t nhot,
+                               const char *const *step_iterables, size_t nsteps) {
+  for (size_t i = 0; i < nhot; i++) tl_vec_push(&a->hot_functions, tl_strdup(hot_functions[i]));
+  for (size_t i = 0; i < nsteps; i++) tl_vec_push(&a->step_iterables, tl_strdup(step_iterables[i]));
 }
 
 static tl_file *tl_find_file(tl_analysis *a, const char *path) {
@@ -950,6 +960,7 @@ static void tl_file_phase1(void *ctxp, unsigned worker, size_t idx) {
   if (ts_node_has_error(root)) tl_report_syntax(f, root);
   bool is_pkg;
   char *module = tl_module_name(f->path, &is_pkg);
+  for (size_t i = 0; i < a->step_iterables.n; i++) tl_vec_push(&f->model.step_iterables, a->step_iterables.v[i]);
   tl_model_build(&f->model, root, parse_text, module, is_pkg, &f->diags, f->path);
   free(module);
   f->ok = true;

@@ -55,6 +55,8 @@ struct tl_analysis {
   TL_VEC(tl_func_state *) fstate; /* per file, per function */
   TL_VEC(bool *) step_loops;      /* per file, per loop */
   size_t suppressed;
+  TL_VEC(char *) hot_functions;   /* configured per-step function names */
+  TL_VEC(char *) step_iterables;  /* configured loader names */
 };
 
 /* The project pass (tl_project.c): resolves calls across files and marks hot functions and loops. */

@@ -339,6 +339,13 @@ void tl_project_analyze(tl_analysis *a) {
         r.why = tl_printf("`%s` runs once per batch in the loader (collate_fn)", fu->display);
         tl_mark(a, &q, (tl_ref){(int32_t)i, (int32_t)fn}, 1, r);
       }
+      for (size_t h = 0; h < a->hot_functions.n; h++) {
+        const char *hf = a->hot_functions.v[h];
+        if (strcmp(hf, fu->name) && strcmp(hf, fu->display) && strcmp(hf, fu->qual)) continue;
+        tl_hot_reason hr = {-1, -1, fu->line, fu->col, 0, tl_printf("`%s` is configured as per-step code (hot-functions)", fu->display)};
+        tl_mark(a, &q, (tl_ref){(int32_t)i, (int32_t)fn}, 0, hr);
+        break;
+      }
       if (fu->cls < 0) continue;
       int kind = tl_class_kind(&p, (tl_ref){(int32_t)i, fu->cls}, 0);
       const char *n = fu->name;

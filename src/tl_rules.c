@@ -591,6 +591,12 @@ bool tl_ruleset_compile(tl_ruleset *rs, tl_diags *diags) {
   return ok;
 }
 
+void tl_ruleset_set_severity(tl_ruleset *rs, const char *code, tl_severity severity) {
+  size_t n = strlen(code);
+  for (size_t i = 0; i < rs->rules.n; i++)
+    if (!strncmp(rs->rules.v[i]->code, code, n) || !strcmp(code, "ALL")) rs->rules.v[i]->severity = severity;
+}
+
 size_t tl_ruleset_count(const tl_ruleset *rs) { return rs->rules.n; }
 const tl_rule *tl_ruleset_rule(const tl_ruleset *rs, size_t i) { return i < rs->rules.n ? rs->rules.v[i] : NULL; }
 const tl_rule *tl_ruleset_find(const tl_ruleset *rs, const char *code) {

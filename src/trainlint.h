@@ -43,6 +43,8 @@ void tl_ruleset_select(tl_ruleset *self, const char *const *select, size_t nsele
                        const char *const *ignore, size_t nignore);
 /* Compiles the enabled rules into one query. Returns false (with located diags) on errors. */
 bool tl_ruleset_compile(tl_ruleset *self, tl_diags *diags);
+/* Overrides the severity of the rules whose code starts with `code` (a code or a prefix). */
+void tl_ruleset_set_severity(tl_ruleset *self, const char *code, tl_severity severity);
 
 size_t tl_ruleset_count(const tl_ruleset *self);
 const tl_rule *tl_ruleset_rule(const tl_ruleset *self, size_t i);
@@ -114,6 +116,12 @@ void tl_analysis_set_text(tl_analysis *self, const char *path, const char *text,
  * order. Unknown paths are added. */
 void tl_analysis_edit(tl_analysis *self, const char *path, uint32_t start, uint32_t old_end, uint32_t new_end,
                       const char *text, size_t len);
+/* Extra names from the configuration: functions that count as per-step code wherever they are
+ * (`hot-functions`), and names of iterables that make a loop a step loop (`step-loop-iterables`,
+ * matched against the last component: "batches" matches `self.batches`). Copied. Call before
+ * the first run. */
+void tl_analysis_set_hot_names(tl_analysis *self, const char *const *hot_functions, size_t nhot,
+                               const char *const *step_iterables, size_t nsteps);
 /* Forgets a file. */
 void tl_analysis_remove(tl_analysis *self, const char *path);
 /* Reads, parses and analyses every file added or changed since the last run (in parallel), then

@@ -1,0 +1,359 @@
+/* tl_config.c - pyproject.toml [tool.trainlint] tables: TOML parsed by tree-sitter-toml, checked
+ * key by key with located errors, and looked up per analysed file. */
+#include "tl_config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <tree_sitter/api.h>
+
+#include "tl_source.h"
+#include "tl_walk.h"
+
+const TSLanguage *tree_sitter_toml(void);
+
+static bool tl_is(TSNode n, const char *t) { return !ts_node_is_null(n) && !strcmp(ts_node_type(n), t); }
+
+/* The decoded value of a TOML string node (basic, literal, multi-line). */
+static char *tl_toml_string(TSNode n, const char *src) {
+  uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+  const char *p = src + s;
+  size_t len = e - s;
+  bool literal = p[0] == '\'';
+  size_t q = (len >= 6 && (!strncmp(p, "\"\"\"", 3) || !strncmp(p, "'''", 3))) ? 3 : 1;
+  if (len < 2 * q) return tl_strdup("");
+  p += q;
+  len -= 2 * q;
+  if (q == 3 && len && p[0] == '\n') p++, len--; /* a newline right after the opening quotes */
+  tl_buf b = {0};
+  for (size_t i = 0; i < len; i++) {
+    if (literal || p[i] != '\\' || i + 1 >= len) { tl_buf_putc(&b, p[i]); continue; }
+    char c = p[++i];
+    switch (c) {
+    case 'n': tl_buf_putc(&b, '\n'); break;
+    case 't': tl_buf_putc(&b, '\t'); break;
+    case 'r': tl_buf_putc(&b, '\r'); break;
+    case '"': tl_buf_putc(&b, '"'); break;
+    case '\\': tl_buf_putc(&b, '\\'); break;
+    case 'u': case 'U': {
+      size_t nd = c == 'u' ? 4 : 8;
+      unsigned long cp = 0;
+      for (size_t k = 0; k < nd && i + 1 < len; k++) {
+        char h = p[++i];
+        cp = cp * 16 + (unsigned long)(h >= 'a' ? h - 'a' + 10 : h >= 'A' ? h - 'A' + 10 : h - '0');
+      }
+      char u[4];
+      size_t un = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+      if (un == 1) u[0] = (char)cp;
+      else if (un == 2) { u[0] = (char)(0xC0 | (cp >> 6)); u[1] = (char)(0x80 | (cp & 63)); }
+      else if (un == 3) { u[0] = (char)(0xE0 | (cp >> 12)); u[1] = (char)(0x80 | ((cp >> 6) & 63)); u[2] = (char)(0x80 | (cp & 63)); }
+      else { u[0] = (char)(0xF0 | (cp >> 18)); u[1] = (char)(0x80 | ((cp >> 12) & 63)); u[2] = (char)(0x80 | ((cp >> 6) & 63)); u[3] = (char)(0x80 | (cp & 63)); }
+      tl_buf_put(&b, u, un);
+      break;
+    }
+    default: tl_buf_putc(&b, c); break;
+    }
+  }
+  return tl_buf_take(&b);
+}
+
+/* A key (bare, quoted or dotted) as a dotted path. */
+static void tl_toml_key(TSNode n, const char *src, tl_buf *out) {
+  if (tl_is(n, "dotted_key")) {
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+      if (i) tl_buf_putc(out, '.');
+      tl_toml_key(ts_node_named_child(n, i), src, out);
+    }
+  } else if (tl_is(n, "quoted_key")) {
+    char *s = tl_toml_string(n, src);
+    tl_buf_puts(out, s);
+    free(s);
+  } else {
+    tl_buf_put(out, src + ts_node_start_byte(n), ts_node_end_byte(n) - ts_node_start_byte(n));
+  }
+}
+
+typedef struct {
+  tl_config *c;
+  const char *src;
+  tl_diags *diags;
+  bool ok;
+} tl_cfg_ctx;
+
+static void tl_cfg_error(tl_cfg_ctx *x, TSNode n, const char *fmt, const char *arg) {
+  TSPoint p = ts_node_start_point(n);
+  tl_diags_add(x->diags, TL_DIAG_ERROR, x->c->path, p.row + 1, p.column + 1, fmt, arg);
+  x->ok = false;
+}
+
+static bool tl_cfg_strings(tl_cfg_ctx *x, TSNode v, const char *key, tl_strs *out) {
+  if (!tl_is(v, "array")) {
+    tl_cfg_error(x, v, "`%s` must be an array of strings", key);
+    return false;
+  }
+  for (uint32_t i = 0; i < ts_node_named_child_count(v); i++) {
+    TSNode e = ts_node_named_child(v, i);
+    if (tl_is(e, "comment")) continue;
+    if (!tl_is(e, "string")) {
+      tl_cfg_error(x, e, "`%s` must be an array of strings", key);
+      return false;
+    }
+    tl_vec_push(out, tl_toml_string(e, x->src));
+  }
+  return true;
+}
+
+static bool tl_code_like(const char *s) {
+  if (!*s) return false;
+  if (!strcmp(s, "ALL")) return true;
+  for (const char *p = s; *p; p++)
+    if (!((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))) return false;
+  return true;
+}
+
+static void tl_cfg_codes(tl_cfg_ctx *x, TSNode v, const char *key, tl_strs *out) {
+  size_t first = out->n;
+  if (!tl_cfg_strings(x, v, key, out)) return;
+  for (size_t i = first; i < out->n; i++)
+    if (!tl_code_like(out->v[i])) {
+      tl_cfg_error(x, v, "`%s`: not a rule code or prefix", out->v[i]);
+      return;
+    }
+}
+
+/* One key = value of [tool.trainlint] (key relative to the table). */
+static void tl_cfg_pair(tl_cfg_ctx *x, const char *key, TSNode keynode, TSNode v) {
+  tl_config *c = x->c;
+  if (!strcmp(key, "select")) { c->has_select = true; tl_cfg_codes(x, v, key, &c->select); }
+  else if (!strcmp(key, "ignore")) tl_cfg_codes(x, v, key, &c->ignore);
+  else if (!strcmp(key, "extend-select")) tl_cfg_codes(x, v, key, &c->extend_select);
+  else if (!strcmp(key, "exclude")) tl_cfg_strings(x, v, key, &c->exclude);
+  else if (!strcmp(key, "extend-exclude")) tl_cfg_strings(x, v, key, &c->extend_exclude);
+  else if (!strcmp(key, "hot-functions")) tl_cfg_strings(x, v, key, &c->hot_functions);
+  else if (!strcmp(key, "step-loop-iterables")) tl_cfg_strings(x, v, key, &c->step_iterables);
+  else if (!strcmp(key, "frameworks")) {
+    size_t first = c->frameworks.n;
+    if (tl_cfg_strings(x, v, key, &c->frameworks))
+      for (size_t i = first; i < c->frameworks.n; i++)
+        if (strcmp(c->frameworks.v[i], "torch") && strcmp(c->frameworks.v[i], "paddle"))
+          tl_cfg_error(x, v, "`frameworks`: unknown framework '%s' (torch, paddle)", c->frameworks.v[i]);
+  } else if (!strncmp(key, "per-file-ignores.", 17)) {
+    tl_per_file_ignore p = {tl_strdup(key + 17), {0}};
+    tl_cfg_codes(x, v, "per-file-ignores", &p.codes);
+    tl_vec_push(&c->per_file_ignores, p);
+  } else if (!strncmp(key, "severity.", 9)) {
+    char *s = tl_is(v, "string") ? tl_toml_string(v, x->src) : NULL;
+    tl_severity sev = TL_SEVERITY_WARNING;
+    if (!s || (strcmp(s, "error") && strcmp(s, "warning") && strcmp(s, "info"))) {
+      tl_cfg_error(x, v, "`%s` must be \"error\", \"warning\" or \"info\"", key);
+    } else {
+      sev = !strcmp(s, "error") ? TL_SEVERITY_ERROR : !strcmp(s, "info") ? TL_SEVERITY_INFO : TL_SEVERITY_WARNING;
+      tl_severity_override o = {tl_strdup(key + 9), sev};
+      tl_vec_push(&c->severity, o);
+    }
+    free(s);
+  } else if (!strcmp(key, "per-file-ignores") || !strcmp(key, "severity")) {
+    /* an inline table: per-file-ignores = { "tests/..." = ["TL101"] } */
+    if (!tl_is(v, "inline_table")) { tl_cfg_error(x, v, "`%s` must be a table", key); return; }
+    for (uint32_t i = 0; i < ts_node_named_child_count(v); i++) {
+      TSNode pair = ts_node_named_child(v, i);
+      if (!tl_is(pair, "pair")) continue;
+      tl_buf k = {0};
+      tl_buf_printf(&k, "%s.", key);
+      tl_toml_key(ts_node_named_child(pair, 0), x->src, &k);
+      tl_cfg_pair(x, k.data, ts_node_named_child(pair, 0), ts_node_named_child(pair, 1));
+      tl_buf_free(&k);
+    }
+  } else {
+    tl_cfg_error(x, keynode, "unknown key `%s` in [tool.trainlint]", key);
+  }
+}
+
+static void tl_cfg_pairs(tl_cfg_ctx *x, TSNode parent, const char *prefix, bool *found) {
+  for (uint32_t i = 0; i < ts_node_named_child_count(parent); i++) {
+    TSNode pair = ts_node_named_child(parent, i);
+    if (!tl_is(pair, "pair")) continue;
+    tl_buf k = {0};
+    if (*prefix) tl_buf_printf(&k, "%s.", prefix);
+    TSNode keynode = ts_node_named_child(pair, 0);
+    tl_toml_key(keynode, x->src, &k);
+    if (!strncmp(k.data, "tool.trainlint.", 15)) {
+      *found = true;
+      tl_cfg_pair(x, k.data + 15, keynode, ts_node_named_child(pair, 1));
+    }
+    tl_buf_free(&k);
+  }
+}
+
+tl_config *tl_config_load(const char *path, bool *found, tl_diags *diags) {
+  *found = false;
+  tl_source src;
+  size_t off;
+  char *msg = NULL;
+  if (tl_source_read(path, &src, &off, &msg) != TL_SOURCE_OK) {
+    tl_diags_add(diags, TL_DIAG_ERROR, path, 0, 0, "cannot read configuration: %s", msg ? msg : "");
+    free(msg);
+    return NULL;
+  }
+  tl_config *c = tl_calloc(1, sizeof *c);
+  c->path = tl_strdup(path);
+  const char *slash = strrchr(path, '/');
+  c->dir = slash ? tl_strndup(path, (size_t)(slash - path)) : tl_strdup(".");
+  if (slash == path) { free(c->dir); c->dir = tl_strdup("/"); }
+  TSParser *parser = ts_parser_new();
+  ts_parser_set_language(parser, tree_sitter_toml());
+  TSTree *tree = ts_parser_parse_string(parser, NULL, src.text, (uint32_t)src.len);
+  tl_cfg_ctx x = {c, src.text, diags, true};
+  TSNode root = tree ? ts_tree_root_node(tree) : (TSNode){0};
+  if (!tree || ts_node_has_error(root)) {
+    /* the first error node */
+    TSNode n = root;
+    for (int depth = 0; !ts_node_is_null(n) && depth < 256; depth++) {
+      if (tl_is(n, "ERROR") || ts_node_is_missing(n)) break;
+      TSNode next = {0};
+      for (uint32_t i = 0; i < ts_node_child_count(n); i++)
+        if (ts_node_has_error(ts_node_child(n, i))) { next = ts_node_child(n, i); break; }
+      if (ts_node_is_null(next)) break;
+      n = next;
+    }
+    if (ts_node_is_null(n)) tl_diags_add(diags, TL_DIAG_ERROR, path, 1, 1, "invalid TOML");
+    else tl_cfg_error(&x, n, "invalid TOML%s", ts_node_is_missing(n) ? " (something is missing here)" : "");
+    x.ok = false;
+  } else {
+    tl_cfg_pairs(&x, root, "", found);
+    for (uint32_t i = 0; i < ts_node_named_child_count(root); i++) {
+      TSNode t = ts_node_named_child(root, i);
+      if (!tl_is(t, "table")) continue;
+      tl_buf k = {0};
+      tl_toml_key(ts_node_named_child(t, 0), src.text, &k);
+      if (!strcmp(k.data, "tool.trainlint")) *found = true;
+      tl_cfg_pairs(&x, t, k.data, found);
+      tl_buf_free(&k);
+    }
+  }
+  if (tree) ts_tree_delete(tree);
+  ts_parser_delete(parser);
+  tl_source_free(&src);
+  if (!x.ok) {
+    tl_config_delete(c);
+    return NULL;
+  }
+  return c;
+}
+
+static void tl_strs_free(tl_strs *s) {
+  for (size_t i = 0; i < s->n; i++) free(s->v[i]);
+  tl_vec_free(s);
+}
+
+void tl_config_delete(tl_config *c) {
+  if (!c) return;
+  free(c->path);
+  free(c->dir);
+  tl_strs *all[] = {&c->select, &c->ignore, &c->extend_select, &c->exclude, &c->extend_exclude,
+                    &c->hot_functions, &c->step_iterables, &c->frameworks};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++) tl_strs_free(all[i]);
+  for (size_t i = 0; i < c->per_file_ignores.n; i++) {
+    free(c->per_file_ignores.v[i].glob);
+    tl_strs_free(&c->per_file_ignores.v[i].codes);
+  }
+  tl_vec_free(&c->per_file_ignores);
+  for (size_t i = 0; i < c->severity.n; i++) free(c->severity.v[i].code);
+  tl_vec_free(&c->severity);
+  free(c);
+}
+
+/* The configuration governing directory `dir` (absolute). */
+static tl_config *tl_config_dir(tl_config_cache *cache, const char *dir, tl_diags *diags, bool *failed, int depth) {
+  for (size_t i = 0; i < cache->dirs.n; i++)
+    if (!strcmp(cache->dirs.v[i], dir)) return cache->configs.v[i];
+  tl_config *found_cfg = NULL;
+  char *py = tl_printf("%s/pyproject.toml", strcmp(dir, "/") ? dir : "");
+  struct stat st;
+  bool here = false;
+  if (stat(py, &st) == 0 && S_ISREG(st.st_mode)) {
+    bool found = false;
+    tl_config *c = tl_config_load(py, &found, diags);
+    if (!c) *failed = true;
+    else if (found) { found_cfg = c; tl_vec_push(&cache->owned, c); here = true; }
+    else tl_config_delete(c);
+    if (!c) here = true; /* a broken file stops the search: it was meant to configure this tree */
+  }
+  free(py);
+  if (!here && strcmp(dir, "/") && depth < 64) {
+    char *parent = tl_strdup(dir);
+    char *slash = strrchr(parent, '/');
+    if (slash == parent) parent[1] = 0;
+    else if (slash) *slash = 0;
+    found_cfg = tl_config_dir(cache, parent, diags, failed, depth + 1);
+    free(parent);
+  }
+  tl_vec_push(&cache->dirs, tl_strdup(dir));
+  tl_vec_push(&cache->configs, found_cfg);
+  return found_cfg;
+}
+
+tl_config *tl_config_for(tl_config_cache *cache, const char *file, tl_diags *diags, bool *failed) {
+  char *copy = tl_strdup(file);
+  char *slash = strrchr(copy, '/');
+  struct stat st;
+  if (stat(file, &st) == 0 && S_ISDIR(st.st_mode)) { /* a directory names itself */ }
+  else if (slash) *slash = 0;
+  else strcpy(copy, ".");
+  char abs[PATH_MAX];
+  tl_config *c = NULL;
+  if (realpath(copy, abs)) c = tl_config_dir(cache, abs, diags, failed, 0);
+  free(copy);
+  return c;
+}
+
+void tl_config_cache_free(tl_config_cache *cache) {
+  for (size_t i = 0; i < cache->dirs.n; i++) free(cache->dirs.v[i]);
+  tl_vec_free(&cache->dirs);
+  tl_vec_free(&cache->configs);
+  for (size_t i = 0; i < cache->owned.n; i++) tl_config_delete(cache->owned.v[i]);
+  tl_vec_free(&cache->owned);
+}
+
+static bool tl_code_in(const char *code, const tl_strs *list, bool default_on) {
+  for (size_t i = 0; i < list->n; i++) {
+    const char *s = list->v[i];
+    size_t n = strlen(s);
+    if (!strcmp(s, "ALL") || (!strncmp(code, s, n) && (code[n] == 0 || default_on))) return true;
+  }
+  return false;
+}
+
+/* `file` relative to the configuration's directory, for per-file-ignores. */
+static char *tl_rel_to(const char *file, const char *dir) {
+  char abs[PATH_MAX], absdir[PATH_MAX];
+  if (!realpath(file, abs) || !realpath(dir, absdir)) return tl_strdup(file);
+  size_t n = strlen(absdir);
+  if (!strncmp(abs, absdir, n) && abs[n] == '/') return tl_strdup(abs + n + 1);
+  return tl_strdup(abs);
+}
+
+bool tl_config_enabled(const tl_config *c, const tl_rule *rule, const char *file, const char *const *cli_select,
+                       size_t ncli_select, const char *const *cli_ignore, size_t ncli_ignore) {
+  const char *code = tl_rule_code(rule);
+  bool def = tl_rule_default_enabled(rule);
+  bool on;
+  tl_strs cli = {(char **)cli_select, ncli_select, ncli_select};
+  tl_strs clig = {(char **)cli_ignore, ncli_ignore, ncli_ignore};
+  if (ncli_select) on = tl_code_in(code, &cli, def);
+  else if (c && c->has_select) on = tl_code_in(code, &c->select, def);
+  else on = def;
+  /* an explicit --select is the user's choice for this run: the file's select and ignore yield */
+  if (!ncli_select && c && tl_code_in(code, &c->extend_select, def)) on = true;
+  if (!ncli_select && c && tl_code_in(code, &c->ignore, true)) on = false;
+  if (tl_code_in(code, &clig, true)) on = false;
+  if (on && c && c->per_file_ignores.n) {
+    char *rel = tl_rel_to(file, c->dir);
+    for (size_t i = 0; i < c->per_file_ignores.n && on; i++)
+      if (tl_glob_match(c->per_file_ignores.v[i].glob, rel) && tl_code_in(code, &c->per_file_ignores.v[i].codes, true))
+        on = false;
+    free(rel);
+  }
+  return on;
+}

@@ -1,0 +1,54 @@
+/* tl_config.h - the [tool.trainlint] table of pyproject.toml, parsed with the tree-sitter TOML
+ * grammar, and found by walking up from each analysed file (nearest wins). */
+#ifndef TL_CONFIG_H
+#define TL_CONFIG_H
+
+#include "trainlint.h"
+
+typedef TL_VEC(char *) tl_strs;
+
+typedef struct {
+  char *glob;     /* relative to the configuration's directory, gitignore syntax */
+  tl_strs codes;
+} tl_per_file_ignore;
+
+typedef struct {
+  char *code;
+  tl_severity severity;
+} tl_severity_override;
+
+typedef struct {
+  char *path;     /* the pyproject.toml (or --config file) */
+  char *dir;      /* its directory ("." for a bare file name) */
+  bool has_select;
+  tl_strs select, ignore, extend_select, exclude, extend_exclude, hot_functions, step_iterables, frameworks;
+  TL_VEC(tl_per_file_ignore) per_file_ignores;
+  TL_VEC(tl_severity_override) severity;
+} tl_config;
+
+/* Parses `path`. Returns NULL with located errors in diags when it is not valid TOML or the table
+ * has unknown keys or wrong types. `*found` tells whether the file has a [tool.trainlint] table
+ * (an empty config is returned when it has none). */
+tl_config *tl_config_load(const char *path, bool *found, tl_diags *diags);
+void tl_config_delete(tl_config *c);
+
+/* Caches configurations by directory. */
+typedef struct {
+  TL_VEC(char *) dirs;
+  TL_VEC(tl_config *) configs; /* NULL: no configuration at or above that directory */
+  TL_VEC(tl_config *) owned;
+} tl_config_cache;
+
+/* The nearest configuration for a file (walking up from its directory to the filesystem root,
+ * stopping at the first pyproject.toml that has a [tool.trainlint] table). NULL when none.
+ * Errors go to diags (and `*failed` is set). */
+tl_config *tl_config_for(tl_config_cache *cache, const char *file, tl_diags *diags, bool *failed);
+void tl_config_cache_free(tl_config_cache *cache);
+
+/* Is `code` enabled for `file` by this configuration and the command line? A `cli_select` given
+ * replaces the file's select, extend-select and ignore; `cli_ignore` always applies, and so do
+ * per-file-ignores (matched relative to the configuration's directory). */
+bool tl_config_enabled(const tl_config *c, const tl_rule *rule, const char *file, const char *const *cli_select,
+                       size_t ncli_select, const char *const *cli_ignore, size_t ncli_ignore);
+
+#endif

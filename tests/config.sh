@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# config.sh - pyproject.toml [tool.trainlint]: found by walking up (nearest wins), every key,
+# command-line flags over the file, `trainlint config`, and located errors with exit 2.
+set -u
+bin=$1 src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+codes() { "$bin" check --format concise --no-source "$@" 2>/dev/null | sed -E 's/^([^:]+):([0-9]+):[0-9]+: (TL[0-9]+).*/\1:\2:\3/' | sort | tr '\n' ' '; }
+
+mkdir -p "$tmp/p/sub" "$tmp/p/gen" "$tmp/p/tests"
+cp "$src/examples/"*.py "$tmp/p/"
+cp "$src/examples/model.py" "$tmp/p/sub/model.py"
+cp "$src/examples/model.py" "$tmp/p/gen/model.py"
+cp "$src/examples/model.py" "$tmp/p/tests/test_model.py"
+cd "$tmp/p"
+base=$(codes .)
+echo "$base" | grep -q 'sub/model.py:17:TL102' && echo "$base" | grep -q 'gen/model.py' && ok || bad "baseline run: $base"
+
+cat > pyproject.toml <<'TOML'
+[project]
+name = "demo"
+
+[tool.trainlint]
+ignore = ["TL2"]             # no input-pipeline rules
+extend-exclude = ["gen"]
+per-file-ignores = { "tests/*" = ["TL301"] }
+
+[tool.trainlint.severity]
+TL102 = "error"
+TOML
+out=$(codes .)
+echo "$out" | grep -q 'TL2' && bad "ignore TL2 not applied: $out" || ok
+echo "$out" | grep -q 'gen/' && bad "extend-exclude not applied" || ok
+echo "$out" | grep -q 'tests/test_model.py:20:TL301' && bad "per-file-ignores not applied" || ok
+echo "$out" | grep -q 'tests/test_model.py:17:TL102' && ok || bad "per-file-ignores removed too much: $out"
+"$bin" check --format json . 2>/dev/null | grep -A3 '"TL102"' | grep -q '"severity":.*"error"' && ok || bad "severity override"
+# the command line wins: --select replaces select, --ignore adds
+out=$(codes --select TL204 .)
+[ "$out" = "data.py:38:TL204 data.py:40:TL204 " ] && ok || bad "--select over the file: $out"
+# the nearest configuration wins
+printf '[tool.trainlint]\nselect = ["TL301"]\n' > sub/pyproject.toml
+out=$(codes sub/model.py)
+[ "$out" = "sub/model.py:20:TL301 " ] && ok || bad "nearest config: $out"
+out=$(codes model.py)
+echo "$out" | grep -q 'TL102' && ok || bad "the parent config still governs the parent: $out"
+# a pyproject.toml without [tool.trainlint] is skipped on the way up
+printf '[project]\nname = "x"\n' > sub/pyproject.toml
+out=$(codes sub/model.py)
+echo "$out" | grep -q 'TL102' && echo "$out" | grep -q 'TL301' && ok || bad "config without the table: $out"
+rm sub/pyproject.toml
+# hot-functions and step-loop-iterables
+cat > hooks.py <<'PY'
+def on_batch_end(stats, loss):
+    stats.append(loss.item())
+
+def run(model, batches, opt):
+    for b in batches:
+        out = b.cuda().sum()
+        print(out.item())
+PY
+[ -z "$(codes hooks.py)" ] && ok || bad "hooks.py hot without configuration"
+cat >> pyproject.toml <<'TOML'
+
+[tool.trainlint.extra]
+TOML
+sed -i '/\[tool.trainlint.extra\]/d' pyproject.toml
+sed -i 's/^ignore = \["TL2"\].*/ignore = ["TL2"]\nhot-functions = ["on_batch_end"]\nstep-loop-iterables = ["batches"]\nframeworks = ["torch", "paddle"]/' pyproject.toml
+out=$(codes hooks.py)
+[ "$out" = "hooks.py:2:TL101 hooks.py:7:TL101 " ] && ok || bad "hot-functions / step-loop-iterables: $out"
+"$bin" check hooks.py 2>/dev/null | grep -q 'configured as per-step code (hot-functions)' && ok || bad "hot-functions reason"
+# --config FILE for everything
+printf '[tool.trainlint]\nselect = ["TL301"]\n' > "$tmp/other.toml"
+out=$(codes --config "$tmp/other.toml" .)
+echo "$out" | grep -v -q 'TL301' && bad "--config: $out" || ok
+# trainlint config
+cfg=$("$bin" config tests/test_model.py)
+echo "$cfg" | grep -q "config = \"$tmp/p/pyproject.toml\"" && echo "$cfg" | grep -q '^TL301 .* off$' && echo "$cfg" | grep -q '^TL102 .*error .* on$' && ok || bad "trainlint config: $cfg"
+# errors: invalid TOML, unknown key, wrong type -> file:line:col, exit 2
+printf '[tool.trainlint]\nselect = ["TL1"\n' > pyproject.toml
+"$bin" check . >/dev/null 2>"$tmp/e1"; rc=$?
+[ "$rc" = 2 ] && grep -qE 'pyproject.toml:[0-9]+:[0-9]+: error: invalid TOML' "$tmp/e1" && ok || bad "invalid TOML: $rc $(cat "$tmp/e1")"
+printf '[tool.trainlint]\nselect = ["TL1"]\nselct = ["TL2"]\n' > pyproject.toml
+"$bin" check . >/dev/null 2>"$tmp/e2"; rc=$?
+[ "$rc" = 2 ] && grep -q 'pyproject.toml:3:1: error: unknown key `selct`' "$tmp/e2" && ok || bad "unknown key: $rc $(cat "$tmp/e2")"
+printf '[tool.trainlint]\nignore = "TL1"\n' > pyproject.toml
+"$bin" check . >/dev/null 2>"$tmp/e3"; rc=$?
+[ "$rc" = 2 ] && grep -q 'pyproject.toml:2:10: error: `ignore` must be an array of strings' "$tmp/e3" && ok || bad "wrong type: $rc $(cat "$tmp/e3")"
+printf '[tool.trainlint]\nselect = ["tl101"]\n' > pyproject.toml
+"$bin" check . >/dev/null 2>"$tmp/e4"; rc=$?
+[ "$rc" = 2 ] && grep -q 'not a rule code' "$tmp/e4" && ok || bad "bad code: $rc $(cat "$tmp/e4")"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
