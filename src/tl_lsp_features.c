@@ -1,0 +1,571 @@
+/* tl_lsp_features.c - the language server's answers from findings: diagnostics (push and pull), code actions, hover. */
+#include "tl_lsp_internal.h"
+
+#include <ctype.h>
+#include <string.h>
+#include <strings.h>
+
+#include "tl_output.h"
+
+/* ---- per-run index ---- */
+
+void tl_lsp_afiles_clear(tl_lsp *s) {
+  for (size_t i = 0; i < s->afiles.n; i++)
+    if (s->afiles.v[i].have_lines) tl_lines_free(&s->afiles.v[i].view.lines);
+  s->afiles.n = 0;
+  for (size_t i = 0; i < s->files.n; i++) s->files.v[i]->aidx = -1;
+}
+
+static void tl_lsp_index(tl_lsp *s) {
+  tl_lsp_afiles_clear(s);
+  size_t n = tl_analysis_file_count(s->a);
+  for (size_t i = 0; i < n; i++) {
+    tl_lsp_afile af = {0};
+    intptr_t v;
+    if (tl_map_get(&s->by_label, tl_analysis_file_path(s->a, i), &v) && v > 0) {
+      af.file = s->files.v[v - 1];
+      af.file->aidx = (long)i;
+    }
+    size_t len = 0;
+    const char *text = tl_analysis_file_text(s->a, i, &len);
+    af.view.text = (char *)(text ? text : "");
+    af.view.len = text ? len : 0;
+    tl_vec_push(&s->afiles, af);
+  }
+  size_t nf = tl_analysis_finding_count(s->a);
+  for (size_t k = 0; k < nf; k++) {
+    size_t fi = tl_analysis_finding(s->a, k)->file;
+    if (fi >= s->afiles.n) continue;
+    tl_lsp_afile *af = &s->afiles.v[fi];
+    if (!af->count) af->first = k;
+    af->count++;
+  }
+}
+
+long tl_lsp_afile_of(tl_lsp *s, const tl_lsp_file *f) {
+  (void)s;
+  return f ? f->aidx : -1;
+}
+
+/* The text of an analysis file with its line index (an open buffer's own index when it has one). */
+static const tl_lsp_text *tl_lsp_view(tl_lsp *s, size_t ai) {
+  tl_lsp_afile *af = &s->afiles.v[ai];
+  if (af->file && af->file->open && af->file->doc.len == af->view.len) return &af->file->doc;
+  if (!af->have_lines) {
+    tl_lines_init(&af->view.lines, af->view.text, af->view.len);
+    af->have_lines = true;
+  }
+  return &af->view;
+}
+
+/* ---- JSON building ---- */
+
+static cJSON *tl_pos_json(const tl_lsp_text *t, uint32_t off) {
+  uint32_t line, ch;
+  tl_lsp_text_position(t, off, &line, &ch);
+  cJSON *p = cJSON_CreateObject();
+  cJSON_AddNumberToObject(p, "line", line);
+  cJSON_AddNumberToObject(p, "character", ch);
+  return p;
+}
+
+static cJSON *tl_range_json(const tl_lsp_text *t, uint32_t a, uint32_t b) {
+  cJSON *r = cJSON_CreateObject();
+  cJSON_AddItemToObject(r, "start", tl_pos_json(t, a));
+  cJSON_AddItemToObject(r, "end", tl_pos_json(t, b));
+  return r;
+}
+
+static char *tl_docs_href(const char *base, const tl_rule *r) {
+  const char *code = tl_rule_code(r), *name = tl_rule_name(r);
+  tl_buf b = {0};
+  bool placeholder = strstr(base, "{code}") || strstr(base, "{name}");
+  for (const char *p = base; *p;) {
+    if (!strncmp(p, "{code}", 6)) { tl_buf_puts(&b, code); p += 6; }
+    else if (!strncmp(p, "{name}", 6)) { tl_buf_puts(&b, name); p += 6; }
+    else tl_buf_putc(&b, *p++);
+  }
+  if (!placeholder) {
+    if (b.len && b.data[b.len - 1] != '/') tl_buf_putc(&b, '/');
+    tl_buf_puts(&b, code);
+  }
+  return tl_buf_take(&b);
+}
+
+/* The end of the word (identifier or keyword) at `off`, or of the one character there. */
+static uint32_t tl_word_end(const tl_lsp_text *t, uint32_t off) {
+  uint32_t e = off;
+  while (e < t->len && (isalnum((unsigned char)t->text[e]) || t->text[e] == '_' || (unsigned char)t->text[e] >= 0x80)) e++;
+  if (e == off && e < t->len && t->text[e] != '\n' && t->text[e] != '\r') e++;
+  while (e < t->len && ((unsigned char)t->text[e] & 0xC0) == 0x80) e++;
+  return e;
+}
+
+/* A finding whose fix only deletes the flagged code: the code is unnecessary. */
+static bool tl_is_unnecessary(const tl_finding *fd) {
+  return fd->fix.n == 1 && fd->fix.v[0].text && !fd->fix.v[0].text[0] && fd->fix.v[0].start <= fd->start_byte &&
+         fd->fix.v[0].end >= fd->end_byte;
+}
+
+static cJSON *tl_lsp_diagnostic(tl_lsp *s, size_t ai, const tl_finding *fd) {
+  const tl_lsp_text *t = tl_lsp_view(s, ai);
+  cJSON *d = cJSON_CreateObject();
+  cJSON_AddItemToObject(d, "range", tl_range_json(t, fd->start_byte, fd->end_byte));
+  int sev = fd->severity == TL_SEVERITY_ERROR ? 1 : fd->severity == TL_SEVERITY_WARNING ? 2 : 3;
+  cJSON_AddNumberToObject(d, "severity", sev);
+  cJSON_AddStringToObject(d, "code", tl_rule_code(fd->rule));
+  if (s->docs_base) {
+    char *href = tl_docs_href(s->docs_base, fd->rule);
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(d, "codeDescription"), "href", href);
+    free(href);
+  }
+  cJSON_AddStringToObject(d, "source", "trainlint");
+  if (fd->nhot && !s->cap_related) {
+    /* a client without relatedInformation still learns why the code is hot */
+    char *hot = tl_hot_text(fd);
+    char *msg = tl_printf("%s (hot: %s)", fd->message, hot);
+    cJSON_AddStringToObject(d, "message", msg);
+    free(msg);
+    free(hot);
+  } else {
+    cJSON_AddStringToObject(d, "message", fd->message);
+  }
+  if (fd->nhot && s->cap_related) {
+    cJSON *rel = cJSON_AddArrayToObject(d, "relatedInformation");
+    for (size_t k = 0; k < fd->nhot; k++) {
+      const tl_hot_step *h = &fd->hot[k];
+      intptr_t v;
+      if (!h->path || !tl_map_get(&s->by_label, h->path, &v) || v <= 0) continue;
+      tl_lsp_file *hf = s->files.v[v - 1];
+      if (hf->aidx < 0) continue;
+      const tl_lsp_text *ht = tl_lsp_view(s, (size_t)hf->aidx);
+      uint32_t a = tl_lsp_text_offset_cp(ht, h->line, h->col), b = tl_word_end(ht, a);
+      cJSON *ri = cJSON_CreateObject();
+      cJSON *loc = cJSON_AddObjectToObject(ri, "location");
+      cJSON_AddStringToObject(loc, "uri", hf->uri);
+      cJSON_AddItemToObject(loc, "range", tl_range_json(ht, a, b));
+      cJSON_AddStringToObject(ri, "message", h->what ? h->what : "");
+      cJSON_AddItemToArray(rel, ri);
+    }
+  }
+  if (s->cap_tags) {
+    bool unnecessary = tl_is_unnecessary(fd), deprecated = strstr(tl_rule_name(fd->rule), "deprecated") != NULL;
+    if (unnecessary || deprecated) {
+      cJSON *tags = cJSON_AddArrayToObject(d, "tags");
+      if (unnecessary) cJSON_AddItemToArray(tags, cJSON_CreateNumber(1));
+      if (deprecated) cJSON_AddItemToArray(tags, cJSON_CreateNumber(2));
+    }
+  }
+  return d;
+}
+
+/* The diagnostics of one analysis file as a JSON array text. */
+static char *tl_lsp_items(tl_lsp *s, long ai) {
+  if (ai < 0 || (size_t)ai >= s->afiles.n) return tl_strdup("[]");
+  const tl_lsp_afile *af = &s->afiles.v[ai];
+  cJSON *arr = cJSON_CreateArray();
+  for (size_t k = af->first; k < af->first + af->count; k++)
+    cJSON_AddItemToArray(arr, tl_lsp_diagnostic(s, (size_t)ai, tl_analysis_finding(s->a, k)));
+  /* inputs that could not be analysed (syntax errors are left to the Python language servers) */
+  const tl_diags *dg = tl_analysis_diags(s->a);
+  const char *label = tl_analysis_file_path(s->a, (size_t)ai);
+  for (size_t i = 0; i < dg->n; i++) {
+    if (dg->v[i].level != TL_DIAG_ERROR || !dg->v[i].path || strcmp(dg->v[i].path, label)) continue;
+    const tl_lsp_text *t = tl_lsp_view(s, (size_t)ai);
+    uint32_t off = dg->v[i].line ? tl_lsp_text_offset_cp(t, dg->v[i].line, dg->v[i].col) : 0;
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddItemToObject(d, "range", tl_range_json(t, off, off));
+    cJSON_AddNumberToObject(d, "severity", 1);
+    cJSON_AddStringToObject(d, "source", "trainlint");
+    cJSON_AddStringToObject(d, "message", dg->v[i].message);
+    cJSON_AddItemToArray(arr, d);
+  }
+  char *text = cJSON_PrintUnformatted(arr);
+  cJSON_Delete(arr);
+  return text;
+}
+
+static char *tl_json_string(const char *s) {
+  cJSON *j = cJSON_CreateString(s);
+  char *t = cJSON_PrintUnformatted(j);
+  cJSON_Delete(j);
+  return t;
+}
+
+static void tl_lsp_publish(tl_lsp *s, tl_lsp_file *f, const char *items, bool with_version) {
+  char *uri = tl_json_string(f->uri);
+  tl_buf b = {0};
+  tl_buf_printf(&b, "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/publishDiagnostics\",\"params\":{\"uri\":%s,", uri);
+  if (with_version) tl_buf_printf(&b, "\"version\":%lld,", (long long)f->version);
+  tl_buf_printf(&b, "\"diagnostics\":%s}}", items);
+  tl_lsp_send_raw(s, b.data, b.len);
+  tl_buf_free(&b);
+  free(uri);
+}
+
+void tl_lsp_after_run(tl_lsp *s) {
+  tl_lsp_index(s);
+  bool refresh = false;
+  for (size_t i = 0; i < s->files.n; i++) {
+    tl_lsp_file *f = s->files.v[i];
+    if (!f->open) continue;
+    char *items = tl_lsp_items(s, f->aidx);
+    bool changed = !f->items || strcmp(items, f->items);
+    if (changed) {
+      free(f->items);
+      f->items = items;
+      f->result_id++;
+      /* changed although the document did not: a change elsewhere (another file, the settings) */
+      if (f->version == f->items_version) refresh = true;
+    } else {
+      free(items);
+    }
+    f->items_version = f->version;
+    if (s->pull_mode) continue;
+    /* publish what changed, and once for every new version (the client learns it is analysed) */
+    if (changed || !f->published || f->published_version != f->version) {
+      tl_lsp_publish(s, f, f->items, true);
+      free(f->published);
+      f->published = tl_strdup(f->items);
+      f->published_version = f->version;
+    }
+  }
+  if (s->pull_mode && refresh && s->cap_refresh) tl_lsp_request_refresh(s);
+}
+
+void tl_lsp_publish_empty(tl_lsp *s, tl_lsp_file *f) {
+  free(f->items);
+  f->items = NULL;
+  f->result_id++;
+  if (s->pull_mode) return;
+  if (f->published) tl_lsp_publish(s, f, "[]", false);
+  free(f->published);
+  f->published = NULL;
+}
+
+/* ---- pull diagnostics ---- */
+
+void tl_lsp_on_diagnostic(tl_lsp *s, const cJSON *id, const cJSON *params) {
+  const char *uri = tl_lsp_jstr(params, "textDocument.uri");
+  if (!uri) {
+    tl_lsp_reply_error(s, id, -32602, "textDocument.uri is missing");
+    return;
+  }
+  tl_lsp_flush(s);
+  tl_lsp_file *f = tl_lsp_file_by_uri(s, uri);
+  const char *prev = tl_lsp_jstr(params, "previousResultId");
+  char *ids = cJSON_PrintUnformatted(id);
+  tl_buf b = {0};
+  tl_buf_printf(&b, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":", ids);
+  if (f && f->open && f->items) {
+    char rid[32];
+    snprintf(rid, sizeof rid, "%llu", (unsigned long long)f->result_id);
+    if (prev && !strcmp(prev, rid)) tl_buf_printf(&b, "{\"kind\":\"unchanged\",\"resultId\":\"%s\"}}", rid);
+    else tl_buf_printf(&b, "{\"kind\":\"full\",\"resultId\":\"%s\",\"items\":%s}}", rid, f->items);
+  } else {
+    char *items = tl_lsp_items(s, f ? f->aidx : -1);
+    tl_buf_printf(&b, "{\"kind\":\"full\",\"items\":%s}}", items);
+    free(items);
+  }
+  tl_lsp_send_raw(s, b.data, b.len);
+  tl_buf_free(&b);
+  free(ids);
+}
+
+/* ---- code actions ---- */
+
+static bool tl_kind_wanted(const cJSON *only, const char *kind) {
+  if (!cJSON_IsArray(only) || !cJSON_GetArraySize(only)) return true;
+  const cJSON *o;
+  cJSON_ArrayForEach(o, only) {
+    if (!cJSON_IsString(o)) continue;
+    size_t n = strlen(o->valuestring);
+    if (!strncmp(kind, o->valuestring, n) && (kind[n] == 0 || kind[n] == '.')) return true;
+  }
+  return false;
+}
+
+static cJSON *tl_text_edit(const tl_lsp_text *t, uint32_t a, uint32_t b, const char *text) {
+  cJSON *e = cJSON_CreateObject();
+  cJSON_AddItemToObject(e, "range", tl_range_json(t, a, b));
+  cJSON_AddStringToObject(e, "newText", text ? text : "");
+  return e;
+}
+
+static cJSON *tl_workspace_edit(tl_lsp *s, const tl_lsp_file *f, cJSON *edits) {
+  cJSON *we = cJSON_CreateObject();
+  if (s->cap_doc_changes) {
+    cJSON *dc = cJSON_AddArrayToObject(we, "documentChanges");
+    cJSON *tde = cJSON_CreateObject();
+    cJSON *td = cJSON_AddObjectToObject(tde, "textDocument");
+    cJSON_AddStringToObject(td, "uri", f->uri);
+    if (f->open) cJSON_AddNumberToObject(td, "version", (double)f->version);
+    else cJSON_AddNullToObject(td, "version");
+    cJSON_AddItemToObject(tde, "edits", edits);
+    cJSON_AddItemToArray(dc, tde);
+  } else {
+    cJSON_AddItemToObject(cJSON_AddObjectToObject(we, "changes"), f->uri, edits);
+  }
+  return we;
+}
+
+static cJSON *tl_action(const char *title, const char *kind, cJSON *diag, cJSON *edit, bool preferred) {
+  cJSON *a = cJSON_CreateObject();
+  cJSON_AddStringToObject(a, "title", title);
+  cJSON_AddStringToObject(a, "kind", kind);
+  if (diag) cJSON_AddItemToArray(cJSON_AddArrayToObject(a, "diagnostics"), diag);
+  if (preferred) cJSON_AddBoolToObject(a, "isPreferred", 1);
+  cJSON_AddItemToObject(a, "edit", edit);
+  return a;
+}
+
+static const char *tl_ifind(const char *s, size_t n, const char *needle) {
+  size_t k = strlen(needle);
+  for (size_t i = 0; i + k <= n; i++)
+    if (!strncasecmp(s + i, needle, k)) return s + i;
+  return NULL;
+}
+
+/* Where a comment starts on [s, e) (outside string literals), or UINT32_MAX. */
+static uint32_t tl_comment_start(const char *text, uint32_t s, uint32_t e) {
+  char q = 0;
+  bool triple = false;
+  for (uint32_t i = s; i < e; i++) {
+    char c = text[i];
+    if (q) {
+      if (c == '\\') { i++; continue; }
+      if (c == q && (!triple || (i + 2 < e && text[i + 1] == q && text[i + 2] == q))) {
+        if (triple) i += 2;
+        q = 0;
+      }
+      continue;
+    }
+    if (c == '#') return i;
+    if (c == '\'' || c == '"') {
+      q = c;
+      triple = i + 2 < e && text[i + 1] == c && text[i + 2] == c;
+      if (triple) i += 2;
+    }
+  }
+  return UINT32_MAX;
+}
+
+/* The edit that suppresses `code` on the finding's line: `  # noqa: CODE` at the end of the
+ * statement's last line, merged into an existing `# noqa: ...` or `# trainlint: ignore[...]`.
+ * False when an existing comment already suppresses everything. */
+static bool tl_noqa_edit(const tl_lsp_text *t, const tl_finding *fd, uint32_t *a, uint32_t *b, char **text) {
+  const char *code = tl_rule_code(fd->rule);
+  uint32_t line = fd->stmt_last_line ? fd->stmt_last_line : fd->line;
+  if (!line || line > t->lines.count) return false;
+  uint32_t s = t->lines.starts[line - 1];
+  uint32_t e = line < t->lines.count ? t->lines.starts[line] : (uint32_t)t->len;
+  while (e > s && (t->text[e - 1] == '\n' || t->text[e - 1] == '\r')) e--;
+  uint32_t c = tl_comment_start(t->text, s, e);
+  if (c != UINT32_MAX) {
+    const char *cs = t->text + c, *ce = t->text + e;
+    const char *p = tl_ifind(cs, (size_t)(ce - cs), "trainlint:");
+    if (p) {
+      p += 10;
+      while (p < ce && *p == ' ') p++;
+      if ((size_t)(ce - p) >= 6 && !strncmp(p, "ignore", 6) && (p + 6 == ce || p[6] == '[' || p[6] == ' ')) {
+        const char *open = p + 6 < ce && p[6] == '[' ? p + 6 : NULL;
+        const char *close = open ? memchr(open, ']', (size_t)(ce - open)) : NULL;
+        if (!close) return false; /* `# trainlint: ignore` suppresses every code */
+        *a = *b = (uint32_t)(close - t->text);
+        *text = tl_printf(close > open + 1 ? ", %s" : "%s", code);
+        return true;
+      }
+    }
+    p = tl_ifind(cs, (size_t)(ce - cs), "noqa");
+    if (p && !(p > cs && isalnum((unsigned char)p[-1]))) {
+      p += 4;
+      if (p >= ce || *p != ':') return false; /* a bare `# noqa` suppresses every code */
+      p++;
+      const char *last = NULL;
+      for (;;) {
+        while (p < ce && (*p == ' ' || *p == ',' || *p == '\t')) p++;
+        const char *st = p;
+        while (p < ce && (isupper((unsigned char)*p) || isdigit((unsigned char)*p))) p++;
+        if (p == st) break;
+        last = p;
+      }
+      if (last) {
+        *a = *b = (uint32_t)(last - t->text);
+        *text = tl_printf(", %s", code);
+      } else {
+        uint32_t at = (uint32_t)(tl_ifind(cs, (size_t)(ce - cs), "noqa") - t->text) + 5;
+        *a = *b = at;
+        *text = tl_printf(" %s", code);
+      }
+      return true;
+    }
+  }
+  uint32_t trimmed = e;
+  while (trimmed > s && (t->text[trimmed - 1] == ' ' || t->text[trimmed - 1] == '\t')) trimmed--;
+  *a = trimmed;
+  *b = e;
+  *text = tl_printf("  # noqa: %s", code);
+  return true;
+}
+
+/* The LSP ranges of a request, as byte offsets. */
+static bool tl_request_range(const tl_lsp_text *t, const cJSON *range, uint32_t *a, uint32_t *b) {
+  const cJSON *sl = tl_lsp_jpath(range, "start.line"), *sc = tl_lsp_jpath(range, "start.character");
+  const cJSON *el = tl_lsp_jpath(range, "end.line"), *ec = tl_lsp_jpath(range, "end.character");
+  if (!cJSON_IsNumber(sl) || !cJSON_IsNumber(sc) || !cJSON_IsNumber(el) || !cJSON_IsNumber(ec)) return false;
+  if (sl->valuedouble < 0 || sc->valuedouble < 0 || el->valuedouble < 0 || ec->valuedouble < 0) return false;
+  *a = tl_lsp_text_offset(t, (uint32_t)sl->valuedouble, (uint32_t)sc->valuedouble);
+  *b = tl_lsp_text_offset(t, (uint32_t)el->valuedouble, (uint32_t)ec->valuedouble);
+  if (*b < *a) {
+    uint32_t x = *a;
+    *a = *b;
+    *b = x;
+  }
+  return true;
+}
+
+void tl_lsp_on_code_action(tl_lsp *s, const cJSON *id, const cJSON *params) {
+  const char *uri = tl_lsp_jstr(params, "textDocument.uri");
+  tl_lsp_flush(s);
+  tl_lsp_file *f = uri ? tl_lsp_file_by_uri(s, uri) : NULL;
+  cJSON *out = cJSON_CreateArray();
+  if (!f || f->aidx < 0) {
+    tl_lsp_reply(s, id, out);
+    return;
+  }
+  size_t ai = (size_t)f->aidx;
+  const tl_lsp_text *t = tl_lsp_view(s, ai);
+  uint32_t ra, rb;
+  if (!tl_request_range(t, tl_lsp_jpath(params, "range"), &ra, &rb)) {
+    cJSON_Delete(out);
+    tl_lsp_reply_error(s, id, -32602, "range is missing or invalid");
+    return;
+  }
+  const cJSON *only = tl_lsp_jpath(params, "context.only");
+  bool want_fix = tl_kind_wanted(only, "quickfix");
+  bool want_all = tl_kind_wanted(only, "source.fixAll.trainlint");
+  const tl_lsp_afile *af = &s->afiles.v[ai];
+  /* the findings in the range, and those of the diagnostics the client sends as context (Neovim
+   * sends the cursor's position with the diagnostics of its line) */
+  bool *hit = tl_calloc(af->count + 1, sizeof *hit);
+  for (size_t k = af->first; k < af->first + af->count; k++) {
+    const tl_finding *fd = tl_analysis_finding(s->a, k);
+    hit[k - af->first] = !(fd->start_byte > rb || ra > fd->end_byte);
+  }
+  const cJSON *cd;
+  cJSON_ArrayForEach(cd, tl_lsp_jpath(params, "context.diagnostics")) {
+    const char *code = tl_lsp_jstr(cd, "code");
+    uint32_t da, db;
+    if (!code || !tl_request_range(t, tl_lsp_jpath(cd, "range"), &da, &db)) continue;
+    for (size_t k = af->first; k < af->first + af->count; k++) {
+      const tl_finding *fd = tl_analysis_finding(s->a, k);
+      if (fd->start_byte == da && !strcmp(code, tl_rule_code(fd->rule))) hit[k - af->first] = true;
+    }
+  }
+  for (size_t k = af->first; want_fix && k < af->first + af->count; k++) {
+    const tl_finding *fd = tl_analysis_finding(s->a, k);
+    if (!hit[k - af->first]) continue;
+    const char *code = tl_rule_code(fd->rule);
+    if (fd->fix.n && fd->fix_safety != TL_FIXSAFE_NONE) {
+      cJSON *edits = cJSON_CreateArray();
+      for (size_t j = 0; j < fd->fix.n; j++)
+        cJSON_AddItemToArray(edits, tl_text_edit(t, fd->fix.v[j].start, fd->fix.v[j].end, fd->fix.v[j].text));
+      const char *ft = tl_rule_fix_title(fd->rule);
+      bool safe = fd->fix_safety == TL_FIXSAFE_SAFE;
+      char *title = *ft ? tl_printf("%s (%s)%s", ft, code, safe ? "" : " [unsafe]")
+                        : tl_printf("Fix %s: %s%s", code, tl_rule_name(fd->rule), safe ? "" : " [unsafe]");
+      cJSON_AddItemToArray(out, tl_action(title, "quickfix", tl_lsp_diagnostic(s, ai, fd), tl_workspace_edit(s, f, edits), safe));
+      free(title);
+    }
+    uint32_t a, b;
+    char *text = NULL;
+    if (tl_noqa_edit(t, fd, &a, &b, &text)) {
+      /* one suppression per code and line, however many findings it covers */
+      bool dup = false;
+      for (size_t m = af->first; m < k && !dup; m++) {
+        const tl_finding *o = tl_analysis_finding(s->a, m);
+        dup = hit[m - af->first] && o->rule == fd->rule && o->stmt_last_line == fd->stmt_last_line;
+      }
+      if (!dup) {
+        cJSON *edits = cJSON_CreateArray();
+        cJSON_AddItemToArray(edits, tl_text_edit(t, a, b, text));
+        char *title = tl_printf("Suppress %s on this line", code);
+        cJSON_AddItemToArray(out, tl_action(title, "quickfix", tl_lsp_diagnostic(s, ai, fd), tl_workspace_edit(s, f, edits), false));
+        free(title);
+      }
+    }
+    free(text);
+  }
+  free(hit);
+  if (want_all) {
+    /* the safe fixes of the file; a finding whose edits overlap one already taken waits (as --fix does) */
+    tl_edits taken = {0};
+    cJSON *edits = cJSON_CreateArray();
+    for (size_t k = af->first; k < af->first + af->count; k++) {
+      const tl_finding *fd = tl_analysis_finding(s->a, k);
+      if (!fd->fix.n || fd->fix_safety != TL_FIXSAFE_SAFE) continue;
+      bool clash = false;
+      for (size_t j = 0; j < fd->fix.n && !clash; j++)
+        for (size_t m = 0; m < taken.n && !clash; m++)
+          clash = fd->fix.v[j].start < taken.v[m].end && taken.v[m].start < fd->fix.v[j].end;
+      if (clash) continue;
+      for (size_t j = 0; j < fd->fix.n; j++) {
+        tl_vec_push(&taken, fd->fix.v[j]);
+        cJSON_AddItemToArray(edits, tl_text_edit(t, fd->fix.v[j].start, fd->fix.v[j].end, fd->fix.v[j].text));
+      }
+    }
+    if (taken.n) cJSON_AddItemToArray(out, tl_action("Fix all trainlint issues in this file", "source.fixAll.trainlint", NULL, tl_workspace_edit(s, f, edits), false));
+    else cJSON_Delete(edits);
+    tl_vec_free(&taken);
+  }
+  tl_lsp_reply(s, id, out);
+}
+
+/* ---- hover ---- */
+
+void tl_lsp_on_hover(tl_lsp *s, const cJSON *id, const cJSON *params) {
+  const char *uri = tl_lsp_jstr(params, "textDocument.uri");
+  const cJSON *line = tl_lsp_jpath(params, "position.line"), *ch = tl_lsp_jpath(params, "position.character");
+  if (!uri || !cJSON_IsNumber(line) || !cJSON_IsNumber(ch) || line->valuedouble < 0 || ch->valuedouble < 0) {
+    tl_lsp_reply_error(s, id, -32602, "textDocument.uri or position is missing or invalid");
+    return;
+  }
+  tl_lsp_flush(s);
+  tl_lsp_file *f = tl_lsp_file_by_uri(s, uri);
+  if (!f || f->aidx < 0) {
+    tl_lsp_reply(s, id, NULL);
+    return;
+  }
+  size_t ai = (size_t)f->aidx;
+  const tl_lsp_text *t = tl_lsp_view(s, ai);
+  uint32_t off = tl_lsp_text_offset(t, (uint32_t)line->valuedouble, (uint32_t)ch->valuedouble);
+  const tl_lsp_afile *af = &s->afiles.v[ai];
+  tl_buf md = {0};
+  const tl_finding *first = NULL;
+  for (size_t k = af->first; k < af->first + af->count; k++) {
+    const tl_finding *fd = tl_analysis_finding(s->a, k);
+    if (off < fd->start_byte || off > fd->end_byte) continue;
+    if (first) tl_buf_puts(&md, "\n\n---\n\n");
+    else first = fd;
+    tl_buf_printf(&md, "**%s** `%s` (%s)\n\n%s\n", tl_rule_code(fd->rule), tl_rule_name(fd->rule),
+                  tl_severity_name(fd->severity), fd->message);
+    if (fd->nhot) {
+      char *hot = tl_hot_text(fd);
+      tl_buf_printf(&md, "\n*Why hot:* %s\n", hot);
+      free(hot);
+    }
+    if (*tl_rule_help(fd->rule)) tl_buf_printf(&md, "\n*Help:* %s\n", tl_rule_help(fd->rule));
+    tl_buf_printf(&md, "\n%s\n", tl_rule_doc(fd->rule));
+  }
+  if (!first) {
+    tl_lsp_reply(s, id, NULL);
+    return;
+  }
+  cJSON *res = cJSON_CreateObject();
+  cJSON *c = cJSON_AddObjectToObject(res, "contents");
+  cJSON_AddStringToObject(c, "kind", s->cap_markdown ? "markdown" : "plaintext");
+  cJSON_AddStringToObject(c, "value", md.data);
+  cJSON_AddItemToObject(res, "range", tl_range_json(t, first->start_byte, first->end_byte));
+  tl_buf_free(&md);
+  tl_lsp_reply(s, id, res);
+}

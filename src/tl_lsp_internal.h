@@ -1,0 +1,102 @@
+/* tl_lsp_internal.h - the language server's state, shared by tl_lsp.c (protocol, documents) and tl_lsp_features.c. */
+#ifndef TL_LSP_INTERNAL_H
+#define TL_LSP_INTERNAL_H
+
+#include <cjson/cJSON.h>
+
+#include "tl_lsp.h"
+#include "tl_map.h"
+#include "trainlint.h"
+
+/* A Python file the server knows: a workspace file on disk, an open buffer, or both. */
+typedef struct {
+  char *label;  /* its path in the analysis: relative to its workspace folder, else absolute (or the URI) */
+  char *abs;    /* absolute local path; NULL for a URI that is not `file:` */
+  char *uri;    /* as the client spelled it when it opened the file, else built from abs */
+  bool present; /* in the analysis */
+  bool open;    /* an editor buffer (wins over the disk) */
+  bool on_disk; /* came from the workspace walk or a watched-file event */
+  long aidx;    /* its index in the analysis after the last run, -1 if none */
+  tl_lsp_text doc;
+  int64_t version;
+  /* diagnostics: the items of the last analysis, as JSON array text */
+  char *items;
+  int64_t items_version;   /* the version they were computed for */
+  int64_t prev_version;    /* the version of the analysis before that */
+  uint64_t result_id;      /* pull: bumped whenever `items` changes */
+  char *published;         /* push: the items last published */
+  int64_t published_version;
+} tl_lsp_file;
+
+/* Per analysis file, rebuilt after each run: which known file it is, its findings, its lines. */
+typedef struct {
+  tl_lsp_file *file;
+  size_t first, count; /* findings [first, first + count) */
+  tl_lsp_text view;    /* non-owning text (the analysis' copy) with a lazily built line index */
+  bool have_lines;
+} tl_lsp_afile;
+
+typedef TL_VEC(char *) tl_lsp_strs;
+
+struct tl_lsp {
+  tl_lsp_opts o;
+  tl_lsp_reader rd;
+  TL_VEC(cJSON *) queue;
+  size_t qhead;
+  tl_map cancelled; /* printed request id -> 1 while a $/cancelRequest for it is pending */
+  bool eof, initialize_seen, initialized, shutdown, exit_now;
+  int exit_code;
+  int64_t next_request_id;
+
+  /* what the client can do */
+  bool cap_related, cap_tags, cap_pull, cap_refresh, cap_doc_changes, cap_markdown, cap_watch_dynamic;
+  bool pull_mode;
+
+  /* settings */
+  tl_lsp_strs select, ignore, rule_dirs;
+  char *docs_base; /* trainlint.docsBaseUrl; NULL: no codeDescription */
+
+  tl_ruleset *rules;
+  tl_analysis *a;
+  TL_VEC(tl_lsp_file *) files;
+  tl_map by_uri, by_abs, by_label; /* -> index in files + 1 */
+  tl_lsp_strs roots;               /* absolute workspace folder paths */
+
+  bool dirty;          /* documents changed since the last analysis */
+  double dirty_since;  /* when the first unanalysed change arrived (seconds, monotonic) */
+  uint64_t runs;
+  double last_run_ms;
+  TL_VEC(tl_lsp_afile) afiles;
+};
+
+/* tl_lsp.c */
+void tl_lsp_log(tl_lsp *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tl_lsp_send(tl_lsp *s, cJSON *msg); /* takes ownership */
+void tl_lsp_reply(tl_lsp *s, const cJSON *id, cJSON *result);
+void tl_lsp_reply_error(tl_lsp *s, const cJSON *id, int code, const char *message);
+void tl_lsp_notify(tl_lsp *s, const char *method, cJSON *params);
+void tl_lsp_send_raw(tl_lsp *s, const char *body, size_t len); /* a complete JSON-RPC message */
+void tl_lsp_request_refresh(tl_lsp *s);                          /* workspace/diagnostic/refresh */
+tl_lsp_file *tl_lsp_file_by_uri(tl_lsp *s, const char *uri);
+/* Analyses now when documents changed since the last analysis (before answering from findings). */
+void tl_lsp_flush(tl_lsp *s);
+
+/* tl_lsp_features.c */
+/* After a run: index findings per file, recompute every open document's items and publish (push)
+ * or ask the client to pull again (pull). */
+void tl_lsp_after_run(tl_lsp *s);
+/* The analysis file of a known file, or -1. */
+long tl_lsp_afile_of(tl_lsp *s, const tl_lsp_file *f);
+void tl_lsp_afiles_clear(tl_lsp *s);
+void tl_lsp_on_diagnostic(tl_lsp *s, const cJSON *id, const cJSON *params);
+void tl_lsp_on_code_action(tl_lsp *s, const cJSON *id, const cJSON *params);
+void tl_lsp_on_hover(tl_lsp *s, const cJSON *id, const cJSON *params);
+/* Published for a closed file: no diagnostics. */
+void tl_lsp_publish_empty(tl_lsp *s, tl_lsp_file *f);
+
+/* JSON helpers */
+const char *tl_lsp_jstr(const cJSON *o, const char *key);
+const cJSON *tl_lsp_jpath(const cJSON *o, const char *path); /* "a.b.c" */
+bool tl_lsp_jbool(const cJSON *o, const char *path);
+
+#endif
