@@ -3,11 +3,7 @@
 # files are still analysed with the same findings, and the exit codes are the documented ones.
 set -u
 bin=$1 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+. "$src/tests/support/lib.sh"
 
 mkdir -p "$tmp/proj"
 cp "$src/examples/"*.py "$tmp/proj/"
@@ -89,5 +85,4 @@ printf -- '---\ncode: TLX02\nname: x\nmessage: m\n---\n```query\n(call function:
 "$bin" check --rules "$tmp/rules" "$tmp/proj/train.py" >/dev/null 2>"$tmp/err4.txt"; rc=$?
 [ "$rc" = 2 ] && grep -q "bad.md:7:18: error: query: unknown node type" "$tmp/err4.txt" && ok || bad "bad query not located: $(cat "$tmp/err4.txt")"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

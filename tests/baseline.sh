@@ -3,11 +3,7 @@
 # above the findings, and --diff-base on a temporary git repository.
 set -u
 bin=$1 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+. "$src/tests/support/lib.sh"
 cd "$tmp" && cp "$src"/examples/*.py . && git init -q . && git -c user.email=t@t -c user.name=t add . &&
   git -c user.email=t@t -c user.name=t commit -qm base || exit 1
 total=$("$bin" check --format concise . 2>/dev/null | grep -c ': TL')
@@ -52,5 +48,4 @@ out=$("$bin" check --diff-base HEAD~1 --format concise . 2>/dev/null)
 "$bin" check --diff-base no-such-rev . >/dev/null 2>&1; rc=$?
 [ "$rc" = 2 ] && ok || bad "unknown revision: exit $rc, want 2"
 [ "$total" -gt 2 ] && ok || bad "the example project has $total findings"
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

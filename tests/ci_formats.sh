@@ -6,11 +6,7 @@
 set -u
 bin=$1 src=$2
 build=$(cd "$(dirname "$bin")" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+. "$src/tests/support/lib.sh"
 
 # --- SARIF, validated by the real validator (installed into the build tree when missing) ---
 mt="$build/sarif-multitool"
@@ -122,5 +118,4 @@ grep -q 'c = loss.item()  # noqa: TL204, TL101' "$tmp/s/train.py" && ok || bad "
 ( cd "$tmp/s" && "$bin" check --format concise . >/dev/null 2>&1 ); rc=$?
 [ "$rc" = 0 ] && ok || bad "findings remain after --add-noqa (exit $rc)"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -3,11 +3,7 @@
 # command-line flags over the file, `trainlint config`, and located errors with exit 2.
 set -u
 bin=$1 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+. "$src/tests/support/lib.sh"
 codes() { "$bin" check --format concise --no-source "$@" 2>/dev/null | sed -E 's/^([^:]+):([0-9]+):[0-9]+: (TL[0-9]+).*/\1:\2:\3/' | sort | tr '\n' ' '; }
 
 mkdir -p "$tmp/p/sub" "$tmp/p/gen" "$tmp/p/tests"
@@ -91,5 +87,4 @@ printf '[tool.trainlint]\nignore = "TL1"\n' > pyproject.toml
 printf '[tool.trainlint]\nselect = ["tl101"]\n' > pyproject.toml
 "$bin" check . >/dev/null 2>"$tmp/e4"; rc=$?
 [ "$rc" = 2 ] && grep -q 'not a rule code' "$tmp/e4" && ok || bad "bad code: $rc $(cat "$tmp/e4")"
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -4,11 +4,7 @@
 # "not yet measured" when bench/results holds no real run.
 set -u
 bin=$1 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+. "$src/tests/support/lib.sh"
 gen="$src/cmake/embed_costs.cmake"
 data="$src/bench/tests/data/example-synthetic.json"
 cmake -DOUT="$tmp/a.c" -DRESULTS_FILE="$data" -DALLOW_SYNTHETIC=1 -P "$gen" && ok || bad "generator failed"
@@ -20,5 +16,4 @@ mkdir -p "$tmp/results" && cp "$data" "$tmp/results/"
 cmake -DOUT="$tmp/c.c" -DRESULTS_DIR="$tmp/results" -P "$gen" && grep -q 'tl_costs_source\[\] = "none"' "$tmp/c.c" && ok || bad "synthetic file in results/ was used"
 cc -c -I"$src/src" "$tmp/a.c" -o "$tmp/a.o" && ok || bad "generated C does not compile"
 "$bin" explain TL101 | grep -q '^## Measured cost' && ok || bad "explain lacks the measured-cost section"
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -4,11 +4,7 @@
 # across thread counts; JSON output has the documented fields.
 set -u
 bin=$1 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+. "$src/tests/support/lib.sh"
 
 for d in a b c; do mkdir -p "$tmp/$d"; cp -r "$src/examples" "$src/fixtures" "$tmp/$d/"; done
 find "$tmp" -name '*.fixed.py' -delete
@@ -57,5 +53,4 @@ for f in doc["findings"]:
 hot = [f for f in doc["findings"] if f["code"] in ("TL101", "TL102", "TL301", "TL204")]
 assert hot and all(f["hot_path"] for f in hot), "a hot-code finding without its reason"
 PY
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -3,11 +3,7 @@
 # and does not run (nor crash) when no Python file is staged (TorchFix #63).
 set -u
 bin=$1 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+. "$src/tests/support/lib.sh"
 command -v pre-commit >/dev/null || { echo "FAIL: pre-commit is not installed (scripts/setup.sh installs it)"; echo "0 passed, 1 failed"; exit 1; }
 mkdir -p "$tmp/bin" "$tmp/hookrepo" "$tmp/proj"
 ln -s "$bin" "$tmp/bin/trainlint"
@@ -24,5 +20,4 @@ out=$(pre-commit try-repo "$tmp/hookrepo" trainlint 2>&1); rc=$?
 printf 'import torch\n\ndef f(x):\n    return x + 1\n' > train.py && git add train.py
 out=$(pre-commit try-repo "$tmp/hookrepo" trainlint 2>&1); rc=$?
 [ "$rc" = 0 ] && ok || bad "clean staged file: exit $rc: $out"
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish
