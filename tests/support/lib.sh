@@ -1,4 +1,4 @@
-# lib.sh - shared by the script tests (tests/*.sh): a temporary directory removed on exit,
+# lib.sh - shared by the script tests (tests/*.sh): a temporary directory removed on exit, pass/fail counters
 # and the closing "N passed, N failed" line. Source it after setting bin=$1 src=$2.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
