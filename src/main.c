@@ -18,7 +18,7 @@ static void usage(FILE *out) {
         "       trainlint config [PATH]             the effective settings for PATH (default .)\n"
         "       trainlint rules [--all]             list the rules\n"
         "       trainlint explain CODE              show a rule's documentation\n"
-        "       trainlint server [--stdio]           run the language server (LSP on stdio; docs/editors.md)\n"
+        "       trainlint server [--stdio]          run the language server (LSP on stdio; docs/editors.md)\n"
         "       trainlint version\n"
         "\n"
         "check options:\n"
@@ -541,8 +541,8 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--ignore")) split_codes(NEXT(), &c.ignore);
     else if (!strcmp(a, "--exclude")) tl_vec_push(&c.excludes, tl_strdup(NEXT()));
     else if (!strcmp(a, "--rules")) tl_vec_push(&c.rule_dirs, tl_strdup(NEXT()));
-    else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
-      const char *v = NEXT();
+    else if (!strcmp(a, "-j") || !strcmp(a, "--jobs") || (!strncmp(a, "-j", 2) && a[2] >= '0' && a[2] <= '9')) {
+      const char *v = a[2] ? a + 2 : NEXT(); /* -j4 or -j 4 */
       char *end;
       long j = strtol(v, &end, 10);
       if (*end || j < 0 || j > 1024) { fprintf(stderr, "trainlint: bad --jobs value '%s'\n", v); cli_free(&c); return 2; }

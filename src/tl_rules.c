@@ -319,14 +319,15 @@ static const char *tl_query_error_name(TSQueryError e) {
 }
 
 /* Locates "#name" of pattern `pi`'s predicate in the rule's query text for messages. */
-static void tl_pred_pos(const tl_rule *r, const TSQuery *q, uint32_t pi, const char *name, uint32_t *line, uint32_t *col) {
-  uint32_t start = ts_query_start_byte_for_pattern(q, pi);
+static void tl_pred_pos(const tl_rule *r, const TSQuery *q, uint32_t pi, uint32_t base, const char *name, uint32_t *line,
+                        uint32_t *col) {
+  uint32_t start = ts_query_start_byte_for_pattern(q, pi) - base;
   const char *s = strstr(r->query_src + start, name);
   tl_query_offset_pos(r, s ? (uint32_t)(s - r->query_src) - 1 : start, line, col);
 }
 
 /* Parses the predicates of one pattern into `out`. Reports errors against the rule's file. */
-static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, tl_pattern *out, tl_diags *diags) {
+static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, uint32_t text_at, tl_pattern *out, tl_diags *diags) {
   uint32_t nsteps;
   const TSQueryPredicateStep *st = ts_query_predicates_for_pattern(q, pi, &nsteps);
   bool ok = true;
@@ -345,7 +346,7 @@ static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, tl_p
       if (tl_pred_names[k] && !strcmp(base, tl_pred_names[k])) op = k;
     uint32_t line, col;
     if (op < 0) {
-      tl_pred_pos(r, q, pi, name, &line, &col);
+      tl_pred_pos(r, q, pi, text_at, name, &line, &col);
       tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "unknown predicate #%s", name);
       ok = false;
       i = j + 1;
@@ -370,7 +371,7 @@ static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, tl_p
     bool arity_ok = (op == TL_PRED_EQ) ? (ncaps == 2 && strs.n == 0) || (ncaps == 1 && strs.n == 1)
                     : ncaps == want_caps && (want_strs < 0 ? strs.n >= 1 : (int)strs.n == want_strs);
     if (!arity_ok) {
-      tl_pred_pos(r, q, pi, name, &line, &col);
+      tl_pred_pos(r, q, pi, text_at, name, &line, &col);
       tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "#%s takes %d capture(s) and %s string(s)", name,
                    want_caps, want_strs < 0 ? "one or more" : want_strs ? "one" : "no");
       ok = false;
@@ -385,7 +386,7 @@ static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, tl_p
       if (!p.re) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(err, msg, sizeof msg);
-        tl_pred_pos(r, q, pi, name, &line, &col);
+        tl_pred_pos(r, q, pi, text_at, name, &line, &col);
         tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "bad regular expression at offset %zu: %s",
                      (size_t)eoff, (char *)msg);
         ok = false;
@@ -393,7 +394,7 @@ static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, tl_p
     }
     if (arity_ok && op == TL_PRED_SET_SEVERITY && strcmp(p.strs[0], "error") && strcmp(p.strs[0], "warning") &&
         strcmp(p.strs[0], "info")) {
-      tl_pred_pos(r, q, pi, name, &line, &col);
+      tl_pred_pos(r, q, pi, text_at, name, &line, &col);
       tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "#set-severity! takes error, warning or info");
       ok = false;
     }
@@ -401,7 +402,7 @@ static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, tl_p
       char *end;
       strtol(p.strs[0], &end, 10);
       if (*end || !*p.strs[0]) {
-        tl_pred_pos(r, q, pi, name, &line, &col);
+        tl_pred_pos(r, q, pi, text_at, name, &line, &col);
         tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "#arg-count? needs a number");
         ok = false;
       }
@@ -441,7 +442,7 @@ static bool tl_rule_check_query(tl_rule *r, tl_diags *diags) {
   }
   for (uint32_t i = 0; i < ts_query_pattern_count(q); i++) {
     tl_pattern tmp = {0};
-    ok = tl_preds_parse(r, q, i, &tmp, diags) && ok;
+    ok = tl_preds_parse(r, q, i, 0, &tmp, diags) && ok;
     tl_preds_free(&tmp);
   }
   /* Fix operations must name captures of the query (or names bound by predicates). */
@@ -465,10 +466,7 @@ static bool tl_rule_check_query(tl_rule *r, tl_diags *diags) {
 bool tl_ruleset_add_text(tl_ruleset *rs, const char *path, const char *text, size_t len, tl_diags *diags) {
   tl_rule *r = tl_rule_parse(path, text, len, diags);
   if (!r) return false;
-  if (!tl_rule_check_query(r, diags)) {
-    tl_rule_free(r);
-    return false;
-  }
+  /* The query is checked by tl_ruleset_compile: one compilation of all rules together. */
   return tl_ruleset_insert(rs, r);
 }
 
@@ -546,17 +544,16 @@ bool tl_ruleset_compile(tl_ruleset *rs, tl_diags *diags) {
   tl_ruleset_clear_query(rs);
   if (rs->rules.n) qsort(rs->rules.v, rs->rules.n, sizeof *rs->rules.v, tl_rule_cmp);
   if (!rs->selected) tl_ruleset_select(rs, NULL, 0, NULL, 0);
+  /* One query for every enabled rule; each rule's text is a known range of the source, which is
+   * how patterns are mapped back to rules. Only when the whole fails to compile are the rules
+   * compiled one by one, to say which one is wrong and where. */
   tl_buf src = {0};
-  TL_VEC(uint32_t) owners = {0};
+  TL_VEC(uint32_t) owners = {0}, starts = {0};
   for (size_t i = 0; i < rs->rules.n; i++) {
     tl_rule *r = rs->rules.v[i];
     if (!r->enabled) continue;
-    uint32_t eoff;
-    TSQueryError et;
-    TSQuery *q = ts_query_new(tree_sitter_python(), r->query_src, (uint32_t)strlen(r->query_src), &eoff, &et);
-    if (!q) continue; /* reported when loaded */
-    for (uint32_t k = 0; k < ts_query_pattern_count(q); k++) tl_vec_push(&owners, (uint32_t)i);
-    ts_query_delete(q);
+    tl_vec_push(&owners, (uint32_t)i);
+    tl_vec_push(&starts, (uint32_t)src.len);
     tl_buf_puts(&src, r->query_src);
     tl_buf_putc(&src, '\n');
   }
@@ -566,17 +563,44 @@ bool tl_ruleset_compile(tl_ruleset *rs, tl_diags *diags) {
     TSQueryError et;
     rs->query = ts_query_new(tree_sitter_python(), src.data, (uint32_t)src.len, &eoff, &et);
     if (!rs->query) {
-      tl_diags_add(diags, TL_DIAG_ERROR, "<rules>", 0, 0, "combined query failed at offset %u: %s", eoff,
-                   tl_query_error_name(et));
-      ok = false;
-    } else if (ts_query_pattern_count(rs->query) != owners.n) {
-      tl_diags_add(diags, TL_DIAG_ERROR, "<rules>", 0, 0, "internal error: pattern count mismatch");
+      bool located = false;
+      for (size_t k = 0; k < owners.n; k++) located = !tl_rule_check_query(rs->rules.v[owners.v[k]], diags) || located;
+      if (!located)
+        tl_diags_add(diags, TL_DIAG_ERROR, "<rules>", 0, 0, "the rules' queries do not compile together (offset %u: %s)",
+                     eoff, tl_query_error_name(et));
       ok = false;
     } else {
-      for (uint32_t p = 0; p < owners.n; p++) {
-        tl_pattern pat = {owners.v[p], {0}};
-        ok = tl_preds_parse(rs->rules.v[owners.v[p]], rs->query, p, &pat, diags) && ok;
+      for (uint32_t p = 0; p < ts_query_pattern_count(rs->query); p++) {
+        uint32_t at = ts_query_start_byte_for_pattern(rs->query, p);
+        size_t k = 0;
+        while (k + 1 < starts.n && starts.v[k + 1] <= at) k++;
+        tl_rule *r = rs->rules.v[owners.v[k]];
+        tl_pattern pat = {owners.v[k], {0}};
+        ok = tl_preds_parse(r, rs->query, p, starts.v[k], &pat, diags) && ok;
         tl_vec_push(&rs->patterns, pat);
+      }
+      /* a rule without any pattern, and fixes naming captures no pattern has */
+      for (size_t k = 0; k < owners.n; k++) {
+        tl_rule *r = rs->rules.v[owners.v[k]];
+        bool any = false;
+        for (size_t p = 0; p < rs->patterns.n && !any; p++) any = rs->patterns.v[p].rule == owners.v[k];
+        if (!any) {
+          tl_diags_add(diags, TL_DIAG_ERROR, r->path, r->query_line, 1, "query has no pattern");
+          ok = false;
+        }
+        for (size_t i = 0; i < r->fix.n; i++) {
+          const char *c = r->fix.v[i].capture;
+          bool found = !strcmp(c, "focus") || !strcmp(c, "configured");
+          for (uint32_t n = 0; n < ts_query_capture_count(rs->query) && !found; n++) {
+            uint32_t l;
+            const char *nm = ts_query_capture_name_for_id(rs->query, n, &l);
+            found = strlen(c) == l && !memcmp(nm, c, l);
+          }
+          if (!found) {
+            tl_diags_add(diags, TL_DIAG_ERROR, r->path, r->query_line, 1, "fix names @%s, which the query does not capture", c);
+            ok = false;
+          }
+        }
       }
       rs->finding_cap = UINT32_MAX;
       for (uint32_t k = 0; k < ts_query_capture_count(rs->query); k++) {
@@ -586,6 +610,7 @@ bool tl_ruleset_compile(tl_ruleset *rs, tl_diags *diags) {
       }
     }
   }
+  tl_vec_free(&starts);
   tl_buf_free(&src);
   tl_vec_free(&owners);
   return ok;
