@@ -13,6 +13,7 @@ need_cmd python3 python3    # test scripts
 need_cmd patch patch
 need_cmd git git
 need_cmd pre-commit pre-commit  # tests of .pre-commit-hooks.yaml
+[ -f "$(clang -print-file-name="libclang_rt.fuzzer-$(uname -m).a" 2>/dev/null)" ] || missing="$missing clang libclang-rt-dev"  # fuzz/TSan tests
 if command -v pkg-config >/dev/null 2>&1; then
   need_pc tree-sitter libtree-sitter-dev
   need_pc libpcre2-8 libpcre2-dev

@@ -41,15 +41,7 @@ static void tl_file_free(tl_file *f) {
   free(f->text);
   free(f->mem);
   if (f->tree) ts_tree_delete(f->tree);
-  tl_lines_free(&f->lines);
-  tl_model_free(&f->model);
-  for (size_t i = 0; i < f->cands.n; i++) {
-    free(f->cands.v[i].message);
-    for (size_t j = 0; j < f->cands.v[i].edits.n; j++) free(f->cands.v[i].edits.v[j].text);
-    tl_vec_free(&f->cands.v[i].edits);
-  }
-  tl_vec_free(&f->cands);
-  tl_diags_free(&f->diags);
+  tl_file_reset(f);
 }
 
 static void tl_findings_clear(tl_analysis *a) {
@@ -120,8 +112,8 @@ void tl_analysis_set_text(tl_analysis *a, const char *path, const char *text, si
 static TSPoint tl_point_at(const char *text, size_t len, uint32_t off) {
   TSPoint p = {0, 0};
   uint32_t line_start = 0;
-  for (uint32_t i = 0; i < off && i < len; i++)
-    if (text[i] == '\n') { p.row++; line_start = i + 1; }
+  for (uint32_t i = 0; i < off && i < len; i++) /* rows end where the parsed copy has LF (a lone CR too) */
+    if (text[i] == '\n' || (text[i] == '\r' && (i + 1 == len || text[i + 1] != '\n'))) { p.row++; line_start = i + 1; }
   p.column = off - line_start;
   return p;
 }
@@ -272,6 +264,24 @@ static const char *const tl_tensor_methods[] = {"sum", "mean", "max", "min", "am
   "logsumexp", "squeeze", "unsqueeze", "view", "reshape", "cuda", NULL};
 static const char *const tl_host_methods[] = {"item", "tolist", "numpy", NULL};
 
+/* Library calls that do not make a tensor: torch.cuda.memory_reserved(), torch.device("cuda"),
+ * torch.nn.Linear(...) (a module), torch.distributed.get_rank(), torch.is_tensor(x), ... */
+static bool tl_lib_not_tensor(const char *q) {
+  static const char *const names[] = {"device", "Size", "dtype", "finfo", "iinfo", "typename", "numel",
+                                      "result_type", "promote_types", "can_cast", "Generator", "Stream", "Event",
+                                      "no_grad", "enable_grad", "inference_mode", NULL};
+  static const char *const prefixes[] = {"torch.cuda.", "torch.distributed.", "torch.backends.", "torch.jit.",
+                                         "torch.fx.", "torch.onnx.", "torch.utils.data.", "paddle.device.",
+                                         "paddle.distributed.", NULL};
+  const char *last = strrchr(q, '.');
+  last = last ? last + 1 : q;
+  if (tl_str_in(last, strlen(last), names) || !strncmp(last, "is_", 3) || !strncmp(last, "get_", 4)) return true;
+  for (size_t i = 0; prefixes[i]; i++)
+    if (!strncmp(q, prefixes[i], strlen(prefixes[i]))) return true;
+  /* torch.nn.Linear(...) makes a module; torch.nn.functional.* and torch.nn.utils.* make tensors */
+  return !strncmp(q, "torch.nn.", 9) && strncmp(q, "torch.nn.functional.", 20) && strncmp(q, "torch.nn.utils.", 15);
+}
+
 /* Positive evidence that an expression is a tensor (for float()/int()/bool() conversions). */
 static bool tl_is_tensor_at(const tl_match_env *e, TSNode n, int depth);
 static bool tl_is_tensor(const tl_match_env *e, TSNode n) { return tl_is_tensor_at(e, n, 0); }
@@ -296,7 +306,8 @@ static bool tl_is_tensor_at(const tl_match_env *e, TSNode n, int depth) {
       uint32_t s = ts_node_start_byte(attr);
       char *callee = tl_dotted(fn, e->src);
       char *q = callee ? tl_model_resolve(e->m, callee) : NULL;
-      bool lib = q && !strchr(q, '(') && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7));
+      bool lib = q && !strchr(q, '(') && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7)) &&
+                 !tl_lib_not_tensor(q);
       bool hit = lib || tl_str_in(e->src + s, ts_node_end_byte(attr) - s, tl_tensor_methods);
       free(q);
       free(callee);
@@ -314,9 +325,7 @@ static bool tl_is_tensor_at(const tl_match_env *e, TSNode n, int depth) {
     if (tl_node_is(v, "call")) {
       char *callee = tl_dotted(ts_node_child_by_field_name(v, "function", 8), e->src);
       char *q = callee ? tl_model_resolve(e->m, callee) : NULL;
-      bool lib = q && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7) || !strncmp(q, "torch.nn.functional.", 20)) &&
-                 strncmp(q, "torch.cuda.", 11) && strncmp(q, "torch.distributed.", 18) && strncmp(q, "torch.backends.", 15) &&
-                 !strstr(q, ".is_") && !strstr(q, ".get_");
+      bool lib = q && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7)) && !tl_lib_not_tensor(q);
       free(q);
       free(callee);
       if (lib) return true;
@@ -442,6 +451,14 @@ static bool tl_tensor_condition(const tl_match_env *e, TSNode n, int depth) {
   const char *t = ts_node_type(n);
   if (!strcmp(t, "parenthesized_expression") || !strcmp(t, "not_operator"))
     return tl_tensor_condition(e, ts_node_named_child(n, 0), depth + 1);
+  if (!strcmp(t, "comparison_operator")) {
+    /* `x is None`, `a is not b`: identity, no value is read */
+    for (uint32_t i = 0; i < ts_node_child_count(n); i++) {
+      TSNode ch = ts_node_child(n, i);
+      if (!ts_node_is_named(ch) && (!strcmp(ts_node_type(ch), "is") || !strcmp(ts_node_type(ch), "is not")))
+        return false;
+    }
+  }
   if (!strcmp(t, "boolean_operator") || !strcmp(t, "comparison_operator")) {
     /* `step % N == 0 and t.max() == 0`: the right side runs only every N steps */
     if (!strcmp(t, "boolean_operator") && tl_is_modulo_test(ts_node_child_by_field_name(n, "left", 4), e->src)) {
@@ -940,12 +957,16 @@ static void tl_file_phase1(void *ctxp, unsigned worker, size_t idx) {
     tl_source_free(&s);
   }
   if (!f->lines.starts) tl_lines_init(&f->lines, f->text, f->len);
-  /* A UTF-8 BOM is not Python syntax to the grammar: parse a copy with it blanked. */
+  /* A UTF-8 BOM is not Python syntax to the grammar: parse a copy with it blanked. A lone CR (an
+   * old Mac line end) ends a line for Python but not for the grammar: the copy has LF there. */
   char *parse_text = f->text;
-  if (f->len >= 3 && !memcmp(f->text, "\xEF\xBB\xBF", 3)) {
+  bool bom = f->len >= 3 && !memcmp(f->text, "\xEF\xBB\xBF", 3);
+  if (bom || memchr(f->text, '\r', f->len)) {
     parse_text = tl_malloc(f->len + 1);
     memcpy(parse_text, f->text, f->len + 1);
-    memcpy(parse_text, "   ", 3);
+    if (bom) memcpy(parse_text, "   ", 3);
+    for (size_t i = 0; i < f->len; i++)
+      if (parse_text[i] == '\r' && (i + 1 == f->len || parse_text[i + 1] != '\n')) parse_text[i] = '\n';
   }
   ts_parser_reset(w->parser);
   TSTree *tree = ts_parser_parse_string(w->parser, f->tree, parse_text, (uint32_t)f->len);

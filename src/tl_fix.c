@@ -259,6 +259,9 @@ static void put_quoted_name(tl_buf *out, const char *prefix, const char *path) {
   if (!quote) {
     tl_buf_puts(out, prefix);
     tl_buf_puts(out, path);
+    /* GNU patch reads a name up to white space unless a tab ends it: git writes one after a name
+     * with a space, and so do we */
+    if (strchr(path, ' ')) tl_buf_putc(out, '\t');
     return;
   }
   /* Git-style C quoting, also understood by GNU patch. */

@@ -552,7 +552,7 @@ static void tl_lsp_on_did_open(tl_lsp *s, const cJSON *params) {
   tl_lsp_sync_file(s, f);
 }
 
-static bool tl_lsp_range(const tl_lsp_text *t, const cJSON *range, uint32_t *start, uint32_t *end) {
+bool tl_lsp_json_range(const tl_lsp_text *t, const cJSON *range, uint32_t *start, uint32_t *end) {
   const cJSON *sl = tl_lsp_jpath(range, "start.line"), *sc = tl_lsp_jpath(range, "start.character");
   const cJSON *el = tl_lsp_jpath(range, "end.line"), *ec = tl_lsp_jpath(range, "end.character");
   if (!cJSON_IsNumber(sl) || !cJSON_IsNumber(sc) || !cJSON_IsNumber(el) || !cJSON_IsNumber(ec)) return false;
@@ -582,7 +582,11 @@ static void tl_lsp_on_did_change(tl_lsp *s, const cJSON *params) {
     size_t n = strlen(text);
     const cJSON *range = tl_lsp_jpath(ch, "range");
     uint32_t start, end;
-    if (range && tl_lsp_range(&f->doc, range, &start, &end)) {
+    if (range && !cJSON_IsNull(range)) {
+      if (!tl_lsp_json_range(&f->doc, range, &start, &end)) {
+        tl_lsp_log(s, "didChange for %s with a malformed range: change ignored", uri);
+        continue;
+      }
       tl_lsp_text_replace(&f->doc, start, end, text, n);
       tl_analysis_edit(s->a, f->label, start, end, start + (uint32_t)n, f->doc.text, f->doc.len);
     } else {

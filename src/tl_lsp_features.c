@@ -408,22 +408,6 @@ static bool tl_noqa_edit(const tl_lsp_text *t, const tl_finding *fd, uint32_t *a
   return true;
 }
 
-/* The LSP ranges of a request, as byte offsets. */
-static bool tl_request_range(const tl_lsp_text *t, const cJSON *range, uint32_t *a, uint32_t *b) {
-  const cJSON *sl = tl_lsp_jpath(range, "start.line"), *sc = tl_lsp_jpath(range, "start.character");
-  const cJSON *el = tl_lsp_jpath(range, "end.line"), *ec = tl_lsp_jpath(range, "end.character");
-  if (!cJSON_IsNumber(sl) || !cJSON_IsNumber(sc) || !cJSON_IsNumber(el) || !cJSON_IsNumber(ec)) return false;
-  if (sl->valuedouble < 0 || sc->valuedouble < 0 || el->valuedouble < 0 || ec->valuedouble < 0) return false;
-  *a = tl_lsp_text_offset(t, (uint32_t)sl->valuedouble, (uint32_t)sc->valuedouble);
-  *b = tl_lsp_text_offset(t, (uint32_t)el->valuedouble, (uint32_t)ec->valuedouble);
-  if (*b < *a) {
-    uint32_t x = *a;
-    *a = *b;
-    *b = x;
-  }
-  return true;
-}
-
 void tl_lsp_on_code_action(tl_lsp *s, const cJSON *id, const cJSON *params) {
   const char *uri = tl_lsp_jstr(params, "textDocument.uri");
   tl_lsp_flush(s);
@@ -436,7 +420,7 @@ void tl_lsp_on_code_action(tl_lsp *s, const cJSON *id, const cJSON *params) {
   size_t ai = (size_t)f->aidx;
   const tl_lsp_text *t = tl_lsp_view(s, ai);
   uint32_t ra, rb;
-  if (!tl_request_range(t, tl_lsp_jpath(params, "range"), &ra, &rb)) {
+  if (!tl_lsp_json_range(t, tl_lsp_jpath(params, "range"), &ra, &rb)) {
     cJSON_Delete(out);
     tl_lsp_reply_error(s, id, -32602, "range is missing or invalid");
     return;
@@ -456,7 +440,7 @@ void tl_lsp_on_code_action(tl_lsp *s, const cJSON *id, const cJSON *params) {
   cJSON_ArrayForEach(cd, tl_lsp_jpath(params, "context.diagnostics")) {
     const char *code = tl_lsp_jstr(cd, "code");
     uint32_t da, db;
-    if (!code || !tl_request_range(t, tl_lsp_jpath(cd, "range"), &da, &db)) continue;
+    if (!code || !tl_lsp_json_range(t, tl_lsp_jpath(cd, "range"), &da, &db)) continue;
     for (size_t k = af->first; k < af->first + af->count; k++) {
       const tl_finding *fd = tl_analysis_finding(s->a, k);
       if (fd->start_byte == da && !strcmp(code, tl_rule_code(fd->rule))) hit[k - af->first] = true;

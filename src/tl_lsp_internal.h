@@ -98,5 +98,7 @@ void tl_lsp_publish_empty(tl_lsp *s, tl_lsp_file *f);
 const char *tl_lsp_jstr(const cJSON *o, const char *key);
 const cJSON *tl_lsp_jpath(const cJSON *o, const char *path); /* "a.b.c" */
 bool tl_lsp_jbool(const cJSON *o, const char *path);
+/* A protocol Range as byte offsets of t (start <= end); false when it is missing or malformed. */
+bool tl_lsp_json_range(const tl_lsp_text *t, const cJSON *range, uint32_t *start, uint32_t *end);
 
 #endif

@@ -194,6 +194,47 @@ static bool tl_has_modulo(TSNode n, const char *src, int depth) {
 
 typedef enum { TL_FREQ_NONE, TL_FREQ_RARE_THEN, TL_FREQ_RARE_ELSE } tl_freq;
 
+/* Is `name` the counter of a loop around `at` in the same function: `for i in range(...)`,
+ * `for step, batch in enumerate(...)`? */
+static bool tl_is_loop_counter(TSNode at, const char *src, TSNode name) {
+  for (TSNode p = ts_node_parent(at); !ts_node_is_null(p); p = ts_node_parent(p)) {
+    if (tl_node_is(p, "function_definition") || tl_node_is(p, "class_definition") || tl_node_is(p, "lambda")) break;
+    if (!tl_node_is(p, "for_statement")) continue;
+    TSNode left = ts_node_child_by_field_name(p, "left", 4), right = ts_node_child_by_field_name(p, "right", 5);
+    if (!tl_node_is(right, "call")) continue;
+    TSNode fn = ts_node_child_by_field_name(right, "function", 8);
+    TSNode target = (TSNode){0};
+    if (tl_node_is(fn, "identifier") && ts_node_end_byte(fn) - ts_node_start_byte(fn) == 5 &&
+        !memcmp(src + ts_node_start_byte(fn), "range", 5))
+      target = left;
+    else if (tl_node_is(fn, "identifier") && ts_node_end_byte(fn) - ts_node_start_byte(fn) == 9 &&
+             !memcmp(src + ts_node_start_byte(fn), "enumerate", 9) &&
+             (tl_node_is(left, "pattern_list") || tl_node_is(left, "tuple_pattern")) && ts_node_named_child_count(left))
+      target = ts_node_named_child(left, 0);
+    uint32_t a = ts_node_start_byte(name), b = ts_node_end_byte(name);
+    if (tl_node_is(target, "identifier") && ts_node_end_byte(target) - ts_node_start_byte(target) == b - a &&
+        !memcmp(src + ts_node_start_byte(target), src + a, b - a))
+      return true;
+  }
+  return false;
+}
+
+/* `step == 0` with `step` a loop counter: true on one iteration only. */
+static tl_freq tl_counter_test(TSNode cond, const char *src) {
+  if (ts_node_named_child_count(cond) != 2) return TL_FREQ_NONE;
+  TSNode a = ts_node_named_child(cond, 0), b = ts_node_named_child(cond, 1);
+  if (tl_node_is(a, "integer")) { TSNode t = a; a = b; b = t; }
+  if (!tl_node_is(a, "identifier") || !tl_node_is(b, "integer") || !tl_is_loop_counter(cond, src, a))
+    return TL_FREQ_NONE;
+  for (uint32_t i = 0; i < ts_node_child_count(cond); i++) {
+    TSNode ch = ts_node_child(cond, i);
+    if (ts_node_is_named(ch)) continue;
+    if (!strcmp(ts_node_type(ch), "==")) return TL_FREQ_RARE_THEN;
+    if (!strcmp(ts_node_type(ch), "!=")) return TL_FREQ_RARE_ELSE;
+  }
+  return TL_FREQ_NONE;
+}
+
 /* Classifies an `if` condition: which branch runs only every N steps. */
 static tl_freq tl_freq_test(tl_walk_ctx *c, TSNode cond, int depth) {
   if (depth > 16 || ts_node_is_null(cond)) return TL_FREQ_NONE;
@@ -213,7 +254,7 @@ static tl_freq tl_freq_test(tl_walk_ctx *c, TSNode cond, int depth) {
     return (l == TL_FREQ_RARE_THEN && r == TL_FREQ_RARE_THEN) ? TL_FREQ_RARE_THEN : TL_FREQ_NONE;
   }
   if (!strcmp(t, "comparison_operator")) {
-    if (!tl_has_modulo(cond, src, 0)) return TL_FREQ_NONE;
+    if (!tl_has_modulo(cond, src, 0)) return tl_counter_test(cond, src);
     /* `x % n == k` is rare; `x % n != k` is frequent (its else is rare). */
     for (uint32_t i = 0; i < ts_node_child_count(cond); i++) {
       TSNode ch = ts_node_child(cond, i);
@@ -298,6 +339,19 @@ static unsigned tl_call_work(const char *callee) {
   if (n >= sizeof low || strchr(callee, '(')) return 0;
   for (size_t i = 0; i < n; i++) low[i] = (char)tolower((unsigned char)last[i]);
   low[n] = 0;
+  /* get_module(...), build_model(...), module_to_fqn(...), load_encoder(...): functions that look
+   * a model up or make one, not a call of a model */
+  static const char *const verbs[] = {"get", "set", "build", "make", "create", "load", "save", "init", "to", "from",
+                                      "find", "lookup", "register", "wrap", "unwrap", "prepare", "convert", "fuse",
+                                      "swap", "replace", "named", "iter", "is", "has", "copy", "fqn", "print", NULL};
+  for (size_t a = 0; a < n;) {
+    while (a < n && low[a] == '_') a++;
+    size_t b = a;
+    while (b < n && low[b] != '_') b++;
+    for (size_t i = 0; verbs[i] && b > a; i++)
+      if (strlen(verbs[i]) == b - a && !memcmp(low + a, verbs[i], b - a)) return 0;
+    a = b;
+  }
   for (size_t i = 0; i < sizeof model_words / sizeof *model_words; i++) {
     const char *w = model_words[i];
     size_t wl = strlen(w);
@@ -360,6 +414,19 @@ static void tl_walk_assignment(tl_walk_ctx *c, TSNode n, int depth) {
     }
     if (tl_freq_test(c, right, 0) == TL_FREQ_RARE_THEN) tl_vec_push(&c->guard_vars, tl_strdup(d));
     free(d);
+  } else if ((tl_node_is(left, "pattern_list") || tl_node_is(left, "tuple_pattern")) &&
+             (tl_node_is(right, "expression_list") || tl_node_is(right, "tuple")) &&
+             ts_node_named_child_count(left) == ts_node_named_child_count(right)) {
+    /* a, b = 0.0, time.time(): each name gets its own value */
+    for (uint32_t i = 0; i < ts_node_named_child_count(left); i++) {
+      TSNode t = ts_node_named_child(left, i), v = ts_node_named_child(right, i);
+      char *d = (tl_node_is(t, "identifier") || tl_node_is(t, "attribute")) && !tl_node_is(v, "list_splat")
+                    ? tl_dotted(t, c->src)
+                    : NULL;
+      if (d) tl_add_binding(c, d, at, v, TL_VAL_UNKNOWN);
+      else tl_bind_targets(c, t, at, TL_VAL_UNKNOWN, 0);
+      free(d);
+    }
   } else {
     tl_bind_targets(c, left, at, TL_VAL_UNKNOWN, 0);
   }
@@ -757,6 +824,9 @@ static tl_valkind tl_classify_call(const tl_file_model *m, TSNode n, const char 
         out = tl_device_arg(src, a);
       }
       if (out == TL_VAL_UNKNOWN) out = tl_model_classify(m, obj, src, func, depth + 1);
+    } else if (!strcmp(q, "torch.nn.Parameter") || !strcmp(q, "torch.nn.parameter.Parameter") ||
+               !strcmp(q, "torch.nn.Buffer") || !strcmp(q, "paddle.create_parameter")) {
+      out = TL_VAL_UNKNOWN; /* moves with its module (`model.to(device)`), wherever it was made */
     } else if (!strchr(q, '(') && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7) || !strncmp(q, "F.", 2))) {
       /* A library function: device of its tensor arguments. */
       out = TL_VAL_UNKNOWN;
@@ -808,6 +878,7 @@ tl_valkind tl_model_classify(const tl_file_model *m, TSNode n, const char *src, 
       /* An attribute of the enclosing class, set in any method. */
       int32_t cls = func >= 0 && (size_t)func < m->funcs.n ? m->funcs.v[func].cls : -1;
       const tl_class *k2 = cls >= 0 ? &m->classes.v[cls] : NULL;
+      bool seen = false;
       for (size_t i = 0; k2 && i < k2->attrs.n; i++) {
         const tl_binding *a = &k2->attrs.v[i];
         if (strcmp(a->name, d + 5)) continue;
@@ -818,7 +889,8 @@ tl_valkind tl_model_classify(const tl_file_model *m, TSNode n, const char *src, 
             ak = TL_VAL_LIST;
           free(q);
         }
-        k = (i == 0 || k == ak) ? ak : TL_VAL_UNKNOWN;
+        k = (!seen || k == ak) ? ak : TL_VAL_UNKNOWN; /* every assignment of the attribute must agree */
+        seen = true;
       }
     }
     free(d);

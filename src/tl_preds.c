@@ -13,6 +13,7 @@ static bool tl_re(const tl_pred_ctx *c, const pcre2_code *re, const char *s, siz
 }
 
 static bool tl_text_eq(TSNode n, const char *src, const char *s) {
+  if (ts_node_is_null(n)) return false;
   uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
   return strlen(s) == b - a && !memcmp(src + a, s, b - a);
 }
@@ -257,6 +258,12 @@ static bool tl_bool_mask(const tl_pred_ctx *c, TSNode n, int depth) {
     free(q);
     free(callee);
     if (np) return false;
+    /* a reshaped or copied mask is still a mask: m.unsqueeze(-1), m.expand_as(x), m.view(-1) */
+    static const char *const keep_dtype[] = {"unsqueeze", "squeeze", "expand", "expand_as", "view", "reshape",
+                                             "flatten", "transpose", "permute", "contiguous", "clone", "detach",
+                                             "repeat", "tile", "t", NULL};
+    if (tl_node_is(fn, "attribute") && tl_in_set(src + s, l, keep_dtype))
+      return tl_bool_mask(c, ts_node_child_by_field_name(fn, "object", 6), depth + 1);
     if (tl_in_set(src + s, l, tl_bool_methods)) {
       /* torch.isnan(x) / x.isnan(): a tensor unless x is a host value */
       TSNode subj = lib ? (ts_node_named_child_count(args) ? ts_node_named_child(args, 0) : (TSNode){0})
@@ -348,6 +355,17 @@ static bool tl_in_no_grad(const tl_pred_ctx *c, TSNode n) {
             tl_is_no_grad_call(c, ts_node_named_child(dec, 0)))
           return true;
       }
+      /* Lightning runs these hooks of a LightningModule with gradients disabled */
+      TSNode name = ts_node_child_by_field_name(p, "name", 4);
+      if (tl_text_eq(name, c->src, "validation_step") || tl_text_eq(name, c->src, "test_step") ||
+          tl_text_eq(name, c->src, "predict_step")) {
+        for (TSNode k = ts_node_parent(p); !ts_node_is_null(k); k = ts_node_parent(k))
+          if (tl_node_is(k, "class_definition")) {
+            TSNode sup = ts_node_child_by_field_name(k, "superclasses", 12);
+            uint32_t a = ts_node_is_null(sup) ? 0 : ts_node_start_byte(sup);
+            return !ts_node_is_null(sup) && tl_icontains_n(c->src + a, ts_node_end_byte(sup) - a, "lightning");
+          }
+      }
       return false;
     } else if (tl_node_is(p, "lambda") || tl_node_is(p, "class_definition")) {
       return false;
@@ -381,6 +399,54 @@ static TSNode tl_tuple_rhs(TSNode anchor, uint32_t end) {
 }
 
 static bool tl_keeps_graph(const tl_pred_ctx *c, TSNode n, int depth);
+
+/* A call of a model object (`model(x)`, `self.encoder(h)`), not of a function or method that
+ * merely has a model-like name (`get_module(...)`, `self.op_generator(...)` defined in the class). */
+static bool tl_is_model_call(const tl_pred_ctx *c, const char *callee) {
+  if (!(tl_model_call_work(callee) & TL_WORK_MODEL)) return false;
+  const tl_file_model *m = c->m;
+  if (!strchr(callee, '.')) {
+    intptr_t v;
+    if (tl_map_get(&m->imports, callee, &v)) return false; /* an imported function or class */
+    for (size_t i = 1; i < m->funcs.n; i++)
+      if (m->funcs.v[i].cls < 0 && !strcmp(m->funcs.v[i].name, callee)) return false;
+    return true;
+  }
+  if (!strncmp(callee, "self.", 5) && !strchr(callee + 5, '.') && c->func >= 0 && (size_t)c->func < m->funcs.n) {
+    int32_t cls = m->funcs.v[c->func].cls;
+    for (size_t i = 1; cls >= 0 && i < m->funcs.n; i++)
+      if (m->funcs.v[i].cls == cls && !strcmp(m->funcs.v[i].name, callee + 5)) return false; /* a method */
+  }
+  return true;
+}
+
+/* Is the expression known to have no graph: `x.detach()`, or a name bound under no_grad or to a
+ * detached value? (For a criterion's prediction argument: `criterion(out, y)` with `out`
+ * computed under `torch.no_grad()` has no graph either.) */
+static bool tl_graph_cut(const tl_pred_ctx *c, TSNode n, int depth) {
+  if (depth > 8 || ts_node_is_null(n)) return false;
+  n = tl_unparen(n);
+  if (tl_node_is(n, "call")) {
+    TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+    TSNode attr = tl_node_is(fn, "attribute") ? ts_node_child_by_field_name(fn, "attribute", 9) : (TSNode){0};
+    return tl_text_eq(attr, c->src, "detach") || tl_text_eq(attr, c->src, "item");
+  }
+  if (!tl_node_is(n, "identifier") && !tl_node_is(n, "attribute")) return false;
+  char *d = tl_dotted(n, c->src);
+  const tl_binding *b = d ? tl_model_binding(c->m, d, c->func, ts_node_start_byte(n)) : NULL;
+  free(d);
+  if (!b || ts_node_is_null(b->value)) return false;
+  return tl_in_no_grad(c, b->value) || tl_graph_cut(c, b->value, depth + 1);
+}
+
+static bool tl_first_arg_cut(const tl_pred_ctx *c, TSNode args) {
+  for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++) {
+    TSNode a = ts_node_named_child(args, i);
+    if (tl_node_is(a, "keyword_argument") || tl_node_is(a, "comment")) continue;
+    return tl_graph_cut(c, a, 0);
+  }
+  return false;
+}
 
 static bool tl_name_keeps_graph(const tl_pred_ctx *c, TSNode n, int depth) {
   char *d = tl_dotted(n, c->src);
@@ -428,8 +494,9 @@ static bool tl_keeps_graph(const tl_pred_ctx *c, TSNode n, int depth) {
     uint32_t s = ts_node_start_byte(fn), l = ts_node_end_byte(fn) - s;
     if (tl_in_set(src + s, l, tl_py_funcs)) return false;
     char *name = tl_node_text(fn, src);
-    bool r = (tl_model_call_work(name) & TL_WORK_MODEL) || tl_icontains_n(src + s, l, "loss") ||
-             tl_icontains_n(src + s, l, "criterion");
+    bool r = tl_is_model_call(c, name) ||
+             ((tl_icontains_n(src + s, l, "loss") || tl_icontains_n(src + s, l, "criterion")) &&
+              !tl_first_arg_cut(c, args));
     free(name);
     return r;
   }
@@ -443,7 +510,7 @@ static bool tl_keeps_graph(const tl_pred_ctx *c, TSNode n, int depth) {
     char *q = tl_model_resolve(c->m, callee);
     bool lib = !strchr(q, '(') && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7));
     bool host = !strncmp(q, "numpy.", 6) || !strncmp(q, "np.", 3) || !strncmp(q, "math.", 5);
-    unsigned work = tl_model_call_work(callee);
+    bool model = tl_is_model_call(c, callee);
     free(q);
     free(callee);
     if (host) return false;
@@ -455,8 +522,8 @@ static bool tl_keeps_graph(const tl_pred_ctx *c, TSNode n, int depth) {
       }
       return false;
     }
-    if (work & TL_WORK_MODEL) return true;
-    if (tl_icontains_n(src + s, l, "loss") || tl_icontains_n(src + s, l, "criterion")) return true;
+    if (model) return true;
+    if (tl_icontains_n(src + s, l, "loss") || tl_icontains_n(src + s, l, "criterion")) return !tl_first_arg_cut(c, args);
   }
   /* a method keeps its receiver's graph: loss.mean(), out.float(), (a + b).sum() */
   return tl_keeps_graph(c, obj, depth + 1);
@@ -515,6 +582,10 @@ bool tl_pred_step_accumulator(const tl_pred_ctx *c, TSNode n) {
   if (!tl_backpropagated(scope, c->src, d, 0)) {
     uint32_t at = ts_node_start_byte(n);
     const tl_binding *b = tl_model_binding(c->m, d, c->func, at);
+    /* `total = total + x` continues the accumulator: look at the binding before it */
+    for (int guard = 0; b && !ts_node_is_null(b->value) && guard < 16 && tl_mentions_dotted(b->value, c->src, d, 0);
+         guard++)
+      b = tl_model_binding(c->m, d, c->func, ts_node_start_byte(b->value));
     if (!b) {
       /* state of the object: outlives every call of a per-step method */
       r = !strncmp(d, "self.", 5);

@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# hostile_input.sh - inputs bad_input.sh does not cover: files over and just under the size limit (time and memory bounded), tabs, lone-CR line ends, odd file names, a symlink loop, unreadable files; the ordinary files' findings never change.
+set -u
+bin=$1 src=$2
+tmp=$(mktemp -d)
+trap 'chmod -R u+rwX "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+asan=false
+case $(basename "$bin") in *asan*) asan=true ;; esac
+
+# measure SECONDS-LIMIT CMD...: runs CMD (stdout/stderr to $tmp/m.out, $tmp/m.err); sets rc, wall (s) and rss (KiB).
+measure() {
+  local limit=$1; shift
+  python3 - "$limit" "$tmp/m" "$@" <<'PY'
+import resource, subprocess, sys, time
+limit, base, cmd = float(sys.argv[1]), sys.argv[2], sys.argv[3:]
+t = time.monotonic()
+with open(base + ".out", "wb") as o, open(base + ".err", "wb") as e:
+    try:
+        rc = subprocess.run(cmd, stdout=o, stderr=e, timeout=limit).returncode
+    except subprocess.TimeoutExpired:
+        rc = "timeout"
+wall = time.monotonic() - t
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+open(base + ".stat", "w").write(f"{rc} {wall:.1f} {rss}\n")
+PY
+  read -r rc wall rss < "$tmp/m.stat"
+}
+
+mkdir -p "$tmp/proj"
+cp "$src/examples/"*.py "$tmp/proj/"
+( cd "$tmp/proj" && "$bin" check --format concise --no-source . 2>/dev/null | sort ) > "$tmp/clean.txt"
+[ -s "$tmp/clean.txt" ] && ok || bad "the clean project has no findings"
+
+# 1. Over the size limit (16 MiB): reported, never read; exit 2; the rest analysed.
+python3 -c "
+import sys
+line = b'x = [' + b'1, ' * 30 + b']\n'
+with open(sys.argv[1], 'wb') as f:
+    for _ in range(50 * 1024 * 1024 // len(line) + 1): f.write(line)" "$tmp/proj/huge.py"
+measure 120 sh -c "cd '$tmp/proj' && exec '$bin' check --format concise --no-source ."
+[ "$rc" = 2 ] && ok || bad "a 50 MB file: exit $rc, want 2"
+grep -q '^huge.py: error: file too large: [0-9]* bytes (50.0 MiB), over the limit of 16777216 bytes (16 MiB): not analysed$' "$tmp/m.err" &&
+  ok || bad "a 50 MB file is not reported as too large: $(head -c 300 "$tmp/m.err")"
+sort "$tmp/m.out" | diff "$tmp/clean.txt" - >/dev/null && ok || bad "findings changed next to a 50 MB file"
+[ "$rss" -lt 400000 ] && ok || bad "max RSS $rss KiB next to a 50 MB file (never read: should stay small)"
+rm "$tmp/proj/huge.py"
+
+# 2. Just under the limit: analysed, in bounded time and memory. A large generated table (as in a
+#    vocabulary or *_pb2.py file) after an ordinary training script: the script's findings are found.
+mkdir -p "$tmp/big"
+python3 - "$src/examples/train.py" "$tmp/big/train.py" <<'PY'
+import sys
+head = open(sys.argv[1], "rb").read()
+limit = 16 * 1024 * 1024 - 512
+out = [head, b"\n# a generated table\nTABLE = [\n"]
+n = sum(map(len, out))
+i = 0
+while True:
+    line = b'    "token_%08d_%s",\n' % (i, b"x" * 40)
+    if n + len(line) + 2 > limit:
+        break
+    out.append(line); n += len(line); i += 1
+out.append(b"]\n")
+open(sys.argv[2], "wb").write(b"".join(out))
+PY
+size=$(stat -c %s "$tmp/big/train.py")
+[ "$size" -gt $((16 * 1024 * 1024 - 4096)) ] && [ "$size" -le $((16 * 1024 * 1024)) ] && ok || bad "near-limit file has $size bytes"
+# bounds: 4x what a loaded 2-core machine needs, and 64 bytes of memory per input byte (ASan: 128)
+tlimit=120 rlimit=$((64 * 16 * 1024))
+$asan && tlimit=300 rlimit=$((128 * 16 * 1024))
+measure "$tlimit" sh -c "cd '$tmp/big' && exec '$bin' check --format concise --no-source train.py"
+[ "$rc" = 1 ] && ok || bad "a file just under the limit: exit $rc (want 1: analysed, with findings) after ${wall}s: $(head -c 300 "$tmp/m.err")"
+grep '^train.py:' "$tmp/clean.txt" > "$tmp/train_clean.txt"
+sort "$tmp/m.out" | diff "$tmp/train_clean.txt" - >/dev/null && ok || bad "findings of the script at the head of a near-limit file differ"
+[ "$rss" -lt "$rlimit" ] && ok || bad "near-limit file: max RSS $rss KiB, over $rlimit KiB"
+echo "near-limit file ($size bytes): ${wall}s, max RSS ${rss} KiB"
+rm -rf "$tmp/big"
+
+# 3. Line ends and indentation: each variant of train.py gives the same findings (lines; columns
+#    count code points, so a tab is one column).
+mkdir -p "$tmp/le/lf" "$tmp/le/cr" "$tmp/le/crlf" "$tmp/le/tabs" "$tmp/le/mixed"
+cp "$src/examples/train.py" "$tmp/le/lf/train.py"
+tr '\n' '\r' < "$src/examples/train.py" > "$tmp/le/cr/train.py"
+sed 's/$/\r/' "$src/examples/train.py" > "$tmp/le/crlf/train.py"
+python3 - "$src/examples/train.py" "$tmp/le" <<'PY'
+import re, sys
+src, out = open(sys.argv[1]).read().split("\n"), sys.argv[2]
+def indent(line, tab, mixed):
+    n = len(line) - len(line.lstrip(" "))
+    # tabs: one tab per level; mixed: a tab stands for 8 columns, spaces make up the rest
+    pre = "\t" * (n // 4) + " " * (n % 4) if not mixed else "\t" * (n // 8) + " " * (n % 8)
+    return pre + line[n:]
+open(out + "/tabs/train.py", "w").write("\n".join(indent(l, True, False) for l in src))
+open(out + "/mixed/train.py", "w").write("\n".join(indent(l, True, True) for l in src))
+PY
+for v in lf cr crlf tabs mixed; do
+  ( cd "$tmp/le/$v" && "$bin" check --format concise --no-source train.py >"../$v.out" 2>"../$v.err"; echo $? >"../$v.rc" )
+done
+for v in cr crlf; do
+  cmp -s "$tmp/le/lf.out" "$tmp/le/$v.out" && ok || bad "$v line ends: findings differ from LF: $(diff "$tmp/le/lf.out" "$tmp/le/$v.out")"
+  [ ! -s "$tmp/le/$v.err" ] && [ "$(cat "$tmp/le/$v.rc")" = 1 ] && ok || bad "$v line ends: $(cat "$tmp/le/$v.err")"
+done
+for v in tabs mixed; do
+  cut -d: -f1,2,4 "$tmp/le/lf.out" > "$tmp/le/lf.lines"
+  cut -d: -f1,2,4 "$tmp/le/$v.out" | cmp -s "$tmp/le/lf.lines" - && ok || bad "$v indentation: findings differ: $(cat "$tmp/le/$v.out")"
+  [ ! -s "$tmp/le/$v.err" ] && ok || bad "$v indentation reported: $(cat "$tmp/le/$v.err")"
+done
+# a block whose lines mix a tab and spaces inconsistently (Python: TabError): never worse than a warning
+printf 'import torch\ndef train(model, loader, opt):\n    for batch in loader:\n\t    loss = model(batch)\n        print(loss.item())\n' > "$tmp/le/taberror.py"
+"$bin" check --format concise --no-source "$tmp/le/taberror.py" >/dev/null 2>"$tmp/le/taberror.err"; rc=$?
+[ "$rc" -le 1 ] && ! grep -q ': error:' "$tmp/le/taberror.err" && ok || bad "inconsistent tabs: exit $rc: $(cat "$tmp/le/taberror.err")"
+
+# 4. File and directory names with spaces and non-ASCII characters: kept as they are everywhere.
+mkdir -p "$tmp/proj/données d'entraînement"
+cp "$src/examples/train.py" "$tmp/proj/données d'entraînement/mon script ü.py"
+( cd "$tmp/proj" && "$bin" check --format concise --no-source . 2>"$tmp/names.err" >"$tmp/names.out" )
+grep -q "^données d'entraînement/mon script ü.py:80:29: TL101" "$tmp/names.out" && ok || bad "odd file name not kept: $(grep -v '^[a-z_]*.py:' "$tmp/names.out" | head -3)"
+( cd "$tmp/proj" && "$bin" check --format json --no-source . 2>/dev/null ) > "$tmp/names.json"
+python3 -c "
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert any(f['path'] == \"données d'entraînement/mon script ü.py\" for f in doc['findings'])" "$tmp/names.json" && ok || bad "odd file name in JSON"
+# --diff names the file as it is, and patch -p1 and git apply take it as --fix writes it
+mkdir -p "$tmp/names/a/données d'entraînement"
+cp "$src/fixtures/TL201/forced_forms.py" "$tmp/names/a/données d'entraînement/mon chargeur ü.py"
+cp -r "$tmp/names/a" "$tmp/names/b"; cp -r "$tmp/names/a" "$tmp/names/c"
+( cd "$tmp/names/a" && "$bin" check --diff --unsafe-fixes . 2>/dev/null ) > "$tmp/names.diff"
+grep -q "^+++ b/données d'entraînement/mon chargeur ü.py"$'\t'"\$" "$tmp/names.diff" && ok || bad "odd file name in --diff (a tab after it, as git writes): $(grep '^+++' "$tmp/names.diff" | cat -A)"
+( cd "$tmp/names/a" && patch -p1 -s < "$tmp/names.diff" ) && ok || bad "patch -p1 rejected the diff of an odd file name"
+( cd "$tmp/names/b" && git init -q . && git apply "$tmp/names.diff" && rm -rf .git ) && ok || bad "git apply rejected the diff of an odd file name"
+( cd "$tmp/names/c" && "$bin" check --fix --unsafe-fixes . >/dev/null 2>&1 )
+diff -r "$tmp/names/a" "$tmp/names/c" >/dev/null && diff -r "$tmp/names/b" "$tmp/names/c" >/dev/null && ok || bad "--diff and --fix disagree on an odd file name"
+grep -v "^données" "$tmp/names.out" | sort | diff "$tmp/clean.txt" - >/dev/null && ok || bad "findings changed next to odd names"
+rm -rf "$tmp/proj/données d'entraînement"
+
+# 5. A symbolic link loop (a directory linking to its parent) and a self-referencing link.
+mkdir -p "$tmp/proj/sub"
+ln -s .. "$tmp/proj/sub/up"
+ln -s self "$tmp/proj/self"
+measure 60 sh -c "cd '$tmp/proj' && exec '$bin' check --format concise --no-source ."
+[ "$rc" = 1 ] || [ "$rc" = 2 ] && ok || bad "symlink loop: exit $rc after ${wall}s"
+grep -q 'sub/up.*loop\|loop.*sub/up' "$tmp/m.err" && ok || bad "the directory loop is not reported: $(cat "$tmp/m.err")"
+sort "$tmp/m.out" | diff "$tmp/clean.txt" - >/dev/null && ok || bad "findings changed next to a symlink loop: $(sort "$tmp/m.out" | diff "$tmp/clean.txt" -)"
+rm -f "$tmp/proj/sub/up" "$tmp/proj/self"
+
+# 6. An unreadable file and an unreadable directory: located errors, exit 2, the rest analysed.
+#    Root reads everything: then the check runs as `nobody` (setpriv or runuser) on a copy.
+cp "$src/examples/train.py" "$tmp/proj/sub/secret.py"
+mkdir -p "$tmp/proj/locked"
+cp "$src/examples/train.py" "$tmp/proj/locked/hidden.py"
+chmod 000 "$tmp/proj/sub/secret.py" "$tmp/proj/locked"
+as_user=""
+if [ "$(id -u)" = 0 ]; then
+  if command -v setpriv >/dev/null 2>&1; then as_user="setpriv --reuid=65534 --regid=65534 --clear-groups --"
+  elif command -v runuser >/dev/null 2>&1; then as_user="runuser -u nobody --"; fi
+fi
+if [ "$(id -u)" = 0 ] && [ -z "$as_user" ]; then
+  echo "SKIP: unreadable files: running as root without setpriv or runuser"
+else
+  mkdir -p "$tmp/bin" && cp "$bin" "$tmp/bin/trainlint" && chmod 755 "$tmp" "$tmp/bin" "$tmp/bin/trainlint"
+  chmod -R a+rX "$tmp/proj" 2>/dev/null; chmod 000 "$tmp/proj/sub/secret.py" "$tmp/proj/locked"
+  ( cd "$tmp/proj" && $as_user "$tmp/bin/trainlint" check --format concise --no-source . >"$tmp/perm.out" 2>"$tmp/perm.err"; echo $? >"$tmp/perm.rc" )
+  [ "$(cat "$tmp/perm.rc")" = 2 ] && ok || bad "unreadable inputs: exit $(cat "$tmp/perm.rc"), want 2: $(cat "$tmp/perm.err")"
+  grep -q '^sub/secret.py: error: cannot open: permission denied: not analysed$' "$tmp/perm.err" && ok ||
+    bad "unreadable file not reported: $(cat "$tmp/perm.err")"
+  grep -q '^\(\./\)\?locked: error: .*permission denied' "$tmp/perm.err" && ok || bad "unreadable directory not reported: $(cat "$tmp/perm.err")"
+  sort "$tmp/perm.out" | diff "$tmp/clean.txt" - >/dev/null && ok || bad "findings changed next to unreadable files"
+fi
+chmod 755 "$tmp/proj/locked"; chmod 644 "$tmp/proj/sub/secret.py"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
