@@ -879,10 +879,13 @@ tl_valkind tl_model_classify(const tl_file_model *m, TSNode n, const char *src, 
       int32_t cls = func >= 0 && (size_t)func < m->funcs.n ? m->funcs.v[func].cls : -1;
       const tl_class *k2 = cls >= 0 ? &m->classes.v[cls] : NULL;
       bool seen = false;
-      for (size_t i = 0; k2 && i < k2->attrs.n; i++) {
+      /* Each hop through the class's attributes fans out over all their assignments
+       * (`self.x = self.x + n` in k methods is k-way recursive): spend 8 levels of the depth
+       * budget per hop, so at most 3 hops are followed and the cost stays polynomial. */
+      for (size_t i = 0; k2 && i < k2->attrs.n && depth + 8 <= 24; i++) {
         const tl_binding *a = &k2->attrs.v[i];
         if (strcmp(a->name, d + 5)) continue;
-        tl_valkind ak = ts_node_is_null(a->value) ? a->kind : tl_model_classify(m, a->value, src, a->func, depth + 1);
+        tl_valkind ak = ts_node_is_null(a->value) ? a->kind : tl_model_classify(m, a->value, src, a->func, depth + 8);
         if (a->ctor) {
           char *q = tl_model_resolve(m, a->ctor);
           if (strstr(q, "ModuleList") || strstr(q, "ModuleDict") || strstr(q, "LayerList") || strstr(q, "LayerDict"))
