@@ -263,9 +263,11 @@ static int cmd_check(tl_cli *c) {
   print_diags(c, &d, ecolor);
   tl_options opts = {c->jobs, false};
   tl_analysis *a = tl_analysis_new(rs, &opts);
-  if (primary)
+  if (primary) {
     tl_analysis_set_hot_names(a, (const char *const *)primary->hot_functions.v, primary->hot_functions.n,
                               (const char *const *)primary->step_iterables.v, primary->step_iterables.n);
+    tl_analysis_set_frameworks(a, (const char *const *)primary->frameworks.v, primary->frameworks.n);
+  }
   for (size_t i = 0; i < files.n; i++) {
     const char *p = files.v[i];
     while (p[0] == '.' && p[1] == '/' && p[2]) p += 2; /* "./train.py" is shown as "train.py" */

@@ -67,6 +67,8 @@ void tl_analysis_delete(tl_analysis *a) {
   tl_vec_free(&a->hot_functions);
   for (size_t i = 0; i < a->step_iterables.n; i++) free(a->step_iterables.v[i]);
   tl_vec_free(&a->step_iterables);
+  for (size_t i = 0; i < a->frameworks.n; i++) free(a->frameworks.v[i]);
+  tl_vec_free(&a->frameworks);
   free(a);
 }
 
@@ -90,6 +92,10 @@ void tl_analysis_set_hot_names(tl_analysis *a, const char *const *hot_functions,
                                const char *const *step_iterables, size_t nsteps) {
   for (size_t i = 0; i < nhot; i++) tl_vec_push(&a->hot_functions, tl_strdup(hot_functions[i]));
   for (size_t i = 0; i < nsteps; i++) tl_vec_push(&a->step_iterables, tl_strdup(step_iterables[i]));
+}
+
+void tl_analysis_set_frameworks(tl_analysis *a, const char *const *names, size_t n) {
+  for (size_t i = 0; i < n; i++) tl_vec_push(&a->frameworks, tl_strdup(names[i]));
 }
 
 static tl_file *tl_find_file(tl_analysis *a, const char *path) {
@@ -176,6 +182,7 @@ typedef struct {
   int32_t func;
   TSNode focus, configured;
   int severity;
+  const tl_strlist *frameworks; /* configured frameworks, or empty: all */
 } tl_match_env;
 
 static TSNode tl_cap(const tl_match_env *e, uint32_t id) {
@@ -627,6 +634,15 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
     if (p->op == TL_PRED_RESOLVES_MATCH) r = tl_re_match(e->w, p->re, q, strlen(q));
     else
       for (size_t i = 0; i < p->nstrs && !r; i++) r = !strcmp(q, p->strs[i]);
+    /* `frameworks` in the configuration: APIs of the other framework are not recognised */
+    if (r && e->frameworks && e->frameworks->n) {
+      size_t top = strcspn(q, ".");
+      bool known = (top == 5 && !strncmp(q, "torch", 5)) || (top == 6 && !strncmp(q, "paddle", 6));
+      bool listed = false;
+      for (size_t i = 0; i < e->frameworks->n && !listed; i++)
+        listed = strlen(e->frameworks->v[i]) == top && !strncmp(q, e->frameworks->v[i], top);
+      if (known && !listed) r = false;
+    }
     free(q);
     free(d);
     break;
@@ -826,7 +842,8 @@ static void tl_file_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQuer
   const tl_pattern *pat = &rs->patterns.v[mt->pattern_index];
   const tl_rule *rule = rs->rules.v[pat->rule];
   TSNode anchor = {0};
-  tl_match_env e = {.file = f, .m = &f->model, .src = f->text, .match = mt, .w = w, .severity = -1};
+  tl_match_env e = {.file = f, .m = &f->model, .src = f->text, .match = mt, .w = w, .severity = -1,
+                    .frameworks = &a->frameworks};
   if (rs->finding_cap != UINT32_MAX) anchor = tl_cap(&e, rs->finding_cap);
   if (ts_node_is_null(anchor) && mt->capture_count) anchor = mt->captures[0].node;
   if (ts_node_is_null(anchor)) return;

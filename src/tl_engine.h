@@ -32,6 +32,8 @@ typedef struct {
   tl_diags diags;         /* this file's input problems (merged in order after the run) */
 } tl_file;
 
+typedef TL_VEC(char *) tl_strlist;
+
 /* Hot state of one function of the project, per kind (0: step, 1: sample). */
 typedef struct {
   int32_t file, func;     /* caller (file, func) or -1 for a root */
@@ -57,6 +59,7 @@ struct tl_analysis {
   size_t suppressed;
   TL_VEC(char *) hot_functions;   /* configured per-step function names */
   TL_VEC(char *) step_iterables;  /* configured loader names */
+  tl_strlist frameworks;          /* configured frameworks; empty: all */
 };
 
 /* The project pass (tl_project.c): resolves calls across files and marks hot functions and loops. */

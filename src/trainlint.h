@@ -122,6 +122,8 @@ void tl_analysis_edit(tl_analysis *self, const char *path, uint32_t start, uint3
  * the first run. */
 void tl_analysis_set_hot_names(tl_analysis *self, const char *const *hot_functions, size_t nhot,
                                const char *const *step_iterables, size_t nsteps);
+/* The frameworks whose APIs the rules recognise ("torch", "paddle"); none set: both. Copied. */
+void tl_analysis_set_frameworks(tl_analysis *self, const char *const *names, size_t n);
 /* Forgets a file. */
 void tl_analysis_remove(tl_analysis *self, const char *path);
 /* Reads, parses and analyses every file added or changed since the last run (in parallel), then

@@ -67,6 +67,13 @@ sed -i 's/^ignore = \["TL2"\].*/ignore = ["TL2"]\nhot-functions = ["on_batch_end
 out=$(codes hooks.py)
 [ "$out" = "hooks.py:2:TL101 hooks.py:7:TL101 " ] && ok || bad "hot-functions / step-loop-iterables: $out"
 "$bin" check hooks.py 2>/dev/null | grep -q 'configured as per-step code (hot-functions)' && ok || bad "hot-functions reason"
+# frameworks: only the listed frameworks' APIs are recognised
+mkdir -p "$tmp/fw" && printf 'import paddle\nloader = paddle.io.DataLoader(ds, num_workers=0)\n' > "$tmp/fw/p.py"
+( cd "$tmp/fw" && "$bin" check --format concise . 2>/dev/null ) | grep -q 'TL201' && ok || bad "paddle DataLoader not found by default"
+printf '[tool.trainlint]\nframeworks = ["torch"]\n' > "$tmp/fw/pyproject.toml"
+( cd "$tmp/fw" && "$bin" check --format concise . 2>/dev/null ) | grep -q 'TL201' && bad "frameworks = [torch] still matched paddle" || ok
+printf '[tool.trainlint]\nframeworks = ["paddle"]\n' > "$tmp/fw/pyproject.toml"
+( cd "$tmp/fw" && "$bin" check --format concise . 2>/dev/null ) | grep -q 'TL201' && ok || bad "frameworks = [paddle] lost the paddle finding"
 # --config FILE for everything
 printf '[tool.trainlint]\nselect = ["TL301"]\n' > "$tmp/other.toml"
 out=$(codes --config "$tmp/other.toml" .)
