@@ -13,8 +13,6 @@ need_cmd python3 python3    # test scripts
 need_cmd patch patch
 need_cmd git git
 need_cmd pre-commit pre-commit  # tests of .pre-commit-hooks.yaml
-need_cmd clang clang            # the fuzz and ThreadSanitizer tests (tests/fuzz)
-ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a >/dev/null 2>&1 || missing="$missing libclang-rt-dev"
 [ -f "$(clang -print-file-name="libclang_rt.fuzzer-$(uname -m).a" 2>/dev/null)" ] || missing="$missing clang libclang-rt-dev"  # fuzz/TSan tests
 if command -v pkg-config >/dev/null 2>&1; then
   need_pc tree-sitter libtree-sitter-dev
