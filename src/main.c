@@ -179,18 +179,21 @@ static void cfg_free(cfg_state *st) {
   tl_config_cache_free(&st->cache);
 }
 
-static tl_ruleset *load_rules(const tl_cli *c, tl_diags *d) {
+/* Loads the built-in and --rules rules; compiles the selection unless `compile` is false. */
+static tl_ruleset *load_rules_ex(const tl_cli *c, tl_diags *d, bool compile) {
   tl_ruleset *rs = tl_ruleset_new();
   bool ok = tl_ruleset_add_builtin(rs, d);
   for (size_t i = 0; i < c->rule_dirs.n; i++) ok = tl_ruleset_add_dir(rs, c->rule_dirs.v[i], d) && ok;
   tl_ruleset_select(rs, (const char *const *)c->select.v, c->select.n, (const char *const *)c->ignore.v, c->ignore.n);
-  if (ok) ok = tl_ruleset_compile(rs, d);
+  if (ok && compile) ok = tl_ruleset_compile(rs, d);
   if (!ok) {
     tl_ruleset_delete(rs);
     return NULL;
   }
   return rs;
 }
+
+static tl_ruleset *load_rules(const tl_cli *c, tl_diags *d) { return load_rules_ex(c, d, true); }
 
 typedef struct {
   const tl_analysis *a;
@@ -244,13 +247,44 @@ static int cmd_check(tl_cli *c) {
   size_t walk_errors = cfg.failed ? 0 : tl_walk((const char *const *)c->paths.v, c->paths.n, (const char *const *)excludes.v,
                                                 excludes.n, &files, &d);
   tl_vec_free(&excludes);
-  /* Every rule some file may want is compiled; each file's configuration filters afterwards. */
+  /* Only the rules some file may want are compiled (each file's configuration filters the
+   * findings afterwards): the configurations of all files, or the defaults where a file has none. */
   tl_cli all = *c;
   char *all_codes[] = {"ALL"};
   all.select.v = all_codes;
   all.select.n = 1;
   all.ignore.n = 0;
-  tl_ruleset *rs = cfg.failed ? NULL : load_rules(&all, &d);
+  tl_ruleset *rs = cfg.failed ? NULL : load_rules_ex(&all, &d, false);
+  if (rs) {
+    TL_VEC(tl_config *) seen = {0};
+    bool none_seen = false;
+    for (size_t i = 0; i < files.n; i++) {
+      tl_config *fc = cfg_for(&cfg, files.v[i], &d);
+      bool have = fc ? false : none_seen;
+      for (size_t k = 0; fc && k < seen.n && !have; k++) have = seen.v[k] == fc;
+      if (have) continue;
+      if (fc) tl_vec_push(&seen, fc);
+      else none_seen = true;
+    }
+    TL_VEC(const char *) wanted = {0};
+    for (size_t r = 0; r < tl_ruleset_count(rs); r++) {
+      const tl_rule *rule = tl_ruleset_rule(rs, r);
+      bool want = none_seen && tl_config_enabled(NULL, rule, "", (const char *const *)c->select.v, c->select.n,
+                                                 (const char *const *)c->ignore.v, c->ignore.n);
+      for (size_t k = 0; k < seen.n && !want; k++)
+        want = tl_config_enabled(seen.v[k], rule, "", (const char *const *)c->select.v, c->select.n,
+                                 (const char *const *)c->ignore.v, c->ignore.n);
+      if (want) tl_vec_push(&wanted, tl_rule_code(rule));
+    }
+    tl_ruleset_select(rs, wanted.v, wanted.n, NULL, 0);
+    if (!wanted.n) tl_ruleset_select(rs, NULL, 0, (const char *const *)all_codes, 1); /* nothing at all */
+    if (!tl_ruleset_compile(rs, &d)) {
+      tl_ruleset_delete(rs);
+      rs = NULL;
+    }
+    tl_vec_free(&wanted);
+    tl_vec_free(&seen);
+  }
   if (!rs) {
     tl_output_diags(stderr, &d, ecolor);
     tl_diags_free(&d);
