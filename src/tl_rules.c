@@ -2,6 +2,7 @@
  * and compiling every enabled rule into one tree-sitter query. */
 #include "tl_internal.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -463,9 +464,60 @@ static bool tl_rule_check_query(tl_rule *r, tl_diags *diags) {
   return ok;
 }
 
+/* tree-sitter 0.20 writes past its array of query steps when a field's value holds only
+ * predicates (`function: (#eq? @f "x")`, also grouped or quantified): a heap overflow, or a crash
+ * on a query's first pattern. Such a query is refused before it is compiled. Returns the offset
+ * of the field name, or -1. */
+static long tl_query_field_of_predicates(const char *q) {
+  long ident = -1; /* start of the field name just read, while nothing else followed it */
+  size_t i = 0;
+  while (q[i]) {
+    unsigned char c = (unsigned char)q[i];
+    if (c == ';') { while (q[i] && q[i] != '\n') i++; continue; }
+    if (isspace(c)) { i++; continue; }
+    if (c == '"') {
+      for (i++; q[i] && q[i] != '"'; i++)
+        if (q[i] == '\\' && q[i + 1]) i++;
+      if (q[i]) i++;
+      ident = -1;
+      continue;
+    }
+    if (isalnum(c) || c == '_' || c == '-') {
+      bool sigil = i > 0 && (q[i - 1] == '@' || q[i - 1] == '#' || q[i - 1] == '!');
+      size_t start = i;
+      while (isalnum((unsigned char)q[i]) || (q[i] && strchr("_-.?!", q[i]))) i++;
+      ident = sigil ? -1 : (long)start;
+      continue;
+    }
+    if (c == ':' && ident >= 0) {
+      size_t j = i + 1;
+      bool paren = false;
+      for (;;) {
+        while (isspace((unsigned char)q[j])) j++;
+        if (q[j] == ';') { while (q[j] && q[j] != '\n') j++; continue; }
+        if (q[j] != '(') break;
+        paren = true;
+        j++;
+      }
+      if (paren && q[j] == '#') return ident;
+    }
+    ident = -1;
+    i++;
+  }
+  return -1;
+}
+
 bool tl_ruleset_add_text(tl_ruleset *rs, const char *path, const char *text, size_t len, tl_diags *diags) {
   tl_rule *r = tl_rule_parse(path, text, len, diags);
   if (!r) return false;
+  long bad = tl_query_field_of_predicates(r->query_src);
+  if (bad >= 0) {
+    uint32_t line, col;
+    tl_query_offset_pos(r, (uint32_t)bad, &line, &col);
+    tl_diags_add(diags, TL_DIAG_ERROR, path, line, col, "query: a field needs a node pattern, not only predicates");
+    tl_rule_free(r);
+    return false;
+  }
   /* The query is checked by tl_ruleset_compile: one compilation of all rules together. */
   return tl_ruleset_insert(rs, r);
 }
