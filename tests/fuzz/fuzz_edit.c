@@ -21,13 +21,7 @@ static TSParser *parser;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
-  tl_diags d = {0};
-  rules = tl_ruleset_new();
-  FUZZ_CHECK(tl_ruleset_add_builtin(rules, &d));
-  const char *all[] = {"ALL"};
-  tl_ruleset_select(rules, all, 1, NULL, 0);
-  FUZZ_CHECK(tl_ruleset_compile(rules, &d));
-  tl_diags_free(&d);
+  rules = fuzz_all_rules();
   parser = ts_parser_new();
   ts_parser_set_language(parser, tree_sitter_python());
   return 0;
