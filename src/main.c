@@ -195,11 +195,18 @@ static tl_ruleset *load_rules_ex(const tl_cli *c, tl_diags *d, bool compile) {
 
 static tl_ruleset *load_rules(const tl_cli *c, tl_diags *d) { return load_rules_ex(c, d, true); }
 
+/* A file whose fixes were not written, with its text as read. */
+typedef struct {
+  char *path, *text;
+  size_t len;
+} tl_refused;
+
 typedef struct {
   const tl_analysis *a;
   tl_buf diff;
   bool write;
   size_t written, refused;
+  TL_VEC(tl_refused) refused_files;
 } fix_ctx;
 
 static void on_fixed(void *p, size_t file, const char *old, size_t oldlen, const char *neu, size_t newlen) {
@@ -217,8 +224,53 @@ static void on_fixed(void *p, size_t file, const char *old, size_t oldlen, const
   else {
     fprintf(stderr, "%s: error: fixes not written: %s\n", path, msg ? msg : "write failed");
     c->refused++;
+    tl_refused r = {tl_strdup(path), tl_strndup(old, oldlen), oldlen};
+    tl_vec_push(&c->refused_files, r);
   }
   free(msg);
+}
+
+typedef struct {
+  const tl_cli *c;
+  cfg_state *cfg;
+  tl_diags *d;
+  bool color;
+  bool errors; /* a configuration, the baseline or --diff-base failed (reported once) */
+} hide_ctx;
+
+/* Marks the findings the report leaves out: disabled for their file by the command line or its
+ * configuration, known in the baseline, or on lines the change did not touch. */
+static void hide_findings(void *p, const tl_analysis *a, bool *hidden) {
+  hide_ctx *h = p;
+  const tl_cli *c = h->c;
+  bool quiet = h->errors; /* problems were reported by an earlier call */
+  size_t n = tl_analysis_finding_count(a);
+  for (size_t i = 0; i < n; i++) {
+    const tl_finding *f = tl_analysis_finding(a, i);
+    tl_config *fc = cfg_for(h->cfg, f->path, h->d);
+    hidden[i] = !tl_config_enabled(fc, f->rule, f->path, (const char *const *)c->select.v, c->select.n,
+                                   (const char *const *)c->ignore.v, c->ignore.n);
+  }
+  if (h->cfg->failed) {
+    if (!quiet) print_diags(c, h->d, h->color);
+    h->errors = true;
+  }
+  if (c->baseline) {
+    char *msg = NULL;
+    if (!tl_baseline_filter(a, c->baseline, hidden, &msg)) {
+      if (!quiet) fprintf(stderr, "trainlint: %s\n", msg);
+      h->errors = true;
+    }
+    free(msg);
+  }
+  if (c->diff_base) {
+    char *msg = NULL;
+    if (!tl_diff_base_filter(a, c->diff_base, hidden, &msg)) {
+      if (!quiet) fprintf(stderr, "trainlint: %s\n", msg);
+      h->errors = true;
+    }
+    free(msg);
+  }
 }
 
 static int cmd_check(tl_cli *c) {
@@ -313,15 +365,13 @@ static int cmd_check(tl_cli *c) {
   bool input_errors = walk_errors > 0;
   for (size_t i = 0; i < ad->n; i++) input_errors = input_errors || ad->v[i].level == TL_DIAG_ERROR;
 
-  size_t n = tl_analysis_finding_count(a);
-  bool *fixed = tl_calloc(n + 1, sizeof *fixed);
   if (c->write_baseline) {
+    size_t n = tl_analysis_finding_count(a);
     char *msg = NULL;
     int wrc = tl_baseline_write(a, c->write_baseline, &msg) ? 0 : 2;
     if (wrc) fprintf(stderr, "trainlint: %s\n", msg);
     else if (!c->quiet) fprintf(stderr, "Wrote %zu finding%s to %s.\n", n, n == 1 ? "" : "s", c->write_baseline);
     free(msg);
-    free(fixed);
     tl_analysis_delete(a);
     tl_paths_free(&files);
     tl_ruleset_delete(rs);
@@ -329,37 +379,11 @@ static int cmd_check(tl_cli *c) {
     cfg_free(&cfg);
     return wrc ? wrc : input_errors ? 2 : 0;
   }
-  /* Findings left out of the report: known in the baseline, or on lines the change did not touch. */
-  bool *hidden = tl_calloc(n + 1, sizeof *hidden);
-  for (size_t i = 0; i < n; i++) {
-    const tl_finding *f = tl_analysis_finding(a, i);
-    tl_config *fc = cfg_for(&cfg, f->path, &d);
-    hidden[i] = !tl_config_enabled(fc, f->rule, f->path, (const char *const *)c->select.v, c->select.n,
-                                   (const char *const *)c->ignore.v, c->ignore.n);
-  }
-  if (cfg.failed) {
-    print_diags(c, &d, ecolor);
-    input_errors = true;
-  }
-  if (c->baseline) {
-    char *msg = NULL;
-    if (!tl_baseline_filter(a, c->baseline, hidden, &msg)) {
-      fprintf(stderr, "trainlint: %s\n", msg);
-      input_errors = true;
-    }
-    free(msg);
-  }
-  if (c->diff_base) {
-    char *msg = NULL;
-    if (!tl_diff_base_filter(a, c->diff_base, hidden, &msg)) {
-      fprintf(stderr, "trainlint: %s\n", msg);
-      input_errors = true;
-    }
-    free(msg);
-  }
-  size_t hidden_n = 0;
-  for (size_t i = 0; i < n; i++) hidden_n += hidden[i];
-  for (size_t i = 0; i < n; i++) fixed[i] = hidden[i];
+  /* Findings left out of the report: disabled for their file, known in the baseline, or on lines
+   * the change did not touch. */
+  hide_ctx hc = {c, &cfg, &d, ecolor, false};
+  bool *hidden = NULL;
+  size_t n = 0, hidden_n = 0;
   FILE *out = stdout;
   if (c->output && !(out = fopen(c->output, "w"))) {
     fprintf(stderr, "trainlint: cannot write %s: %s\n", c->output, strerror(errno));
@@ -367,42 +391,61 @@ static int cmd_check(tl_cli *c) {
     input_errors = true;
   }
   if (c->output) color = false;
-  size_t remaining = n - hidden_n;
   tl_output_opts oo = {c->format, color, c->unsafe, !c->no_source, c->show_fixes, c->quiet, rs};
   int rc = 0;
   if (c->diff || c->fix) {
-    fix_ctx fc = {a, {0}, c->fix, 0, 0};
-    size_t taken = tl_fixes_apply(a, c->unsafe, fixed, on_fixed, &fc);
+    fix_ctx fc = {a, {0}, c->fix, 0, 0, {0}};
+    /* fixes are made, the files analysed again and fixed again until nothing changes */
+    size_t taken = tl_fixes_apply_all(a, c->unsafe, hide_findings, &hc, on_fixed, &fc);
     if (c->diff) {
       if (fc.diff.len) fwrite(fc.diff.data, 1, fc.diff.len, stdout);
-      tl_buf_free(&fc.diff);
       /* --diff: exit 1 when there is something to change, as `ruff --diff` does */
       rc = taken ? 1 : 0;
       fprintf(stderr, "%zu fix%s available%s.\n", taken, taken == 1 ? "" : "es", c->unsafe ? "" : " (add --unsafe-fixes for more)");
     } else {
-      if (fc.refused) {
-        for (size_t i = 0; i < n; i++) fixed[i] = false; /* conservative: report all again */
-        rc = 2;
+      if (fc.refused) rc = 2;
+      /* the report is of the texts on disk now: files whose fixes were refused are analysed as
+       * they were read */
+      for (size_t k = 0; k < fc.refused_files.n; k++) {
+        tl_refused *r = &fc.refused_files.v[k];
+        tl_analysis_set_text(a, r->path, r->text, r->len);
       }
-      for (size_t i = 0; i < n; i++) remaining -= fixed[i] && !hidden[i];
+      if (fc.refused_files.n) tl_analysis_run(a);
+      n = tl_analysis_finding_count(a);
+      hidden = tl_calloc(n + 1, sizeof *hidden);
+      hide_findings(&hc, a, hidden);
+      for (size_t i = 0; i < n; i++) hidden_n += hidden[i];
       if (taken && !fc.refused) fprintf(stderr, "Fixed %zu finding%s in %zu file%s.\n", taken, taken == 1 ? "" : "s",
                                         fc.written, fc.written == 1 ? "" : "s");
-      if (c->statistics) tl_output_statistics(out, a, fixed);
-      else tl_output_findings(out, a, fixed, &oo);
-      if (rc == 0) rc = remaining ? 1 : 0;
+      if (c->statistics) tl_output_statistics(out, a, hidden);
+      else tl_output_findings(out, a, hidden, &oo);
+      if (rc == 0) rc = n - hidden_n ? 1 : 0;
     }
-  } else if (c->add_noqa && hidden_n) {
-    fprintf(stderr, "trainlint: --add-noqa cannot be combined with --baseline or --diff-base\n");
-    rc = 2;
-  } else if (c->add_noqa) {
-    size_t added = 0;
-    if (add_noqa(a, &added)) rc = 2;
-    fprintf(stderr, "Added %zu noqa comment%s.\n", added, added == 1 ? "" : "s");
+    tl_buf_free(&fc.diff);
+    for (size_t k = 0; k < fc.refused_files.n; k++) {
+      free(fc.refused_files.v[k].path);
+      free(fc.refused_files.v[k].text);
+    }
+    tl_vec_free(&fc.refused_files);
   } else {
-    if (c->statistics) tl_output_statistics(out, a, hidden);
-    else tl_output_findings(out, a, hidden, &oo);
-    rc = n - hidden_n ? 1 : 0;
+    n = tl_analysis_finding_count(a);
+    hidden = tl_calloc(n + 1, sizeof *hidden);
+    hide_findings(&hc, a, hidden);
+    for (size_t i = 0; i < n; i++) hidden_n += hidden[i];
+    if (c->add_noqa && hidden_n) {
+      fprintf(stderr, "trainlint: --add-noqa cannot be combined with --baseline or --diff-base\n");
+      rc = 2;
+    } else if (c->add_noqa) {
+      size_t added = 0;
+      if (add_noqa(a, &added)) rc = 2;
+      fprintf(stderr, "Added %zu noqa comment%s.\n", added, added == 1 ? "" : "s");
+    } else {
+      if (c->statistics) tl_output_statistics(out, a, hidden);
+      else tl_output_findings(out, a, hidden, &oo);
+      rc = n - hidden_n ? 1 : 0;
+    }
   }
+  if (hc.errors) input_errors = true;
   if (c->unused_supp) {
     size_t nu;
     tl_unused_suppression *u = tl_analysis_unused_suppressions(a, &nu);
@@ -417,7 +460,6 @@ static int cmd_check(tl_cli *c) {
   if (c->exit_zero && rc == 1) rc = 0;
   if (input_errors) rc = 2;
   free(hidden);
-  free(fixed);
   tl_analysis_delete(a);
   tl_paths_free(&files);
   tl_ruleset_delete(rs);

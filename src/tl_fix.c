@@ -24,6 +24,13 @@ static int cmp_edit_key(const void *pa, const void *pb) {
   return a->index < b->index ? -1 : a->index > b->index;
 }
 
+bool tl_edits_clash(const tl_edit *a, const tl_edit *b) {
+  if (a->start < b->end && b->start < a->end) return true;
+  if (a->start == a->end && b->start < b->end) return b->start <= a->start && a->start <= b->end;
+  if (b->start == b->end && a->start < a->end) return a->start <= b->start && b->start <= a->end;
+  return false;
+}
+
 char *tl_edits_apply(const char *src, size_t len, tl_edits *edits, size_t *out_len, size_t *skipped) {
   if (!src) src = "", len = 0;
   size_t n = edits ? edits->n : 0, nskip = 0;

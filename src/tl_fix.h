@@ -17,6 +17,11 @@ typedef TL_VEC(tl_edit) tl_edits;
  * Returns the new text (malloc'd, NUL-terminated) and its length in *out_len. */
 char *tl_edits_apply(const char *src, size_t len, tl_edits *edits, size_t *out_len, size_t *skipped);
 
+/* Do two edits of one text clash (so that only one finding's fix may be taken)? They do when
+ * their ranges overlap, and when one inserts at either end of (or inside) a range the other
+ * replaces: the inserted text may depend on the text replaced (`x=v, y=f(v)` after `v` changed). */
+bool tl_edits_clash(const tl_edit *a, const tl_edit *b);
+
 /* Writes a unified diff of `a` -> `b` to `out`, with headers "--- a/<path>" and "+++ b/<path>"
  * (so `git apply` and `patch -p1` accept it when path is relative to the working directory),
  * 3 lines of context, hunks merged when their contexts touch. A text that does not end in a

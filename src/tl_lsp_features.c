@@ -490,8 +490,7 @@ void tl_lsp_on_code_action(tl_lsp *s, const cJSON *id, const cJSON *params) {
       if (!fd->fix.n || fd->fix_safety != TL_FIXSAFE_SAFE) continue;
       bool clash = false;
       for (size_t j = 0; j < fd->fix.n && !clash; j++)
-        for (size_t m = 0; m < taken.n && !clash; m++)
-          clash = fd->fix.v[j].start < taken.v[m].end && taken.v[m].start < fd->fix.v[j].end;
+        for (size_t m = 0; m < taken.n && !clash; m++) clash = tl_edits_clash(&fd->fix.v[j], &taken.v[m]);
       if (clash) continue;
       for (size_t j = 0; j < fd->fix.n; j++) {
         tl_vec_push(&taken, fd->fix.v[j]);

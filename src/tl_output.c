@@ -466,8 +466,7 @@ size_t tl_fixes_apply(const tl_analysis *a, bool unsafe, bool *fixed,
       /* a finding's edits are taken all or none: skip it when any edit overlaps one already taken */
       bool clash = false;
       for (size_t k = 0; k < f->fix.n && !clash; k++)
-        for (size_t m = 0; m < all.n && !clash; m++)
-          clash = f->fix.v[k].start < all.v[m].end && all.v[m].start < f->fix.v[k].end;
+        for (size_t m = 0; m < all.n && !clash; m++) clash = tl_edits_clash(&f->fix.v[k], &all.v[m]);
       if (clash) continue;
       for (size_t k = 0; k < f->fix.n; k++) {
         tl_edit e = {f->fix.v[k].start, f->fix.v[k].end, tl_strdup(f->fix.v[k].text)};
@@ -492,4 +491,68 @@ size_t tl_fixes_apply(const tl_analysis *a, bool unsafe, bool *fixed,
     i = j;
   }
   return taken;
+}
+
+typedef struct {
+  size_t file;
+  char *orig;
+  size_t len;
+} tl_fix_orig;
+
+typedef struct {
+  tl_analysis *a;
+  TL_VEC(tl_fix_orig) orig; /* each changed file's text as first read */
+  TL_VEC(size_t) files;     /* files changed in this round */
+  TL_VEC(char *) texts;     /* and their new texts */
+  TL_VEC(size_t) lens;
+} tl_fix_rounds;
+
+static void tl_fix_round_cb(void *p, size_t file, const char *old, size_t oldlen, const char *neu, size_t newlen) {
+  tl_fix_rounds *r = p;
+  bool known = false;
+  for (size_t i = 0; i < r->orig.n && !known; i++) known = r->orig.v[i].file == file;
+  if (!known) {
+    tl_fix_orig o = {file, tl_strndup(old, oldlen), oldlen};
+    tl_vec_push(&r->orig, o);
+  }
+  tl_vec_push(&r->files, file);
+  tl_vec_push(&r->texts, tl_strndup(neu, newlen));
+  tl_vec_push(&r->lens, newlen);
+}
+
+size_t tl_fixes_apply_all(tl_analysis *a, bool unsafe, void (*skip)(void *, const tl_analysis *, bool *), void *skip_ctx,
+                          void (*cb)(void *, size_t, const char *, size_t, const char *, size_t), void *ctx) {
+  tl_fix_rounds r = {a, {0}, {0}, {0}, {0}};
+  size_t total = 0;
+  for (int round = 0; round < TL_FIX_ROUNDS; round++) {
+    size_t n = tl_analysis_finding_count(a);
+    bool *flags = tl_calloc(n + 1, sizeof *flags);
+    if (skip) skip(skip_ctx, a, flags);
+    size_t taken = tl_fixes_apply(a, unsafe, flags, tl_fix_round_cb, &r);
+    free(flags);
+    total += taken;
+    if (!taken) break;
+    /* the paths first: set_text may reorder the analysis' files */
+    TL_VEC(char *) paths = {0};
+    for (size_t i = 0; i < r.files.n; i++) tl_vec_push(&paths, tl_strdup(tl_analysis_file_path(a, r.files.v[i])));
+    for (size_t i = 0; i < r.files.n; i++) {
+      tl_analysis_set_text(a, paths.v[i], r.texts.v[i], r.lens.v[i]);
+      free(paths.v[i]);
+      free(r.texts.v[i]);
+    }
+    tl_vec_free(&paths);
+    r.files.n = r.texts.n = r.lens.n = 0;
+    tl_analysis_run(a);
+  }
+  for (size_t i = 0; i < r.orig.n; i++) {
+    size_t len;
+    const char *now = tl_analysis_file_text(a, r.orig.v[i].file, &len);
+    if (len != r.orig.v[i].len || memcmp(now, r.orig.v[i].orig, len)) cb(ctx, r.orig.v[i].file, r.orig.v[i].orig, r.orig.v[i].len, now, len);
+    free(r.orig.v[i].orig);
+  }
+  tl_vec_free(&r.orig);
+  tl_vec_free(&r.files);
+  tl_vec_free(&r.texts);
+  tl_vec_free(&r.lens);
+  return total;
 }

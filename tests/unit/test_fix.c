@@ -476,8 +476,22 @@ static void test_replace(void) {
   free(dir);
 }
 
+/* Which fixes may be taken together: overlapping ranges, and an insertion touching a replaced range. */
+static void test_clash(void) {
+  tl_edit rep = {10, 20, "x"}, ins_end = {20, 20, ", y=v"}, ins_start = {10, 10, "("}, ins_in = {15, 15, "z"};
+  tl_edit ins_away = {21, 21, "w"}, rep_next = {20, 25, "u"}, rep_over = {19, 22, "v"}, ins_same = {20, 20, "q"};
+  CHECK(tl_edits_clash(&rep, &rep_over) && tl_edits_clash(&rep_over, &rep));
+  CHECK(tl_edits_clash(&rep, &ins_end) && tl_edits_clash(&ins_end, &rep));
+  CHECK(tl_edits_clash(&rep, &ins_start) && tl_edits_clash(&ins_start, &rep));
+  CHECK(tl_edits_clash(&rep, &ins_in));
+  CHECK(!tl_edits_clash(&rep, &ins_away) && !tl_edits_clash(&ins_away, &rep));
+  CHECK(!tl_edits_clash(&rep, &rep_next) && !tl_edits_clash(&rep_next, &rep)); /* adjacent replacements */
+  CHECK(!tl_edits_clash(&ins_end, &ins_same));                                 /* two insertions at one point */
+}
+
 int main(void) {
   if (!mkdtemp(tmp)) die("mkdtemp");
+  test_clash();
   test_edits();
   test_diff_text();
   test_diff_applies();
