@@ -23,7 +23,10 @@ fi
 "$bin" explain TL101 | grep -q "## Why is this bad" || { echo "explain TL101 lacks its docs"; fail=$((fail + 1)); }
 "$bin" explain TL000 >/dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] || { echo "explain unknown: $rc, want 2"; fail=$((fail + 1)); }
+# TL603 is opt-in: only its full code enables it, not a prefix
+"$bin" check --format concise --no-source --select TL6 . | grep -q TL603 && { echo "--select TL6 enabled the opt-in TL603"; fail=$((fail + 1)); }
+"$bin" check --format concise --no-source --select TL603 . | grep -q '^train.py:62:.*TL603' || { echo "--select TL603 did not report train.py:62"; fail=$((fail + 1)); }
 n=$("$bin" rules | wc -l)
 [ "$n" -ge 5 ] || { echo "rules lists $n rules"; fail=$((fail + 1)); }
-echo "$((8 - fail)) passed, $fail failed"
+echo "$((10 - fail)) passed, $fail failed"
 [ $fail -eq 0 ]
