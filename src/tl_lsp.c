@@ -73,6 +73,10 @@ void tl_lsp_log(tl_lsp *s, const char *fmt, ...) {
 
 static void tl_lsp_send_text(tl_lsp *s, const char *body, size_t len) {
   if (s->exit_now) return;
+  if (s->o.write) {
+    s->o.write(s->o.write_ctx, body, len);
+    return;
+  }
   if (!tl_lsp_write_frame(s->o.out_fd, body, len)) {
     tl_lsp_log(s, "cannot write to the client (%s): stopping", strerror(errno));
     s->exit_now = true;
@@ -940,6 +944,43 @@ static void tl_lsp_handle(tl_lsp *s, cJSON *msg) {
 
 /* Parses the complete frames read so far into the queue. A $/cancelRequest is recorded at once,
  * so that a request queued before it is answered as cancelled. */
+/* One message body: parsed, its cancellation noted, queued (false: not JSON, answered). */
+static bool tl_lsp_enqueue(tl_lsp *s, const char *body, size_t len) {
+  cJSON *msg = cJSON_ParseWithLength(body, len);
+  if (!msg) {
+    tl_lsp_log(s, "a message that is not valid JSON (%zu bytes)", len);
+    tl_lsp_reply_error(s, NULL, TL_RPC_PARSE_ERROR, "parse error: the message is not valid JSON");
+    return false;
+  }
+  const char *method = tl_lsp_jstr(msg, "method");
+  if (method && !strcmp(method, "$/cancelRequest")) {
+    const cJSON *cid = tl_lsp_jpath(msg, "params.id");
+    if (cJSON_IsNumber(cid) || cJSON_IsString(cid)) {
+      char *key = tl_id_key(cid);
+      tl_map_set(&s->cancelled, key, 1);
+      free(key);
+    }
+  }
+  tl_vec_push(&s->queue, msg);
+  return true;
+}
+
+bool tl_lsp_server_handle(tl_lsp *s, const char *json, size_t len) {
+  if (s->exit_now) return false;
+  tl_lsp_enqueue(s, json, len);
+  while (s->qhead < s->queue.n && !s->exit_now) {
+    cJSON *msg = s->queue.v[s->qhead++];
+    tl_lsp_handle(s, msg);
+    cJSON_Delete(msg);
+  }
+  for (size_t i = s->qhead; i < s->queue.n; i++) cJSON_Delete(s->queue.v[i]);
+  s->queue.n = s->qhead = 0;
+  if (!s->exit_now && s->dirty && s->initialize_seen) tl_lsp_analyse(s);
+  return !s->exit_now;
+}
+
+int tl_lsp_exit_code(const tl_lsp *s) { return s->exit_code; }
+
 static void tl_lsp_parse_frames(tl_lsp *s) {
   for (;;) {
     const char *body = NULL;
@@ -955,22 +996,7 @@ static void tl_lsp_parse_frames(tl_lsp *s) {
       free(error);
       continue;
     }
-    cJSON *msg = cJSON_ParseWithLength(body, len);
-    if (!msg) {
-      tl_lsp_log(s, "a message that is not valid JSON (%zu bytes)", len);
-      tl_lsp_reply_error(s, NULL, TL_RPC_PARSE_ERROR, "parse error: the message is not valid JSON");
-      continue;
-    }
-    const char *method = tl_lsp_jstr(msg, "method");
-    if (method && !strcmp(method, "$/cancelRequest")) {
-      const cJSON *cid = tl_lsp_jpath(msg, "params.id");
-      if (cJSON_IsNumber(cid) || cJSON_IsString(cid)) {
-        char *key = tl_id_key(cid);
-        tl_map_set(&s->cancelled, key, 1);
-        free(key);
-      }
-    }
-    tl_vec_push(&s->queue, msg);
+    tl_lsp_enqueue(s, body, len);
   }
 }
 
@@ -1085,7 +1111,7 @@ static void tl_lsp_usage(FILE *out) {
 }
 
 int tl_lsp_main(int argc, char **argv) {
-  tl_lsp_opts o = {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO, 0, -1, false};
+  tl_lsp_opts o = {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO, 0, -1, false, NULL, NULL};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--stdio")) continue;
