@@ -957,8 +957,9 @@ static void tl_offset_position(const char *path, size_t off, uint32_t *line, uin
  *
  * After an edit the whole file is re-parsed (incrementally) and its model rebuilt, but the rule
  * query with its predicates (most of the time of a run) runs only over the region of the changed
- * top-level statements, widened by one statement on each side (#next-statement-match? looks at
- * the statement after a match). Candidates outside the region are kept, their offsets shifted.
+ * top-level statements, widened by one statement (not counting comments) on each side
+ * (#next-statement-match? looks at the statement after a match: predicates must not look
+ * further outside their own top-level statement). Candidates outside the region are kept, their offsets shifted.
  * That is right only while a candidate outside the region would get the same verdict from every
  * predicate, so the region is used only when the new model equals the old one except for what
  * is local to functions inside the region (their bindings and calls; both models' entries are
@@ -1129,8 +1130,9 @@ static bool tl_find_region(const tl_file *f, TSTree *old_tree, TSTree *tree, uin
   }
   if (first == n) first = n - 1;
   if (!any) last = 0;
-  if (first > 0) first--;
-  if (last + 1 < n) last++;
+  /* one statement more on each side, comments skipped (#next-statement-match? skips them) */
+  if (first > 0) do first--; while (first > 0 && tl_node_is(ts_node_child(root, first), "comment"));
+  if (last + 1 < n) do last++; while (last + 1 < n && tl_node_is(ts_node_child(root, last), "comment"));
   uint32_t s = ts_node_start_byte(ts_node_child(root, first)), e = ts_node_end_byte(ts_node_child(root, last));
   *rs = s < lo ? s : lo;
   *re = e > hi ? e : hi;
