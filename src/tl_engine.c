@@ -33,6 +33,8 @@ static void tl_file_reset(tl_file *f) {
   }
   tl_vec_free(&f->cands);
   tl_diags_free(&f->diags);
+  tl_vec_free(&f->vals);
+  tl_vec_free(&f->fmatch);
   f->ok = false;
 }
 
@@ -111,7 +113,8 @@ void tl_analysis_set_text(tl_analysis *a, const char *path, const char *text, si
   f->mem = tl_strndup(text, len);
   f->len = len;
   f->dirty = f->in_memory = true;
-  if (f->tree) { ts_tree_delete(f->tree); f->tree = NULL; } /* no edit description: parse afresh */
+  f->edited = f->reusable = false; /* no edit description: analyse afresh */
+  if (f->tree) { ts_tree_delete(f->tree); f->tree = NULL; }
 }
 
 /* Row and byte column of an offset. */
@@ -134,9 +137,24 @@ void tl_analysis_edit(tl_analysis *a, const char *path, uint32_t start, uint32_t
     TSInputEdit e = {start, old_end, new_end, tl_point_at(old, oldlen, start), tl_point_at(old, oldlen, old_end),
                      tl_point_at(text, len, new_end)};
     ts_tree_edit(f->tree, &e);
-  } else if (f->tree) {
-    ts_tree_delete(f->tree);
+    /* The hull of every change since the last run, in the new text's offsets: the text before
+     * edit_start is unchanged, the text from edit_end on is the old text from edit_end - delta. */
+    if (!f->edited) {
+      f->edit_start = start;
+      f->edit_end = new_end;
+      f->edit_delta = 0;
+      f->edited = true;
+    } else {
+      uint32_t e0 = f->edit_end;
+      uint32_t moved = e0 >= old_end ? e0 - old_end + new_end : (e0 > start ? new_end : e0);
+      if (start < f->edit_start) f->edit_start = start;
+      f->edit_end = moved > new_end ? moved : new_end;
+    }
+    f->edit_delta += (int64_t)new_end - (int64_t)old_end;
+  } else {
+    if (f->tree) ts_tree_delete(f->tree);
     f->tree = NULL;
+    f->edited = f->reusable = false;
   }
   free(f->mem);
   f->mem = tl_strndup(text, len);
@@ -183,6 +201,7 @@ typedef struct {
   TSNode focus, configured;
   int severity;
   const tl_strlist *frameworks; /* configured frameworks, or empty: all */
+  tl_filematches *fmatch;       /* #file-match? verdicts of this file, computed once each */
 } tl_match_env;
 
 static TSNode tl_cap(const tl_match_env *e, uint32_t id) {
@@ -703,7 +722,16 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
     }
     break;
   }
-  case TL_PRED_FILE_MATCH: r = tl_re_match(e->w, p->re, src, e->file->len); break;
+  case TL_PRED_FILE_MATCH: {
+    size_t i = 0;
+    while (i < e->fmatch->n && e->fmatch->v[i].pred != p) i++;
+    if (i == e->fmatch->n) {
+      tl_filematch fm = {p, tl_re_match(e->w, p->re, src, e->file->len)};
+      tl_vec_push(e->fmatch, fm);
+    }
+    r = e->fmatch->v[i].result;
+    break;
+  }
   case TL_PRED_NEEDS_DEVICE: r = tl_find_host_read(e, a, 0) || tl_tensor_condition(e, a, 0); break;
   case TL_PRED_IN_IF:
   case TL_PRED_INSIDE:
@@ -843,7 +871,7 @@ static void tl_file_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQuer
   const tl_rule *rule = rs->rules.v[pat->rule];
   TSNode anchor = {0};
   tl_match_env e = {.file = f, .m = &f->model, .src = f->text, .match = mt, .w = w, .severity = -1,
-                    .frameworks = &a->frameworks};
+                    .frameworks = &a->frameworks, .fmatch = &f->fmatch};
   if (rs->finding_cap != UINT32_MAX) anchor = tl_cap(&e, rs->finding_cap);
   if (ts_node_is_null(anchor) && mt->capture_count) anchor = mt->captures[0].node;
   if (ts_node_is_null(anchor)) return;
@@ -925,13 +953,290 @@ static void tl_offset_position(const char *path, size_t off, uint32_t *line, uin
   fclose(fp);
 }
 
+/* ---- phase 1, incremental: re-query only the changed top-level statements ----
+ *
+ * After an edit the whole file is re-parsed (incrementally) and its model rebuilt, but the rule
+ * query with its predicates (most of the time of a run) runs only over the region of the changed
+ * top-level statements, widened by one statement (not counting comments) on each side
+ * (#next-statement-match? looks at the statement after a match: predicates must not look
+ * further outside their own top-level statement). Candidates outside the region are kept, their offsets shifted.
+ * That is right only while a candidate outside the region would get the same verdict from every
+ * predicate, so the region is used only when the new model equals the old one except for what
+ * is local to functions inside the region (their bindings and calls; both models' entries are
+ * compared with offsets mapped across the region) and every #file-match? gives the same verdict
+ * on the new text; otherwise the whole file is queried. tl_model_same_outside lists what is
+ * compared: a new field of tl_file_model that predicates read must be compared there too.
+ * tests/unit/test_incremental_random.c checks the result against fresh analyses. */
+
+typedef struct {
+  uint32_t rs, re_old, re_new; /* the region: [rs, re_old) of the old text is [rs, re_new) of the new */
+  int64_t delta;               /* re_new - re_old: the shift of everything after the region */
+  const char *old_text, *new_text;
+} tl_region;
+
+static bool tl_in_old(const tl_region *g, uint32_t o) { return o >= g->rs && o < g->re_old; }
+static bool tl_in_new(const tl_region *g, uint32_t n) { return n >= g->rs && n < g->re_new; }
+
+/* Old offset `o` and new offset `n` are the same place: unchanged before the region, shifted after
+ * it; inside it, both must be inside. */
+static bool tl_pos_eq(const tl_region *g, uint32_t o, uint32_t n) {
+  if (o < g->rs) return n == o;
+  if (o >= g->re_old) return (int64_t)n == (int64_t)o + g->delta;
+  return n >= g->rs && n < g->re_new;
+}
+
+static bool tl_str_eq0(const char *x, const char *y) { return x == y || (x && y && !strcmp(x, y)); }
+
+static bool tl_text_eq(const tl_region *g, tl_range o, tl_range n) {
+  return o.end - o.start == n.end - n.start && !memcmp(g->old_text + o.start, g->new_text + n.start, o.end - o.start);
+}
+
+/* A function inside the region: its bindings and calls are seen only by matches inside it. */
+static bool tl_func_local(const tl_file_model *m, int32_t func, uint32_t lo, uint32_t hi) {
+  return func > 0 && (size_t)func < m->funcs.n && m->funcs.v[func].start >= lo && m->funcs.v[func].start < hi;
+}
+
+static bool tl_binding_eq(const tl_region *g, const tl_binding *x, tl_range xv, const tl_binding *y, tl_range yv) {
+  return !strcmp(x->name, y->name) && x->func == y->func && x->kind == y->kind && tl_str_eq0(x->ctor, y->ctor) &&
+         x->from_loop == y->from_loop && tl_pos_eq(g, x->byte, y->byte) && tl_text_eq(g, xv, yv) &&
+         (xv.end == xv.start) == (yv.end == yv.start) && (xv.end == xv.start || tl_pos_eq(g, xv.start, yv.start));
+}
+
+static bool tl_names_eq(char *const *x, size_t nx, char *const *y, size_t ny) {
+  if (nx != ny) return false;
+  for (size_t i = 0; i < nx; i++)
+    if (!tl_str_eq0(x[i], y[i])) return false;
+  return true;
+}
+
+/* Does the new model `b` equal the old model `a` for every match outside the region? */
+static bool tl_model_same_outside(const tl_region *g, const tl_file_model *a, const tl_range *av,
+                                  const tl_file_model *b, const tl_range *bv) {
+  if (!tl_str_eq0(a->module, b->module) || a->is_package != b->is_package) return false;
+  /* imports: the same aliases for the same names */
+  if (a->imports.count != b->imports.count) return false;
+  for (size_t i = 0; i < b->imports.cap; i++) {
+    const tl_map_entry *e = &b->imports.slots[i];
+    intptr_t v;
+    if (e->key && (!tl_map_get(&a->imports, e->key, &v) || !tl_str_eq0((const char *)v, (const char *)e->value)))
+      return false;
+  }
+  /* functions: the same list (indexes are kept in candidates), the same places */
+  if (a->funcs.n != b->funcs.n) return false;
+  for (size_t i = 0; i < a->funcs.n; i++) {
+    const tl_func *x = &a->funcs.v[i], *y = &b->funcs.v[i];
+    if (!tl_str_eq0(x->name, y->name) || !tl_str_eq0(x->qual, y->qual) || !tl_str_eq0(x->display, y->display) ||
+        x->cls != y->cls || x->is_collate != y->is_collate || !tl_pos_eq(g, x->start, y->start) ||
+        (x->end > 0 ? !tl_pos_eq(g, x->end - 1, y->end - 1) : y->end != 0))
+      return false;
+  }
+  /* classes, with every attribute assignment (read from any method, and by other classes) */
+  if (a->classes.n != b->classes.n) return false;
+  size_t ai = a->bindings.n, bi = b->bindings.n; /* attribute values follow the bindings' in vals */
+  for (size_t i = 0; i < a->classes.n; i++) {
+    const tl_class *x = &a->classes.v[i], *y = &b->classes.v[i];
+    if (!tl_str_eq0(x->name, y->name) || !tl_str_eq0(x->qual, y->qual) ||
+        !tl_names_eq(x->bases.v, x->bases.n, y->bases.v, y->bases.n) || x->attrs.n != y->attrs.n)
+      return false;
+    for (size_t j = 0; j < x->attrs.n; j++)
+      if (!tl_binding_eq(g, &x->attrs.v[j], av[ai + j], &y->attrs.v[j], bv[bi + j])) return false;
+    ai += x->attrs.n;
+    bi += y->attrs.n;
+  }
+  /* loops: the same list (bindings and calls name them by index) */
+  if (a->loops.n != b->loops.n) return false;
+  for (size_t i = 0; i < a->loops.n; i++) {
+    const tl_loop *x = &a->loops.v[i], *y = &b->loops.v[i];
+    if (!tl_pos_eq(g, x->start, y->start)) return false;
+    if (tl_in_old(g, x->start)) continue;
+    if (x->func != y->func || x->parent != y->parent || x->is_while != y->is_while ||
+        x->iterates_loader != y->iterates_loader || x->work != y->work || !tl_pos_eq(g, x->end - 1, y->end - 1))
+      return false;
+  }
+  /* bindings and calls, except those of functions inside the region */
+  size_t i = 0, j = 0;
+  for (;;) {
+    while (i < a->bindings.n && tl_func_local(a, a->bindings.v[i].func, g->rs, g->re_old)) i++;
+    while (j < b->bindings.n && tl_func_local(b, b->bindings.v[j].func, g->rs, g->re_new)) j++;
+    if (i == a->bindings.n || j == b->bindings.n) break;
+    if (!tl_binding_eq(g, &a->bindings.v[i], av[i], &b->bindings.v[j], bv[j])) return false;
+    i++, j++;
+  }
+  if (i != a->bindings.n || j != b->bindings.n) return false;
+  for (i = 0, j = 0;;) {
+    while (i < a->calls.n && tl_func_local(a, a->calls.v[i].func, g->rs, g->re_old)) i++;
+    while (j < b->calls.n && tl_func_local(b, b->calls.v[j].func, g->rs, g->re_new)) j++;
+    if (i == a->calls.n || j == b->calls.n) break;
+    const tl_call *x = &a->calls.v[i], *y = &b->calls.v[j];
+    if (!tl_str_eq0(x->callee, y->callee) || x->func != y->func || x->loop != y->loop || x->top != y->top ||
+        x->guarded != y->guarded || x->work != y->work || !tl_pos_eq(g, x->byte, y->byte))
+      return false;
+    i++, j++;
+  }
+  if (i != a->calls.n || j != b->calls.n) return false;
+  /* frequency guards: by place; those inside the region hold only places inside it */
+  for (i = 0, j = 0;;) {
+    while (i < a->guards.n && tl_in_old(g, a->guards.v[i].start)) i++;
+    while (j < b->guards.n && tl_in_new(g, b->guards.v[j].start)) j++;
+    if (i == a->guards.n || j == b->guards.n) break;
+    if (!tl_pos_eq(g, a->guards.v[i].start, b->guards.v[j].start) ||
+        !tl_pos_eq(g, a->guards.v[i].end - 1, b->guards.v[j].end - 1))
+      return false;
+    i++, j++;
+  }
+  if (i != a->guards.n || j != b->guards.n) return false;
+  return tl_names_eq(a->loader_names.v, a->loader_names.n, b->loader_names.v, b->loader_names.n) &&
+         tl_names_eq(a->collate_names.v, a->collate_names.n, b->collate_names.v, b->collate_names.n);
+}
+
+/* The byte ranges of the model's value nodes, kept after the tree is gone. */
+static void tl_snapshot_values(tl_file *f) {
+  f->vals.n = 0;
+  for (size_t i = 0; i < f->model.bindings.n; i++) {
+    TSNode v = f->model.bindings.v[i].value;
+    tl_range r = {0, 0};
+    if (!ts_node_is_null(v)) r = (tl_range){ts_node_start_byte(v), ts_node_end_byte(v)};
+    tl_vec_push(&f->vals, r);
+  }
+  for (size_t i = 0; i < f->model.classes.n; i++)
+    for (size_t j = 0; j < f->model.classes.v[i].attrs.n; j++) {
+      TSNode v = f->model.classes.v[i].attrs.v[j].value;
+      tl_range r = {0, 0};
+      if (!ts_node_is_null(v)) r = (tl_range){ts_node_start_byte(v), ts_node_end_byte(v)};
+      tl_vec_push(&f->vals, r);
+    }
+}
+
+/* The region: the top-level statements touched by the edits or by the re-parse's changed ranges,
+ * and one more on each side. Returns false when the file has no statements. */
+static bool tl_find_region(const tl_file *f, TSTree *old_tree, TSTree *tree, uint32_t *rs, uint32_t *re) {
+  uint32_t lo = f->edit_start, hi = f->edit_end;
+  uint32_t nr = 0;
+  TSRange *ch = ts_tree_get_changed_ranges(old_tree, tree, &nr);
+  for (uint32_t i = 0; i < nr; i++) {
+    if (ch[i].start_byte < lo) lo = ch[i].start_byte;
+    if (ch[i].end_byte > hi) hi = ch[i].end_byte;
+  }
+  free(ch);
+  TSNode root = ts_tree_root_node(tree);
+  uint32_t n = ts_node_child_count(root);
+  if (!n) return false;
+  uint32_t first = n, last = 0;
+  bool any = false;
+  for (uint32_t i = 0; i < n; i++) {
+    TSNode c = ts_node_child(root, i);
+    if (ts_node_end_byte(c) >= lo && first == n) first = i;
+    if (ts_node_start_byte(c) <= hi) { last = i; any = true; }
+  }
+  if (first == n) first = n - 1;
+  if (!any) last = 0;
+  /* one statement more on each side, comments skipped (#next-statement-match? skips them) */
+  if (first > 0) do first--; while (first > 0 && tl_node_is(ts_node_child(root, first), "comment"));
+  if (last + 1 < n) do last++; while (last + 1 < n && tl_node_is(ts_node_child(root, last), "comment"));
+  uint32_t s = ts_node_start_byte(ts_node_child(root, first)), e = ts_node_end_byte(ts_node_child(root, last));
+  *rs = s < lo ? s : lo;
+  *re = e > hi ? e : hi;
+  if (*re > f->len) *re = (uint32_t)f->len;
+  if (*rs > *re) *rs = *re;
+  return true;
+}
+
+static void tl_cand_free(tl_candidate *c) {
+  free(c->message);
+  for (size_t j = 0; j < c->edits.n; j++) free(c->edits.v[j].text);
+  tl_vec_free(&c->edits);
+}
+
+static void tl_cand_shift(tl_candidate *c, int64_t d) {
+  c->start = (uint32_t)(c->start + d);
+  c->end = (uint32_t)(c->end + d);
+  if (c->report_end) c->report_end = (uint32_t)(c->report_end + d);
+  c->stmt_start = (uint32_t)(c->stmt_start + d);
+  c->stmt_end = (uint32_t)(c->stmt_end + d);
+  for (size_t j = 0; j < c->edits.n; j++) {
+    c->edits.v[j].start = (uint32_t)(c->edits.v[j].start + d);
+    c->edits.v[j].end = (uint32_t)(c->edits.v[j].end + d);
+  }
+}
+
+/* What the previous run of a file left for the incremental path. */
+typedef struct {
+  bool valid;
+  tl_file_model model;
+  tl_candidate *cands;
+  size_t ncands;
+  tl_range *vals;
+  tl_filematches fmatch;
+  char *text;
+  size_t len;
+} tl_prev;
+
+/* Candidates: the old ones before the region, the new ones inside it, the old ones after it
+ * (shifted): the order a query over the whole file gives. */
+static void tl_splice_cands(tl_file *f, tl_prev *p, const tl_region *g) {
+  tl_candidate *nv = f->cands.v;
+  size_t nn = f->cands.n;
+  memset(&f->cands, 0, sizeof f->cands);
+  for (size_t i = 0; i < p->ncands; i++)
+    if (p->cands[i].start < g->rs) tl_vec_push(&f->cands, p->cands[i]);
+  for (size_t i = 0; i < nn; i++) {
+    if (tl_in_new(g, nv[i].start)) tl_vec_push(&f->cands, nv[i]);
+    else tl_cand_free(&nv[i]);
+  }
+  free(nv);
+  for (size_t i = 0; i < p->ncands; i++) {
+    tl_candidate *c = &p->cands[i];
+    if (c->start < g->rs) continue;
+    if (c->start >= g->re_old) {
+      tl_cand_shift(c, g->delta);
+      tl_vec_push(&f->cands, *c);
+    } else {
+      tl_cand_free(c);
+    }
+  }
+  p->ncands = 0;
+}
+
+static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_prev *prev);
+
 static void tl_file_phase1(void *ctxp, unsigned worker, size_t idx) {
   tl_run_ctx *ctx = ctxp;
   tl_analysis *a = ctx->a;
   tl_file *f = &a->files.v[ctx->todo[idx]];
   tl_worker *w = &ctx->workers[worker];
+  tl_prev prev = {0};
+  if (a->opts.keep_trees && f->tree && f->edited && f->reusable && f->mem && f->text) {
+    prev.valid = true;
+    prev.model = f->model;
+    memset(&f->model, 0, sizeof f->model);
+    prev.cands = f->cands.v;
+    prev.ncands = f->cands.n;
+    memset(&f->cands, 0, sizeof f->cands);
+    prev.vals = f->vals.v;
+    memset(&f->vals, 0, sizeof f->vals);
+    prev.fmatch = f->fmatch;
+    memset(&f->fmatch, 0, sizeof f->fmatch);
+    prev.text = f->text;
+    prev.len = (size_t)((int64_t)f->len - f->edit_delta);
+    f->text = NULL;
+  }
   tl_file_reset(f);
   f->dirty = false;
+  f->reusable = f->partial = false;
+  tl_file_phase1_run(ctx, w, f, &prev);
+  f->edited = false;
+  if (prev.valid) {
+    tl_model_free(&prev.model);
+    for (size_t i = 0; i < prev.ncands; i++) tl_cand_free(&prev.cands[i]);
+    free(prev.cands);
+    free(prev.vals);
+    tl_vec_free(&prev.fmatch);
+    free(prev.text);
+  }
+}
+
+static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_prev *prev) {
+  tl_analysis *a = ctx->a;
   if (f->mem || f->in_memory) {
     if (f->mem) {
       free(f->text);
@@ -987,6 +1292,18 @@ static void tl_file_phase1(void *ctxp, unsigned worker, size_t idx) {
   }
   ts_parser_reset(w->parser);
   TSTree *tree = ts_parser_parse_string(w->parser, f->tree, parse_text, (uint32_t)f->len);
+  tl_region g = {0};
+  bool partial = false;
+  if (tree && prev->valid && tl_find_region(f, f->tree, tree, &g.rs, &g.re_new)) {
+    int64_t re_old = (int64_t)g.re_new - f->edit_delta;
+    if (re_old >= g.rs && re_old <= (int64_t)prev->len) {
+      g.re_old = (uint32_t)re_old;
+      g.delta = f->edit_delta;
+      g.old_text = prev->text;
+      g.new_text = f->text;
+      partial = true;
+    }
+  }
   if (f->tree) { ts_tree_delete(f->tree); f->tree = NULL; }
   if (!tree) {
     tl_diags_add(&f->diags, TL_DIAG_ERROR, f->path, 0, 0, "parsing took longer than %u s: not analysed",
@@ -1004,18 +1321,44 @@ static void tl_file_phase1(void *ctxp, unsigned worker, size_t idx) {
   f->ok = true;
 
   const tl_ruleset *rs = a->rules;
+  tl_snapshot_values(f);
+  if (partial) partial = tl_model_same_outside(&g, &prev->model, prev->vals, &f->model, f->vals.v);
+  /* #file-match? reads the whole text: every verdict the last run used must stand */
+  for (size_t i = 0; partial && i < prev->fmatch.n; i++) {
+    tl_filematch fm = {prev->fmatch.v[i].pred, tl_re_match(w, prev->fmatch.v[i].pred->re, parse_text, f->len)};
+    tl_vec_push(&f->fmatch, fm);
+    if (fm.result != prev->fmatch.v[i].result) partial = false;
+  }
+  bool exceeded = false;
   if (rs->query) {
     pcre2_code *eval_re = w->eval_re;
-    ts_query_cursor_exec(w->cursor, rs->query, root);
-    TSQueryMatch mt;
     char *saved = f->text;
     f->text = parse_text; /* predicates read node text from the parsed copy */
-    while (ts_query_cursor_next_match(w->cursor, &mt)) tl_file_match(a, f, w, &mt, eval_re);
+    TSQueryMatch mt;
+    if (partial) {
+      ts_query_cursor_set_byte_range(w->cursor, g.rs, g.re_new);
+      ts_query_cursor_exec(w->cursor, rs->query, root);
+      while (ts_query_cursor_next_match(w->cursor, &mt)) tl_file_match(a, f, w, &mt, eval_re);
+      ts_query_cursor_set_byte_range(w->cursor, 0, UINT32_MAX);
+      if (ts_query_cursor_did_exceed_match_limit(w->cursor)) { /* redo it all, as a fresh run would */
+        partial = false;
+        for (size_t i = 0; i < f->cands.n; i++) tl_cand_free(&f->cands.v[i]);
+        tl_vec_free(&f->cands);
+      }
+    }
+    if (!partial) {
+      ts_query_cursor_exec(w->cursor, rs->query, root);
+      while (ts_query_cursor_next_match(w->cursor, &mt)) tl_file_match(a, f, w, &mt, eval_re);
+      exceeded = ts_query_cursor_did_exceed_match_limit(w->cursor);
+    }
     f->text = saved;
-    if (ts_query_cursor_did_exceed_match_limit(w->cursor))
+    if (exceeded)
       tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, 0, 0, "query match limit (%u) exceeded: some findings may be missing",
                    TL_QUERY_MATCH_LIMIT);
   }
+  if (partial) tl_splice_cands(f, prev, &g);
+  f->partial = partial;
+  f->reusable = a->opts.keep_trees && !exceeded;
   /* The tree is gone after this: drop the model's node references. */
   for (size_t i = 0; i < f->model.bindings.n; i++) f->model.bindings.v[i].value = (TSNode){0};
   for (size_t i = 0; i < f->model.classes.n; i++)
@@ -1163,6 +1506,7 @@ void tl_analysis_run(tl_analysis *a) {
   }
   tl_run_ctx ctx = {a, ws, todo};
   tl_pool_run(nt, ntodo, tl_file_phase1, &ctx);
+  for (size_t i = 0; i < ntodo; i++) a->partial_runs += a->files.v[todo[i]].partial;
   free(todo);
   for (unsigned i = 0; i < nt; i++) {
     ts_parser_delete(ws[i].parser);

@@ -17,6 +17,13 @@ typedef struct {
   int severity;           /* -1: the rule's; else a tl_severity set by #set-severity! */
 } tl_candidate;
 
+/* A memoized #file-match? result: the regex's verdict on the whole text of the file. */
+typedef struct {
+  const tl_pred *pred;
+  bool result;
+} tl_filematch;
+typedef TL_VEC(tl_filematch) tl_filematches;
+
 typedef struct {
   char *path;
   char *text;             /* as read (NULL when unreadable) */
@@ -30,6 +37,15 @@ typedef struct {
   tl_file_model model;
   TL_VEC(tl_candidate) cands;
   tl_diags diags;         /* this file's input problems (merged in order after the run) */
+  /* The incremental path (editors; see tl_file_phase1): what changed since the last run, and
+   * what the last run kept so that only the changed top-level statements are queried again. */
+  bool edited;            /* tl_analysis_edit since the last run: [edit_start, edit_end) holds */
+  uint32_t edit_start, edit_end; /* every changed byte of the current text, whose length changed by edit_delta */
+  int64_t edit_delta;
+  bool reusable;          /* the last run queried the whole file: its model and candidates may be reused */
+  TL_VEC(tl_range) vals;  /* byte ranges of model.bindings' values, then of every class attribute's ({0,0}: none) */
+  bool partial;           /* the last run queried only the changed region */
+  tl_filematches fmatch;  /* #file-match? verdicts of the last run */
 } tl_file;
 
 typedef TL_VEC(char *) tl_strlist;
@@ -60,6 +76,7 @@ struct tl_analysis {
   TL_VEC(char *) hot_functions;   /* configured per-step function names */
   TL_VEC(char *) step_iterables;  /* configured loader names */
   tl_strlist frameworks;          /* configured frameworks; empty: all */
+  size_t partial_runs;            /* files re-queried only over their changed statements (for tests) */
 };
 
 /* The project pass (tl_project.c): resolves calls across files and marks hot functions and loops. */

@@ -73,6 +73,10 @@ void tl_lsp_log(tl_lsp *s, const char *fmt, ...) {
 
 static void tl_lsp_send_text(tl_lsp *s, const char *body, size_t len) {
   if (s->exit_now) return;
+  if (s->o.write) {
+    s->o.write(s->o.write_ctx, body, len);
+    return;
+  }
   if (!tl_lsp_write_frame(s->o.out_fd, body, len)) {
     tl_lsp_log(s, "cannot write to the client (%s): stopping", strerror(errno));
     s->exit_now = true;
@@ -207,6 +211,7 @@ static void tl_lsp_mark_dirty(tl_lsp *s) {
 
 /* The analysis gets a file's current contents: the buffer when open, else the disk. */
 static void tl_lsp_sync_file(tl_lsp *s, tl_lsp_file *f) {
+  if (!s->a) return; /* before initialize made the analysis: synced when it is made */
   if (f->open) {
     tl_analysis_set_text(s->a, f->label, f->doc.text, f->doc.len);
     f->present = true;
@@ -231,6 +236,19 @@ static void tl_lsp_sync_file(tl_lsp *s, tl_lsp_file *f) {
   tl_lsp_mark_dirty(s);
 }
 
+/* The Python files of a workspace folder, without those the configuration excludes. */
+static void tl_lsp_walk_root(tl_lsp *s, const char *r, tl_paths *paths) {
+  tl_diags d = {0};
+  const char *arg[] = {r};
+  TL_VEC(const char *) ex = {0};
+  for (size_t k = 0; s->primary && k < s->primary->exclude.n; k++) tl_vec_push(&ex, s->primary->exclude.v[k]);
+  for (size_t k = 0; s->primary && k < s->primary->extend_exclude.n; k++) tl_vec_push(&ex, s->primary->extend_exclude.v[k]);
+  tl_walk(arg, 1, ex.v, ex.n, paths, &d);
+  tl_vec_free(&ex);
+  for (size_t i = 0; i < d.n; i++) tl_lsp_log(s, "%s: %s", d.v[i].path ? d.v[i].path : r, d.v[i].message);
+  tl_diags_free(&d);
+}
+
 static void tl_lsp_add_root(tl_lsp *s, const char *root) {
   char *r = tl_strdup(root);
   size_t n = strlen(r);
@@ -242,11 +260,7 @@ static void tl_lsp_add_root(tl_lsp *s, const char *root) {
     }
   tl_vec_push(&s->roots, r);
   tl_paths paths = {0};
-  tl_diags d = {0};
-  const char *arg[] = {r};
-  tl_walk(arg, 1, NULL, 0, &paths, &d);
-  for (size_t i = 0; i < d.n; i++) tl_lsp_log(s, "%s: %s", d.v[i].path ? d.v[i].path : r, d.v[i].message);
-  tl_diags_free(&d);
+  tl_lsp_walk_root(s, r, &paths);
   size_t added = 0;
   for (size_t i = 0; i < paths.n; i++) {
     tl_lsp_file *f = tl_lsp_file_get(s, NULL, paths.v[i]);
@@ -257,7 +271,8 @@ static void tl_lsp_add_root(tl_lsp *s, const char *root) {
       added += f->present;
     }
   }
-  tl_lsp_log(s, "workspace folder %s: %zu Python files", r, added);
+  tl_lsp_log(s, "workspace folder %s: %zu Python files", r, paths.n);
+  (void)added;
   tl_paths_free(&paths);
 }
 
@@ -351,14 +366,130 @@ static bool tl_lsp_read_settings(tl_lsp *s, const cJSON *o) {
   return changed;
 }
 
-/* Builds the rule set of the current settings; NULL (with a message) on errors. */
+/* ---- pyproject.toml ---- */
+
+tl_config *tl_lsp_file_config(tl_lsp *s, tl_lsp_file *f) {
+  if (!f->cfg_known) {
+    bool failed = false;
+    f->cfg = f->abs ? tl_config_for(&s->cfg, f->abs, &s->cfg_diags, &failed) : NULL;
+    f->cfg_known = true;
+  }
+  return f->cfg;
+}
+
+/* Forgets the loaded configurations and loads the first workspace folder's (the primary one). */
+static void tl_lsp_config_load(tl_lsp *s) {
+  tl_config_cache_free(&s->cfg);
+  memset(&s->cfg, 0, sizeof s->cfg);
+  tl_diags_free(&s->cfg_diags);
+  for (size_t i = 0; i < s->files.n; i++) s->files.v[i]->cfg_known = false;
+  bool failed = false;
+  s->primary = s->roots.n ? tl_config_for(&s->cfg, s->roots.v[0], &s->cfg_diags, &failed) : NULL;
+}
+
+/* Configuration errors as diagnostics on their pyproject.toml (positions from the TOML parser);
+ * a file that had errors and has none now gets an empty list. */
+static void tl_lsp_publish_config_errors(tl_lsp *s) {
+  for (size_t i = 0; i < s->files.n; i++) tl_lsp_file_config(s, s->files.v[i]); /* load them all */
+  tl_lsp_strs now = {0};
+  for (size_t i = 0; i < s->cfg_diags.n; i++) {
+    const char *path = s->cfg_diags.v[i].path;
+    if (!path || !*path) continue;
+    bool seen = false;
+    for (size_t k = 0; k < now.n && !seen; k++) seen = !strcmp(now.v[k], path);
+    if (seen) continue;
+    tl_vec_push(&now, tl_strdup(path));
+    tl_lsp_text t = {0};
+    tl_source src;
+    size_t off = 0;
+    char *msg = NULL;
+    if (tl_source_read(path, &src, &off, &msg) == TL_SOURCE_OK) {
+      tl_lsp_text_set(&t, src.text, src.len);
+      tl_source_free(&src);
+    } else {
+      tl_lsp_text_set(&t, "", 0);
+    }
+    free(msg);
+    cJSON *p = cJSON_CreateObject();
+    char *uri = tl_lsp_path_to_uri(path);
+    cJSON_AddStringToObject(p, "uri", uri);
+    free(uri);
+    cJSON *arr = cJSON_AddArrayToObject(p, "diagnostics");
+    for (size_t j = 0; j < s->cfg_diags.n; j++) {
+      const tl_diag *dg = &s->cfg_diags.v[j];
+      if (!dg->path || strcmp(dg->path, path)) continue;
+      uint32_t a = dg->line ? tl_lsp_text_offset_cp(&t, dg->line, dg->col ? dg->col : 1) : 0, b = a;
+      while (b < t.len && t.text[b] != '\n' && t.text[b] != '\r') b++; /* to the end of the line */
+      uint32_t l0, c0, l1, c1;
+      tl_lsp_text_position(&t, a, &l0, &c0);
+      tl_lsp_text_position(&t, b, &l1, &c1);
+      cJSON *d = cJSON_CreateObject();
+      cJSON *range = cJSON_AddObjectToObject(d, "range");
+      cJSON *st = cJSON_AddObjectToObject(range, "start"), *en = cJSON_AddObjectToObject(range, "end");
+      cJSON_AddNumberToObject(st, "line", l0);
+      cJSON_AddNumberToObject(st, "character", c0);
+      cJSON_AddNumberToObject(en, "line", l1);
+      cJSON_AddNumberToObject(en, "character", c1);
+      cJSON_AddNumberToObject(d, "severity", dg->level == TL_DIAG_ERROR ? 1 : 2);
+      cJSON_AddStringToObject(d, "source", "trainlint");
+      cJSON_AddStringToObject(d, "message", dg->message);
+      cJSON_AddItemToArray(arr, d);
+    }
+    tl_lsp_text_free(&t);
+    tl_lsp_notify(s, "textDocument/publishDiagnostics", p);
+  }
+  for (size_t i = 0; i < s->cfg_uris.n; i++) {
+    bool still = false;
+    for (size_t k = 0; k < now.n && !still; k++) still = !strcmp(now.v[k], s->cfg_uris.v[i]);
+    if (still) continue;
+    cJSON *p = cJSON_CreateObject();
+    char *uri = tl_lsp_path_to_uri(s->cfg_uris.v[i]);
+    cJSON_AddStringToObject(p, "uri", uri);
+    free(uri);
+    cJSON_AddArrayToObject(p, "diagnostics");
+    tl_lsp_notify(s, "textDocument/publishDiagnostics", p);
+  }
+  for (size_t i = 0; i < s->cfg_uris.n; i++) free(s->cfg_uris.v[i]);
+  tl_vec_free(&s->cfg_uris);
+  s->cfg_uris = now;
+}
+
+/* Builds the rule set of the current settings and configurations; NULL (with a message) on
+ * errors. As in the CLI, only the rules that some file's configuration (or the defaults, for a
+ * file without one) enables are compiled, and each file's configuration filters its findings
+ * afterwards (tl_lsp_shown); the client's select/ignore settings act as --select/--ignore. */
 static tl_ruleset *tl_lsp_make_rules(tl_lsp *s, char **error) {
   tl_diags d = {0};
   tl_ruleset *rs = tl_ruleset_new();
   bool ok = tl_ruleset_add_builtin(rs, &d);
   for (size_t i = 0; i < s->rule_dirs.n; i++) ok = tl_ruleset_add_dir(rs, s->rule_dirs.v[i], &d) && ok;
-  tl_ruleset_select(rs, (const char *const *)s->select.v, s->select.n, (const char *const *)s->ignore.v, s->ignore.n);
+  TL_VEC(tl_config *) seen = {0};
+  bool none_seen = s->primary == NULL;
+  if (s->primary) tl_vec_push(&seen, s->primary);
+  for (size_t i = 0; i < s->files.n; i++) {
+    tl_config *fc = tl_lsp_file_config(s, s->files.v[i]);
+    bool have = fc ? false : none_seen;
+    for (size_t k = 0; fc && k < seen.n && !have; k++) have = seen.v[k] == fc;
+    if (have) continue;
+    if (fc) tl_vec_push(&seen, fc);
+    else none_seen = true;
+  }
+  TL_VEC(const char *) wanted = {0};
+  const char *const *sel = (const char *const *)s->select.v, *const *ign = (const char *const *)s->ignore.v;
+  for (size_t r = 0; r < tl_ruleset_count(rs); r++) {
+    const tl_rule *rule = tl_ruleset_rule(rs, r);
+    bool want = none_seen && tl_config_enabled(NULL, rule, "", sel, s->select.n, ign, s->ignore.n);
+    for (size_t k = 0; k < seen.n && !want; k++) want = tl_config_enabled(seen.v[k], rule, "", sel, s->select.n, ign, s->ignore.n);
+    if (want) tl_vec_push(&wanted, tl_rule_code(rule));
+  }
+  const char *all[] = {"ALL"};
+  if (wanted.n) tl_ruleset_select(rs, wanted.v, wanted.n, NULL, 0);
+  else tl_ruleset_select(rs, NULL, 0, all, 1); /* nothing at all */
+  tl_vec_free(&wanted);
+  tl_vec_free(&seen);
   if (ok) ok = tl_ruleset_compile(rs, &d);
+  for (size_t k = 0; ok && s->primary && k < s->primary->severity.n; k++)
+    tl_ruleset_set_severity(rs, s->primary->severity.v[k].code, s->primary->severity.v[k].severity);
   if (!ok) {
     tl_buf b = {0};
     tl_buf_puts(&b, "trainlint: the rules could not be loaded");
@@ -376,7 +507,13 @@ static tl_analysis *tl_lsp_new_analysis(tl_lsp *s, const tl_ruleset *rs) {
   tl_options opts = {0};
   opts.threads = s->o.threads;
   opts.keep_trees = true;
-  return tl_analysis_new(rs, &opts);
+  tl_analysis *a = tl_analysis_new(rs, &opts);
+  if (s->primary) {
+    tl_analysis_set_hot_names(a, (const char *const *)s->primary->hot_functions.v, s->primary->hot_functions.n,
+                              (const char *const *)s->primary->step_iterables.v, s->primary->step_iterables.n);
+    tl_analysis_set_frameworks(a, (const char *const *)s->primary->frameworks.v, s->primary->frameworks.n);
+  }
+  return a;
 }
 
 /* Applies new rule settings: a new rule set and analysis holding the same files. */
@@ -399,6 +536,31 @@ static void tl_lsp_reload_rules(tl_lsp *s) {
     if (f->open || f->on_disk) tl_lsp_sync_file(s, f);
   }
   tl_lsp_mark_dirty(s);
+}
+
+/* A pyproject.toml changed: load the configurations again, walk the workspace folders again (the
+ * excludes may have changed), rebuild the rules and the analysis, publish configuration errors. */
+static void tl_lsp_reload_config(tl_lsp *s) {
+  tl_lsp_config_load(s);
+  for (size_t r = 0; r < s->roots.n; r++) {
+    const char *root = s->roots.v[r];
+    size_t n = strlen(root);
+    tl_paths paths = {0};
+    tl_lsp_walk_root(s, root, &paths);
+    for (size_t i = 0; i < s->files.n; i++) {
+      tl_lsp_file *f = s->files.v[i];
+      if (f->abs && !strncmp(f->abs, root, n) && f->abs[n] == '/') f->on_disk = false;
+    }
+    for (size_t i = 0; i < paths.n; i++) tl_lsp_file_get(s, NULL, paths.v[i])->on_disk = true;
+    tl_paths_free(&paths);
+  }
+  tl_lsp_reload_rules(s);
+  tl_lsp_publish_config_errors(s);
+}
+
+static bool tl_is_pyproject(const char *path) {
+  size_t n = path ? strlen(path) : 0;
+  return n >= 14 && !strcmp(path + n - 14, "pyproject.toml") && (n == 14 || path[n - 15] == '/');
 }
 
 /* ---- the analysis ---- */
@@ -473,6 +635,37 @@ static void tl_lsp_on_initialize(tl_lsp *s, const cJSON *id, const cJSON *params
   const cJSON *init = tl_lsp_jpath(params, "initializationOptions");
   if (init) tl_lsp_read_settings(s, init);
 
+  cJSON *res = cJSON_CreateObject();
+  cJSON_AddItemToObject(res, "capabilities", tl_lsp_capabilities(s));
+  cJSON *info = cJSON_AddObjectToObject(res, "serverInfo");
+  cJSON_AddStringToObject(info, "name", "trainlint");
+  cJSON_AddStringToObject(info, "version", TL_VERSION);
+  tl_lsp_reply(s, id, res);
+
+  /* the workspace: folders, else rootUri, else rootPath; the first one's pyproject.toml applies
+   * to the whole analysis (severity, hot names, frameworks, excludes), each file's nearest one to
+   * its findings */
+  tl_lsp_strs roots = {0};
+  const cJSON *folders = tl_lsp_jpath(params, "workspaceFolders"), *it;
+  if (cJSON_IsArray(folders)) {
+    cJSON_ArrayForEach(it, folders) {
+      char *p = tl_lsp_uri_to_path(tl_lsp_jstr(it, "uri"));
+      if (p) tl_vec_push(&roots, p);
+    }
+  }
+  if (!roots.n) {
+    char *p = tl_lsp_uri_to_path(tl_lsp_jstr(params, "rootUri"));
+    if (!p && tl_lsp_jstr(params, "rootPath")) p = tl_strdup(tl_lsp_jstr(params, "rootPath"));
+    if (p && *p) tl_vec_push(&roots, p);
+    else free(p);
+  }
+  if (roots.n) {
+    bool failed = false;
+    s->primary = tl_config_for(&s->cfg, roots.v[0], &s->cfg_diags, &failed);
+  }
+  for (size_t i = 0; i < roots.n; i++) tl_lsp_add_root(s, roots.v[i]); /* no analysis yet: files are only listed */
+  tl_strs_free(&roots);
+
   char *err = NULL;
   s->rules = tl_lsp_make_rules(s, &err);
   if (!s->rules) {
@@ -483,34 +676,12 @@ static void tl_lsp_on_initialize(tl_lsp *s, const cJSON *id, const cJSON *params
     s->rules = tl_lsp_make_rules(s, &err);
   }
   s->a = tl_lsp_new_analysis(s, s->rules);
-
-  cJSON *res = cJSON_CreateObject();
-  cJSON_AddItemToObject(res, "capabilities", tl_lsp_capabilities(s));
-  cJSON *info = cJSON_AddObjectToObject(res, "serverInfo");
-  cJSON_AddStringToObject(info, "name", "trainlint");
-  cJSON_AddStringToObject(info, "version", TL_VERSION);
-  tl_lsp_reply(s, id, res);
+  for (size_t i = 0; i < s->files.n; i++) tl_lsp_sync_file(s, s->files.v[i]);
   if (err) {
     tl_lsp_show(s, 1, err);
     free(err);
   }
-
-  /* the workspace: folders, else rootUri, else rootPath */
-  const cJSON *folders = tl_lsp_jpath(params, "workspaceFolders"), *it;
-  size_t nroots = 0;
-  if (cJSON_IsArray(folders)) {
-    cJSON_ArrayForEach(it, folders) {
-      char *p = tl_lsp_uri_to_path(tl_lsp_jstr(it, "uri"));
-      if (p) tl_lsp_add_root(s, p), nroots++;
-      free(p);
-    }
-  }
-  if (!nroots) {
-    char *p = tl_lsp_uri_to_path(tl_lsp_jstr(params, "rootUri"));
-    if (!p && tl_lsp_jstr(params, "rootPath")) p = tl_strdup(tl_lsp_jstr(params, "rootPath"));
-    if (p && *p) tl_lsp_add_root(s, p);
-    free(p);
-  }
+  tl_lsp_publish_config_errors(s);
 }
 
 static void tl_lsp_on_initialized(tl_lsp *s) {
@@ -524,6 +695,9 @@ static void tl_lsp_on_initialized(tl_lsp *s) {
     cJSON *w = cJSON_AddArrayToObject(cJSON_AddObjectToObject(r, "registerOptions"), "watchers");
     cJSON *g = cJSON_CreateObject();
     cJSON_AddStringToObject(g, "globPattern", "**/*.{py,pyi}");
+    cJSON_AddItemToArray(w, g);
+    g = cJSON_CreateObject();
+    cJSON_AddStringToObject(g, "globPattern", "**/pyproject.toml");
     cJSON_AddItemToArray(w, g);
     cJSON_AddItemToArray(regs, r);
     tl_lsp_request(s, "client/registerCapability", p);
@@ -618,6 +792,13 @@ static void tl_lsp_on_did_close(tl_lsp *s, const cJSON *params) {
 
 static void tl_lsp_on_did_save(tl_lsp *s, const cJSON *params) {
   const char *uri = tl_lsp_jstr(params, "textDocument.uri");
+  char *path = uri ? tl_lsp_uri_to_path(uri) : NULL;
+  bool config = tl_is_pyproject(path);
+  free(path);
+  if (config) {
+    tl_lsp_reload_config(s);
+    return;
+  }
   tl_lsp_file *f = uri ? tl_lsp_file_by_uri(s, uri) : NULL;
   if (!f || !f->abs) return;
   /* a new file saved inside the workspace is now a workspace file */
@@ -629,10 +810,12 @@ static void tl_lsp_on_did_save(tl_lsp *s, const cJSON *params) {
 
 static void tl_lsp_on_watched(tl_lsp *s, const cJSON *params) {
   const cJSON *ch;
+  bool config = false;
   cJSON_ArrayForEach(ch, tl_lsp_jpath(params, "changes")) {
     const char *uri = tl_lsp_jstr(ch, "uri");
     const cJSON *type = tl_lsp_jpath(ch, "type");
     char *abs = tl_lsp_uri_to_path(uri);
+    if (tl_is_pyproject(abs)) config = true;
     if (abs && tl_is_python_path(abs) && cJSON_IsNumber(type)) {
       tl_lsp_file *f = tl_lsp_file_get(s, uri, NULL);
       f->on_disk = type->valueint != 3;
@@ -640,6 +823,7 @@ static void tl_lsp_on_watched(tl_lsp *s, const cJSON *params) {
     }
     free(abs);
   }
+  if (config) tl_lsp_reload_config(s);
 }
 
 static void tl_lsp_on_folders(tl_lsp *s, const cJSON *params) {
@@ -760,6 +944,43 @@ static void tl_lsp_handle(tl_lsp *s, cJSON *msg) {
 
 /* Parses the complete frames read so far into the queue. A $/cancelRequest is recorded at once,
  * so that a request queued before it is answered as cancelled. */
+/* One message body: parsed, its cancellation noted, queued (false: not JSON, answered). */
+static bool tl_lsp_enqueue(tl_lsp *s, const char *body, size_t len) {
+  cJSON *msg = cJSON_ParseWithLength(body, len);
+  if (!msg) {
+    tl_lsp_log(s, "a message that is not valid JSON (%zu bytes)", len);
+    tl_lsp_reply_error(s, NULL, TL_RPC_PARSE_ERROR, "parse error: the message is not valid JSON");
+    return false;
+  }
+  const char *method = tl_lsp_jstr(msg, "method");
+  if (method && !strcmp(method, "$/cancelRequest")) {
+    const cJSON *cid = tl_lsp_jpath(msg, "params.id");
+    if (cJSON_IsNumber(cid) || cJSON_IsString(cid)) {
+      char *key = tl_id_key(cid);
+      tl_map_set(&s->cancelled, key, 1);
+      free(key);
+    }
+  }
+  tl_vec_push(&s->queue, msg);
+  return true;
+}
+
+bool tl_lsp_server_handle(tl_lsp *s, const char *json, size_t len) {
+  if (s->exit_now) return false;
+  tl_lsp_enqueue(s, json, len);
+  while (s->qhead < s->queue.n && !s->exit_now) {
+    cJSON *msg = s->queue.v[s->qhead++];
+    tl_lsp_handle(s, msg);
+    cJSON_Delete(msg);
+  }
+  for (size_t i = s->qhead; i < s->queue.n; i++) cJSON_Delete(s->queue.v[i]);
+  s->queue.n = s->qhead = 0;
+  if (!s->exit_now && s->dirty && s->initialize_seen) tl_lsp_analyse(s);
+  return !s->exit_now;
+}
+
+int tl_lsp_exit_code(const tl_lsp *s) { return s->exit_code; }
+
 static void tl_lsp_parse_frames(tl_lsp *s) {
   for (;;) {
     const char *body = NULL;
@@ -775,22 +996,7 @@ static void tl_lsp_parse_frames(tl_lsp *s) {
       free(error);
       continue;
     }
-    cJSON *msg = cJSON_ParseWithLength(body, len);
-    if (!msg) {
-      tl_lsp_log(s, "a message that is not valid JSON (%zu bytes)", len);
-      tl_lsp_reply_error(s, NULL, TL_RPC_PARSE_ERROR, "parse error: the message is not valid JSON");
-      continue;
-    }
-    const char *method = tl_lsp_jstr(msg, "method");
-    if (method && !strcmp(method, "$/cancelRequest")) {
-      const cJSON *cid = tl_lsp_jpath(msg, "params.id");
-      if (cJSON_IsNumber(cid) || cJSON_IsString(cid)) {
-        char *key = tl_id_key(cid);
-        tl_map_set(&s->cancelled, key, 1);
-        free(key);
-      }
-    }
-    tl_vec_push(&s->queue, msg);
+    tl_lsp_enqueue(s, body, len);
   }
 }
 
@@ -888,6 +1094,10 @@ void tl_lsp_delete(tl_lsp *s) {
   tl_strs_free(&s->rule_dirs);
   tl_strs_free(&s->roots);
   free(s->docs_base);
+  free(s->hidden);
+  tl_config_cache_free(&s->cfg);
+  tl_diags_free(&s->cfg_diags);
+  tl_strs_free(&s->cfg_uris);
   free(s);
 }
 
@@ -901,7 +1111,7 @@ static void tl_lsp_usage(FILE *out) {
 }
 
 int tl_lsp_main(int argc, char **argv) {
-  tl_lsp_opts o = {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO, 0, -1, false};
+  tl_lsp_opts o = {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO, 0, -1, false, NULL, NULL};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--stdio")) continue;

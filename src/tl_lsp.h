@@ -23,12 +23,21 @@ typedef struct {
   unsigned threads;  /* analysis threads; 0: all cores */
   int debounce_ms;   /* how long to wait for more input before analysing after a change; <0: default */
   bool verbose;      /* log each analysis with its duration */
+  /* When set, every outgoing message (its JSON body, without framing) goes here instead of out_fd. */
+  void (*write)(void *ctx, const char *body, size_t len);
+  void *write_ctx;
 } tl_lsp_opts;
 
 tl_lsp *tl_lsp_new(const tl_lsp_opts *opts);
 /* Serves until `exit` or the end of input. Returns 0 after shutdown + exit, 1 otherwise. */
 int tl_lsp_serve(tl_lsp *s);
 void tl_lsp_delete(tl_lsp *s);
+/* In memory, without file descriptors (tests, fuzzing): handles one JSON-RPC message (its body,
+ * without framing) through the same dispatch as tl_lsp_serve, then analyses at once when
+ * documents changed (no debounce). Answers and notifications go to opts.write (or out_fd).
+ * Returns false once the server has stopped (`exit`, a write error); tl_lsp_exit_code tells how. */
+bool tl_lsp_server_handle(tl_lsp *s, const char *json, size_t len);
+int tl_lsp_exit_code(const tl_lsp *s);
 
 /* ---- documents: text with a line index, positions in UTF-16 code units ---- */
 

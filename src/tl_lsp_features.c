@@ -33,6 +33,17 @@ static void tl_lsp_index(tl_lsp *s) {
     tl_vec_push(&s->afiles, af);
   }
   size_t nf = tl_analysis_finding_count(s->a);
+  /* the configuration of each finding's file decides whether it is shown, as in the CLI */
+  free(s->hidden);
+  s->hidden = tl_calloc(nf + 1, sizeof *s->hidden);
+  for (size_t k = 0; k < nf; k++) {
+    const tl_finding *fd = tl_analysis_finding(s->a, k);
+    if (fd->file >= s->afiles.n) continue;
+    tl_lsp_file *lf = s->afiles.v[fd->file].file;
+    tl_config *c = lf ? tl_lsp_file_config(s, lf) : NULL;
+    s->hidden[k] = !tl_config_enabled(c, fd->rule, lf && lf->abs ? lf->abs : fd->path, (const char *const *)s->select.v,
+                                      s->select.n, (const char *const *)s->ignore.v, s->ignore.n);
+  }
   for (size_t k = 0; k < nf; k++) {
     size_t fi = tl_analysis_finding(s->a, k)->file;
     if (fi >= s->afiles.n) continue;
@@ -41,6 +52,8 @@ static void tl_lsp_index(tl_lsp *s) {
     af->count++;
   }
 }
+
+bool tl_lsp_shown(const tl_lsp *s, size_t k) { return !s->hidden || k >= tl_analysis_finding_count(s->a) || !s->hidden[k]; }
 
 long tl_lsp_afile_of(tl_lsp *s, const tl_lsp_file *f) {
   (void)s;
@@ -165,7 +178,7 @@ static char *tl_lsp_items(tl_lsp *s, long ai) {
   const tl_lsp_afile *af = &s->afiles.v[ai];
   cJSON *arr = cJSON_CreateArray();
   for (size_t k = af->first; k < af->first + af->count; k++)
-    cJSON_AddItemToArray(arr, tl_lsp_diagnostic(s, (size_t)ai, tl_analysis_finding(s->a, k)));
+    if (tl_lsp_shown(s, k)) cJSON_AddItemToArray(arr, tl_lsp_diagnostic(s, (size_t)ai, tl_analysis_finding(s->a, k)));
   /* inputs that could not be analysed (syntax errors are left to the Python language servers) */
   const tl_diags *dg = tl_analysis_diags(s->a);
   const char *label = tl_analysis_file_path(s->a, (size_t)ai);
@@ -434,7 +447,7 @@ void tl_lsp_on_code_action(tl_lsp *s, const cJSON *id, const cJSON *params) {
   bool *hit = tl_calloc(af->count + 1, sizeof *hit);
   for (size_t k = af->first; k < af->first + af->count; k++) {
     const tl_finding *fd = tl_analysis_finding(s->a, k);
-    hit[k - af->first] = !(fd->start_byte > rb || ra > fd->end_byte);
+    hit[k - af->first] = tl_lsp_shown(s, k) && !(fd->start_byte > rb || ra > fd->end_byte);
   }
   const cJSON *cd;
   cJSON_ArrayForEach(cd, tl_lsp_jpath(params, "context.diagnostics")) {
@@ -443,7 +456,7 @@ void tl_lsp_on_code_action(tl_lsp *s, const cJSON *id, const cJSON *params) {
     if (!code || !tl_lsp_json_range(t, tl_lsp_jpath(cd, "range"), &da, &db)) continue;
     for (size_t k = af->first; k < af->first + af->count; k++) {
       const tl_finding *fd = tl_analysis_finding(s->a, k);
-      if (fd->start_byte == da && !strcmp(code, tl_rule_code(fd->rule))) hit[k - af->first] = true;
+      if (fd->start_byte == da && !strcmp(code, tl_rule_code(fd->rule)) && tl_lsp_shown(s, k)) hit[k - af->first] = true;
     }
   }
   for (size_t k = af->first; want_fix && k < af->first + af->count; k++) {
@@ -487,7 +500,7 @@ void tl_lsp_on_code_action(tl_lsp *s, const cJSON *id, const cJSON *params) {
     cJSON *edits = cJSON_CreateArray();
     for (size_t k = af->first; k < af->first + af->count; k++) {
       const tl_finding *fd = tl_analysis_finding(s->a, k);
-      if (!fd->fix.n || fd->fix_safety != TL_FIXSAFE_SAFE) continue;
+      if (!fd->fix.n || fd->fix_safety != TL_FIXSAFE_SAFE || !tl_lsp_shown(s, k)) continue;
       bool clash = false;
       for (size_t j = 0; j < fd->fix.n && !clash; j++)
         for (size_t m = 0; m < taken.n && !clash; m++) clash = tl_edits_clash(&fd->fix.v[j], &taken.v[m]);
@@ -527,7 +540,7 @@ void tl_lsp_on_hover(tl_lsp *s, const cJSON *id, const cJSON *params) {
   const tl_finding *first = NULL;
   for (size_t k = af->first; k < af->first + af->count; k++) {
     const tl_finding *fd = tl_analysis_finding(s->a, k);
-    if (off < fd->start_byte || off > fd->end_byte) continue;
+    if (off < fd->start_byte || off > fd->end_byte || !tl_lsp_shown(s, k)) continue;
     if (first) tl_buf_puts(&md, "\n\n---\n\n");
     else first = fd;
     tl_buf_printf(&md, "**%s** `%s` (%s)\n\n%s\n", tl_rule_code(fd->rule), tl_rule_name(fd->rule),

@@ -4,6 +4,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "tl_config.h"
 #include "tl_lsp.h"
 #include "tl_map.h"
 #include "trainlint.h"
@@ -26,6 +27,8 @@ typedef struct {
   uint64_t result_id;      /* pull: bumped whenever `items` changes */
   char *published;         /* push: the items last published */
   int64_t published_version;
+  tl_config *cfg;          /* its nearest pyproject.toml configuration (owned by the server's cache) */
+  bool cfg_known;          /* cfg was looked up since the configurations were last loaded */
 } tl_lsp_file;
 
 /* Per analysis file, rebuilt after each run: which known file it is, its findings, its lines. */
@@ -67,6 +70,13 @@ struct tl_lsp {
   uint64_t runs;
   double last_run_ms;
   TL_VEC(tl_lsp_afile) afiles;
+  bool *hidden;        /* per finding of the last run: disabled for its file by its configuration */
+
+  /* pyproject.toml [tool.trainlint], as the CLI applies it */
+  tl_config_cache cfg;  /* configurations by directory */
+  tl_config *primary;   /* the first workspace folder's: severity, hot names, frameworks, excludes */
+  tl_diags cfg_diags;   /* configuration errors (file:line:col), published on the pyproject.toml */
+  tl_lsp_strs cfg_uris; /* pyproject.toml URIs holding published errors */
 };
 
 /* tl_lsp.c */
@@ -80,6 +90,10 @@ void tl_lsp_request_refresh(tl_lsp *s);                          /* workspace/di
 tl_lsp_file *tl_lsp_file_by_uri(tl_lsp *s, const char *uri);
 /* Analyses now when documents changed since the last analysis (before answering from findings). */
 void tl_lsp_flush(tl_lsp *s);
+/* The nearest configuration of a known file (cached; NULL: the defaults). */
+tl_config *tl_lsp_file_config(tl_lsp *s, tl_lsp_file *f);
+/* Is finding k of the last run shown (enabled for its file by the configuration and the settings)? */
+bool tl_lsp_shown(const tl_lsp *s, size_t k);
 
 /* tl_lsp_features.c */
 /* After a run: index findings per file, recompute every open document's items and publish (push)

@@ -1,4 +1,4 @@
-/* fuzz_lsp.c - libFuzzer harness: the language server's buffer-level code: framing (any chunking), document edits with UTF-16 positions, file URIs. */
+/* fuzz_lsp.c - libFuzzer harness: the language server: framing (any chunking), document edits with UTF-16 positions, file URIs, and the message sequence through the real dispatch (tl_lsp_server_handle). */
 #include <cjson/cJSON.h>
 #include <fcntl.h>
 #include <math.h>
@@ -131,6 +131,84 @@ static void walk(const cJSON *v, tl_lsp_text *doc, int depth) {
   cJSON_ArrayForEach(c, v) walk(c, doc, depth + 1);
 }
 
+/* ---- the server's dispatch, in memory ---- */
+
+/* Every message the server writes is one JSON object with "jsonrpc": "2.0". */
+static void sink(void *ctx, const char *body, size_t len) {
+  cJSON *j = cJSON_ParseWithLength(body, len);
+  FUZZ_CHECK(j && cJSON_IsObject(j));
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "jsonrpc");
+  FUZZ_CHECK(cJSON_IsString(v) && !strcmp(v->valuestring, "2.0"));
+  cJSON_Delete(j);
+  (*(size_t *)ctx)++;
+}
+
+static void drop_rules(cJSON *settings) {
+  if (!cJSON_IsObject(settings)) return;
+  cJSON_DeleteItemFromObjectCaseSensitive(settings, "rules");
+  cJSON_DeleteItemFromObjectCaseSensitive(settings, "trainlint.rules");
+  cJSON *inner = cJSON_GetObjectItemCaseSensitive(settings, "trainlint");
+  if (cJSON_IsObject(inner)) cJSON_DeleteItemFromObjectCaseSensitive(inner, "rules");
+}
+
+/* Keeps a message inside the process and fast: no workspace folders to walk, no rule
+ * directories or watched files read from disk, and `initialize` selects a few rules (compiling
+ * every rule for each input would leave little time for fuzzing; fuzz_analyze runs them all).
+ * Returns the JSON to send, NULL to send the bytes as they are (not JSON), or "" to skip it. */
+static char *tame(const char *body, size_t len) {
+  cJSON *j = cJSON_ParseWithLength(body, len);
+  if (!j) return NULL;
+  cJSON *params = cJSON_GetObjectItemCaseSensitive(j, "params");
+  const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "method");
+  const char *method = cJSON_IsString(m) ? m->valuestring : "";
+  if (!strcmp(method, "workspace/didChangeWatchedFiles") || !strcmp(method, "workspace/didChangeWorkspaceFolders")) {
+    cJSON_Delete(j);
+    return strdup("");
+  }
+  if (cJSON_IsObject(params)) {
+    cJSON_DeleteItemFromObjectCaseSensitive(params, "rootUri");
+    cJSON_DeleteItemFromObjectCaseSensitive(params, "rootPath");
+    cJSON_DeleteItemFromObjectCaseSensitive(params, "workspaceFolders");
+    drop_rules(cJSON_GetObjectItemCaseSensitive(params, "settings"));
+    if (!strcmp(method, "initialize")) {
+      cJSON_DeleteItemFromObjectCaseSensitive(params, "initializationOptions");
+      cJSON *opts = cJSON_AddObjectToObject(params, "initializationOptions");
+      cJSON_AddStringToObject(opts, "select", "TL101, TL102, TL201, TL206");
+    }
+  }
+  char *out = cJSON_PrintUnformatted(j);
+  cJSON_Delete(j);
+  return out;
+}
+
+/* The frame bodies of `log` (as made by frames()) through a fresh server, in order. */
+static void dispatch(const tl_buf *log) {
+  size_t written = 0;
+  tl_lsp_opts o = {-1, -1, -1, 1, 0, false, sink, &written};
+  tl_lsp *s = tl_lsp_new(&o);
+  size_t nmsg = 0;
+  bool running = true;
+  for (const char *p = log->data, *end = log->data + log->len; p < end && running && nmsg < 48;) {
+    const char *nl;
+    if (*p == 'O') {
+      char *colon;
+      size_t len = strtoul(p + 1, &colon, 10);
+      const char *body = colon + 1;
+      char *t = tame(body, len);
+      if (!t) running = tl_lsp_server_handle(s, body, len);
+      else if (*t) running = tl_lsp_server_handle(s, t, strlen(t));
+      free(t);
+      nmsg++;
+      nl = body + len;
+    } else {
+      nl = strchr(p, '\n');
+    }
+    p = nl + 1;
+  }
+  if (!running) FUZZ_CHECK(!tl_lsp_server_handle(s, "{}", 2)); /* stays stopped */
+  tl_lsp_delete(s);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > 256 * 1024) return -1;
   const char *in = (const char *)data;
@@ -172,6 +250,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     p = nl + 1;
   }
   tl_lsp_text_free(&doc);
+  if (size <= 64 * 1024) dispatch(&whole);
   tl_buf_free(&whole);
   return 0;
 }

@@ -162,7 +162,7 @@ typedef struct {
 
 static void *run_server(void *p) {
   session_arg *a = p;
-  tl_lsp_opts o = {a->in, a->out, -1, 1, 0, false};
+  tl_lsp_opts o = {a->in, a->out, -1, 1, 0, false, NULL, NULL};
   tl_lsp *s = tl_lsp_new(&o);
   a->rc = tl_lsp_serve(s);
   tl_lsp_delete(s);
@@ -224,10 +224,49 @@ static void test_session(void) {
   unlink(in_path);
 }
 
+static void collect(void *ctx, const char *body, size_t len) {
+  tl_buf *b = ctx;
+  tl_buf_put(b, body, len);
+  tl_buf_putc(b, '\n');
+}
+
+/* The in-memory entry point: the same dispatch without file descriptors (fuzz_lsp uses it). */
+static void test_in_memory(void) {
+  tl_buf out = {0};
+  tl_lsp_opts o = {-1, -1, -1, 1, 0, false, collect, &out};
+  tl_lsp *s = tl_lsp_new(&o);
+  const char *msgs[] = {
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"capabilities\":{},"
+    "\"initializationOptions\":{\"select\":[\"TL101\"]}}}",
+    "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didOpen\",\"params\":{\"textDocument\":{"
+    "\"uri\":\"untitled:a\",\"languageId\":\"python\",\"version\":1,\"text\":"
+    "\"import torch.nn as nn\\nclass M(nn.Module):\\n    def forward(self, x):\\n        return x.sum().item()\\n\"}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"textDocument/hover\",\"params\":{\"textDocument\":{\"uri\":\"untitled:a\"},"
+    "\"position\":{\"line\":3,\"character\":16}}}",
+    "not json",
+    "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"textDocument/codeAction\",\"params\":{\"textDocument\":{\"uri\":7}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"shutdown\"}",
+  };
+  for (size_t i = 0; i < sizeof msgs / sizeof *msgs; i++) CHECK(tl_lsp_server_handle(s, msgs[i], strlen(msgs[i])));
+  CHECK(!tl_lsp_server_handle(s, "{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}", 34));
+  CHECK_INT(tl_lsp_exit_code(s), 0);
+  CHECK(!tl_lsp_server_handle(s, "{}", 2)); /* stopped */
+  tl_lsp_delete(s);
+  tl_buf_putc(&out, 0);
+  CHECK(strstr(out.data, "\"uri\":\"untitled:a\",\"version\":1,\"diagnostics\":[{") != NULL);
+  CHECK(strstr(out.data, "\"code\":\"TL101\"") != NULL);
+  CHECK(strstr(out.data, "{\"id\":2,\"result\":{\"contents\"") != NULL);
+  CHECK(strstr(out.data, "\"code\":-32700") != NULL);
+  CHECK(strstr(out.data, "{\"id\":3,\"result\":[]") != NULL); /* a malformed uri: no actions */
+  CHECK(strstr(out.data, "{\"id\":4,\"result\":null") != NULL);
+  tl_buf_free(&out);
+}
+
 int main(void) {
   test_positions();
   test_uris();
   test_framing();
   test_session();
+  test_in_memory();
   TEST_DONE();
 }

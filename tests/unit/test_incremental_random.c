@@ -1,0 +1,229 @@
+/* test_incremental_random.c - random edit sequences over every fixture directory and the
+ * examples, each applied through tl_analysis_edit and re-run incrementally (the editor path,
+ * which re-queries only the changed statements when it can): after every run the findings and
+ * diagnostics must equal those of a fresh analysis of the same texts, and the partial path must
+ * have been taken for most runs (else this would test nothing new). */
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tl_engine.h"
+#include "tl_output.h"
+#include "tl_test.h"
+#include "trainlint.h"
+
+#define EDITS_PER_DIR 40
+
+typedef struct {
+  char *path;
+  char *text;
+  size_t len;
+} doc;
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static uint32_t rnd(uint32_t n) {
+  rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+  return n ? (uint32_t)((rng >> 33) % n) : 0;
+}
+
+static char *slurp(const char *path, size_t *len) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) return NULL;
+  fseek(fp, 0, SEEK_END);
+  long n = ftell(fp);
+  rewind(fp);
+  char *t = malloc((size_t)n + 1);
+  *len = fread(t, 1, (size_t)n, fp);
+  t[*len] = 0;
+  fclose(fp);
+  return t;
+}
+
+/* Everything a client sees of a finding, and the diagnostics. */
+static char *render(tl_analysis *a) {
+  tl_buf b = {0};
+  for (size_t i = 0; i < tl_analysis_finding_count(a); i++) {
+    const tl_finding *f = tl_analysis_finding(a, i);
+    char *hot = tl_hot_text(f);
+    tl_buf_printf(&b, "%s:%u:%u-%u:%u [%u,%u) %s %s %s | %s | %s %s stmt %u-%u |", f->path, f->line, f->col,
+                  f->end_line, f->end_col, f->start_byte, f->end_byte, tl_rule_code(f->rule),
+                  tl_severity_name(f->severity), f->message, hot, f->scope, f->fingerprint, f->stmt_first_line,
+                  f->stmt_last_line);
+    for (size_t k = 0; k < f->fix.n; k++)
+      tl_buf_printf(&b, " fix[%u,%u)=%s", f->fix.v[k].start, f->fix.v[k].end, f->fix.v[k].text);
+    tl_buf_printf(&b, "\n");
+    free(hot);
+  }
+  const tl_diags *d = tl_analysis_diags(a);
+  for (size_t i = 0; i < d->n; i++)
+    tl_buf_printf(&b, "diag %s:%u:%u %s\n", d->v[i].path, d->v[i].line, d->v[i].col, d->v[i].message);
+  return tl_buf_take(&b);
+}
+
+static char *fresh(const tl_ruleset *rs, const doc *docs, size_t n) {
+  tl_options o = {1, false};
+  tl_analysis *a = tl_analysis_new(rs, &o);
+  for (size_t i = 0; i < n; i++) tl_analysis_add_text(a, docs[i].path, docs[i].text, docs[i].len);
+  tl_analysis_run(a);
+  char *r = render(a);
+  tl_analysis_delete(a);
+  return r;
+}
+
+static const char *const snippets[] = {
+  "x = loss.item()", "print(loss.item())", "torch.cuda.synchronize()", "if step % 10 == 0:", "for b in loader:",
+  "self.w = torch.zeros(3).cuda()", "import numpy as np", "loss.backward()", "optimizer.step()",
+  "t = torch.tensor(x).cuda()", "loader = DataLoader(ds, batch_size=8)", "def helper(t):", "return t.sum().item()",
+  "y = float(loss)", "pass", "while True:", "total += loss", "# noqa: TL101", "class M(nn.Module):",
+  "import torch as T", "device = torch.device('cuda')", "z = model(batch)",
+};
+static const char charset[] = " abcxyz_.()[]:=0123\n#'\"\t";
+
+/* Nearest offset at or after `p` that does not split a UTF-8 sequence. */
+static uint32_t boundary(const doc *d, uint32_t p) {
+  while (p < d->len && ((unsigned char)d->text[p] & 0xC0) == 0x80) p++;
+  return p;
+}
+
+/* One random edit of d: returns the new text and sets the changed byte range. */
+static char *random_edit(const doc *d, uint32_t *start, uint32_t *old_end, uint32_t *new_end, size_t *nlen) {
+  uint32_t len = (uint32_t)d->len, s = boundary(d, rnd(len + 1)), e = s;
+  char ins[160] = "";
+  switch (rnd(6)) {
+  case 0: /* type a character */
+    ins[0] = charset[rnd(sizeof charset - 1)];
+    ins[1] = 0;
+    break;
+  case 1: /* delete a character */
+    if (s < len) e = boundary(d, s + 1);
+    break;
+  case 2: /* delete a line */
+    while (s > 0 && d->text[s - 1] != '\n') s--;
+    e = s;
+    while (e < len && d->text[e] != '\n') e++;
+    if (e < len) e++;
+    break;
+  case 3: { /* duplicate a line */
+    while (s > 0 && d->text[s - 1] != '\n') s--;
+    uint32_t t = s;
+    while (t < len && d->text[t] != '\n') t++;
+    if (t - s + 2 < sizeof ins) {
+      memcpy(ins, d->text + s, t - s);
+      ins[t - s] = '\n';
+      ins[t - s + 1] = 0;
+    }
+    e = s;
+    break;
+  }
+  default: { /* a statement at the start of a line, with that line's indentation */
+    while (s > 0 && d->text[s - 1] != '\n') s--;
+    uint32_t ind = 0;
+    while (s + ind < len && ind < 40 && (d->text[s + ind] == ' ' || d->text[s + ind] == '\t')) ind++;
+    snprintf(ins, sizeof ins, "%.*s%s\n", (int)ind, d->text + s, snippets[rnd(sizeof snippets / sizeof *snippets)]);
+    e = s;
+    break;
+  }
+  }
+  size_t il = strlen(ins);
+  *nlen = d->len - (e - s) + il;
+  char *t = malloc(*nlen + 1);
+  memcpy(t, d->text, s);
+  memcpy(t + s, ins, il);
+  memcpy(t + s + il, d->text + e, d->len - e);
+  t[*nlen] = 0;
+  *start = s;
+  *old_end = e;
+  *new_end = s + (uint32_t)il;
+  return t;
+}
+
+static int cmp_str(const void *x, const void *y) { return strcmp(*(char *const *)x, *(char *const *)y); }
+
+/* Random edits over the Python files of one directory (one project). */
+static void run_dir(const tl_ruleset *rs, const char *dir, size_t *runs, size_t *partial) {
+  DIR *dp = opendir(dir);
+  if (!dp) return;
+  char *names[64];
+  size_t nn = 0;
+  struct dirent *de;
+  while ((de = readdir(dp)) && nn < 64) {
+    size_t l = strlen(de->d_name);
+    if (l > 3 && !strcmp(de->d_name + l - 3, ".py") && !strstr(de->d_name, ".fixed.")) names[nn++] = strdup(de->d_name);
+  }
+  closedir(dp);
+  qsort(names, nn, sizeof *names, cmp_str);
+  doc docs[64];
+  for (size_t i = 0; i < nn; i++) {
+    char full[4096];
+    snprintf(full, sizeof full, "%s/%s", dir, names[i]);
+    docs[i].path = tl_printf("%s", names[i]);
+    docs[i].text = slurp(full, &docs[i].len);
+    free(names[i]);
+  }
+  if (!nn) return;
+  tl_options o = {1, true};
+  tl_analysis *a = tl_analysis_new(rs, &o);
+  for (size_t i = 0; i < nn; i++) tl_analysis_add_text(a, docs[i].path, docs[i].text, docs[i].len);
+  tl_analysis_run(a);
+  size_t before = a->partial_runs;
+  for (int k = 0; k < EDITS_PER_DIR; k++) {
+    int nedits = rnd(4) == 0 ? 2 + (int)rnd(2) : 1; /* sometimes a burst, analysed once */
+    for (int j = 0; j < nedits; j++) {
+      doc *d = &docs[rnd((uint32_t)nn)];
+      uint32_t s, oe, ne;
+      size_t nl;
+      char *t = random_edit(d, &s, &oe, &ne, &nl);
+      tl_analysis_edit(a, d->path, s, oe, ne, t, nl);
+      free(d->text);
+      d->text = t;
+      d->len = nl;
+    }
+    tl_analysis_run(a);
+    (*runs)++;
+    char *got = render(a), *want = fresh(rs, docs, nn);
+    if (strcmp(got, want)) fprintf(stderr, "%s: after edit %d (seed state %llx):\n", dir, k, (unsigned long long)rng);
+    CHECK_STR(got, want);
+    free(got);
+    free(want);
+  }
+  *partial += a->partial_runs - before;
+  tl_analysis_delete(a);
+  for (size_t i = 0; i < nn; i++) {
+    free(docs[i].path);
+    free(docs[i].text);
+  }
+}
+
+int main(void) {
+  tl_diags d = {0};
+  tl_ruleset *rs = tl_ruleset_new();
+  CHECK(tl_ruleset_add_builtin(rs, &d));
+  const char *all[] = {"ALL"};
+  tl_ruleset_select(rs, all, 1, NULL, 0);
+  CHECK(tl_ruleset_compile(rs, &d));
+  size_t runs = 0, partial = 0;
+  char dir[4096];
+  DIR *dp = opendir(TL_SOURCE_DIR "/fixtures");
+  CHECK(dp != NULL);
+  char *codes[256];
+  size_t nc = 0;
+  struct dirent *de;
+  while (dp && (de = readdir(dp)) && nc < 256)
+    if (de->d_name[0] != '.') codes[nc++] = strdup(de->d_name);
+  if (dp) closedir(dp);
+  qsort(codes, nc, sizeof *codes, cmp_str);
+  for (size_t i = 0; i < nc; i++) {
+    snprintf(dir, sizeof dir, "%s/fixtures/%s", TL_SOURCE_DIR, codes[i]);
+    run_dir(rs, dir, &runs, &partial);
+    free(codes[i]);
+  }
+  run_dir(rs, TL_SOURCE_DIR "/examples", &runs, &partial);
+  printf("%zu incremental runs, %zu files re-queried only over their changed statements\n", runs, partial);
+  CHECK(runs >= 20 * EDITS_PER_DIR);
+  CHECK(partial * 2 >= runs); /* the partial path was taken for at least half of the runs */
+  tl_ruleset_delete(rs);
+  tl_diags_free(&d);
+  TEST_DONE();
+}
