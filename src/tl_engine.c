@@ -1137,7 +1137,10 @@ static void tl_make_findings(tl_analysis *a) {
         const tl_rule *orule = rs->rules.v[o->rule];
         bool contains = o->start <= c->start && c->end <= o->end && (o->end - o->start) > (c->end - c->start);
         bool same = o->start == c->start && o->end == c->end;
-        if (o->rule == c->rule && (contains || (same && k < ci))) dropped = true;
+        if (o->rule == c->rule && (contains || (same && k < ci))) {
+          /* a project-scope rule reports one match; an outer match whose project predicates fail hides nothing */
+          dropped = !rule->project_scope && (!o->deferred.n || tl_project_deferred_hold(a, fi, o, md));
+        }
         else if (tl_supersedes(orule, rule) && (contains || same)) {
           /* only when the superseding finding is itself reported */
           tl_hot_step *oc = NULL;
