@@ -164,6 +164,8 @@ typedef struct {
   pcre2_match_data *md;
   pcre2_match_context *mctx;
   pcre2_code *eval_re; /* names of validation/test data */
+  const tl_file *fm_file; /* the file whose #file-match? results are cached below */
+  TL_VEC(tl_pmatch) fm;   /* #file-match? results for fm_file (a rule may match many nodes of it) */
 } tl_worker;
 
 typedef struct {
@@ -710,7 +712,18 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
     }
     break;
   }
-  case TL_PRED_FILE_MATCH: r = tl_re_match(e->w, p->re, src, e->file->len); break;
+  case TL_PRED_FILE_MATCH: {
+    tl_worker *w = e->w;
+    if (w->fm_file != e->file) { w->fm_file = e->file; w->fm.n = 0; }
+    size_t j = 0;
+    while (j < w->fm.n && w->fm.v[j].pred != p) j++;
+    if (j == w->fm.n) {
+      tl_pmatch pm = {p, tl_re_match(w, p->re, src, e->file->len)};
+      tl_vec_push(&w->fm, pm);
+    }
+    r = w->fm.v[j].result;
+    break;
+  }
   case TL_PRED_NEEDS_DEVICE: r = tl_find_host_read(e, a, 0) || tl_tensor_condition(e, a, 0); break;
   case TL_PRED_IN_IF:
   case TL_PRED_INSIDE:
@@ -1233,6 +1246,7 @@ void tl_analysis_run(tl_analysis *a) {
     pcre2_match_data_free(ws[i].md);
     pcre2_match_context_free(ws[i].mctx);
     pcre2_code_free(ws[i].eval_re);
+    tl_vec_free(&ws[i].fm);
   }
   free(ws);
   for (size_t i = 0; i < a->files.n; i++) {
