@@ -735,7 +735,8 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
   case TL_PRED_STEP_ACCUM:
   case TL_PRED_ACCUM_STEP:
   case TL_PRED_IN_NO_SYNC:
-  case TL_PRED_LOOP_MODEL_FROM: {
+  case TL_PRED_LOOP_MODEL_FROM:
+  case TL_PRED_LOOP_MODEL_PARAM: {
     tl_pred_ctx pc = {e->m, src, e->func, e->w->md, e->w->mctx};
     switch (p->op) {
     case TL_PRED_IN_IF: r = tl_pred_in_if(&pc, a, p->re); break;
@@ -748,6 +749,7 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
     case TL_PRED_ACCUM_STEP: r = tl_pred_accumulation_step(&pc, a); break;
     case TL_PRED_IN_NO_SYNC: r = tl_pred_in_no_sync(&pc, a); break;
     case TL_PRED_LOOP_MODEL_FROM: r = tl_pred_loop_model_from(&pc, a, p->re); break;
+    case TL_PRED_LOOP_MODEL_PARAM: r = tl_pred_loop_model_param(&pc, a); break;
     default: r = tl_pred_step_accumulator(&pc, a); break;
     }
     break;

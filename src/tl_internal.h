@@ -47,6 +47,7 @@ typedef enum {
   TL_PRED_ACCUM_STEP,    /* #accumulation-step? @call: runs every iteration of a loop whose optimizer step runs every N */
   TL_PRED_IN_NO_SYNC,    /* #in-no-sync? @call: inside `with model.no_sync()` (or the function turns gradient sync off) */
   TL_PRED_LOOP_MODEL_FROM,/* #loop-model-from? @a "regex": an object called in @a's loop was made by a matching call */
+  TL_PRED_LOOP_MODEL_PARAM,/* #loop-model-param? @a: a model called in @a's loop comes from the caller (a parameter) */
   TL_PRED_PROJECT_MATCH, /* #project-match? "regex": some file of the project matches (deferred: project predicate) */
   TL_PRED_TRAINING_LOOP, /* #training-loop? @loop: a step loop running backward and an optimizer step (deferred) */
   TL_PRED__COUNT
@@ -212,6 +213,7 @@ bool tl_pred_step_accumulator(const tl_pred_ctx *c, TSNode n);
 bool tl_pred_accumulation_step(const tl_pred_ctx *c, TSNode n);
 bool tl_pred_in_no_sync(const tl_pred_ctx *c, TSNode n);
 bool tl_pred_loop_model_from(const tl_pred_ctx *c, TSNode n, const pcre2_code *re);
+bool tl_pred_loop_model_param(const tl_pred_ctx *c, TSNode n);
 /* Project predicates are evaluated after the project pass (tl_engine.c), on the capture's range. */
 static inline bool tl_pred_is_project(tl_pred_op op) { return op == TL_PRED_PROJECT_MATCH || op == TL_PRED_TRAINING_LOOP; }
 bool tl_node_is(TSNode n, const char *type);

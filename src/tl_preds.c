@@ -768,3 +768,53 @@ bool tl_pred_loop_model_from(const tl_pred_ctx *c, TSNode n, const pcre2_code *r
   }
   return false;
 }
+
+/* ---- #loop-model-param? ---- */
+
+/* Is `name` a parameter of the function definition `fn`? */
+static bool tl_is_param(TSNode fn, const char *src, const char *name) {
+  TSNode params = ts_node_child_by_field_name(fn, "parameters", 10);
+  for (uint32_t i = 0; !ts_node_is_null(params) && i < ts_node_named_child_count(params); i++) {
+    TSNode p = ts_node_named_child(params, i);
+    if (!tl_node_is(p, "identifier")) {
+      TSNode nm = ts_node_child_by_field_name(p, "name", 4); /* default / typed parameters */
+      if (ts_node_is_null(nm) && ts_node_named_child_count(p)) nm = ts_node_named_child(p, 0);
+      p = nm;
+    }
+    if (tl_node_is(p, "identifier") && tl_text_eq(p, src, name)) return true;
+  }
+  return false;
+}
+
+/* A model called in the innermost loop holding n (`model(x)`, `self.model(x)`) comes from the
+ * caller: a parameter of the function not rebound before the call, or `self.x` set only from a
+ * plain name (`self.model = model` in `__init__`). */
+bool tl_pred_loop_model_param(const tl_pred_ctx *c, TSNode n) {
+  int32_t l = tl_own_loop(c, ts_node_start_byte(n));
+  if (l < 0) return false;
+  const tl_loop *lp = &c->m->loops.v[l];
+  TSNode fn = n;
+  while (!ts_node_is_null(fn) && !tl_node_is(fn, "function_definition")) fn = ts_node_parent(fn);
+  if (ts_node_is_null(fn)) return false;
+  for (size_t i = 0; i < c->m->calls.n; i++) {
+    const tl_call *cl = &c->m->calls.v[i];
+    if (cl->func != c->func || cl->byte < lp->start || cl->byte >= lp->end || strchr(cl->callee, '(') ||
+        !(tl_model_call_work(cl->callee) & TL_WORK_MODEL))
+      continue;
+    if (!strchr(cl->callee, '.')) {
+      if (!tl_model_binding(c->m, cl->callee, c->func, cl->byte) && tl_is_param(fn, c->src, cl->callee)) return true;
+    } else if (!strncmp(cl->callee, "self.", 5) && !strchr(cl->callee + 5, '.') && c->func >= 0) {
+      int32_t cls = c->m->funcs.v[c->func].cls;
+      const tl_class *k = cls >= 0 ? &c->m->classes.v[cls] : NULL;
+      bool from_name = false, other = false;
+      for (size_t a = 0; k && a < k->attrs.n; a++) {
+        if (strcmp(k->attrs.v[a].name, cl->callee + 5)) continue;
+        TSNode v = tl_unparen(k->attrs.v[a].value);
+        if (tl_node_is(v, "identifier")) from_name = true;
+        else other = true;
+      }
+      if (from_name && !other) return true;
+    }
+  }
+  return false;
+}

@@ -28,7 +28,7 @@ static const char *const tl_pred_names[TL_PRED__COUNT] = {
   [TL_PRED_KEEPS_GRAPH] = "keeps-graph?", [TL_PRED_STEP_ACCUM] = "step-accumulator?",
   [TL_PRED_ACCUM_STEP] = "accumulation-step?", [TL_PRED_IN_NO_SYNC] = "in-no-sync?",
   [TL_PRED_LOOP_MODEL_FROM] = "loop-model-from?", [TL_PRED_PROJECT_MATCH] = "project-match?",
-  [TL_PRED_TRAINING_LOOP] = "training-loop?",
+  [TL_PRED_TRAINING_LOOP] = "training-loop?", [TL_PRED_LOOP_MODEL_PARAM] = "loop-model-param?",
 };
 
 /* How many capture and string arguments each predicate takes (-1: one or more strings). */
@@ -47,7 +47,7 @@ static const struct { int caps; int strs; } tl_pred_arity[TL_PRED__COUNT] = {
   [TL_PRED_NEXT_STMT] = {1, 1}, [TL_PRED_VALUE_FROM] = {1, 1}, [TL_PRED_BOOL_MASK] = {1, 0},
   [TL_PRED_ASSIGN_TARGET] = {1, 0}, [TL_PRED_KEEPS_GRAPH] = {1, 0}, [TL_PRED_STEP_ACCUM] = {1, 0},
   [TL_PRED_ACCUM_STEP] = {1, 0}, [TL_PRED_IN_NO_SYNC] = {1, 0}, [TL_PRED_LOOP_MODEL_FROM] = {1, 1},
-  [TL_PRED_PROJECT_MATCH] = {0, 1}, [TL_PRED_TRAINING_LOOP] = {1, 0},
+  [TL_PRED_PROJECT_MATCH] = {0, 1}, [TL_PRED_TRAINING_LOOP] = {1, 0}, [TL_PRED_LOOP_MODEL_PARAM] = {1, 0},
 };
 
 tl_ruleset *tl_ruleset_new(void) {
