@@ -1160,7 +1160,9 @@ static void tl_make_findings(tl_analysis *a) {
           /* only when the superseding finding is itself reported */
           tl_hot_step *oc = NULL;
           size_t on = 0;
-          bool ohot = !orule->hot || tl_project_hot_at(a, fi, o->func, o->start, orule->hot, &oc, &on);
+          bool ohot = (!orule->project_scope || (picks[o->rule] == fi + 1 && pick_cand[o->rule] == k)) &&
+                      (!o->deferred.n || tl_project_deferred_hold(a, fi, o, md)) &&
+                      (!orule->hot || tl_project_hot_at(a, fi, o->func, o->start, orule->hot, &oc, &on));
           for (size_t j = 0; j < on; j++) free(oc[j].what);
           free(oc);
           dropped = ohot;
