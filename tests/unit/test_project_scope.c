@@ -138,6 +138,29 @@ int main(void) {
   tl_ruleset_delete(user);
   tl_diags_free(&d2);
 
+  /* supersedes: the project rule's one finding hides the other rule's finding at the same place
+   * only; the project rule's other matches (not reported) hide nothing. */
+  tl_ruleset *sup = tl_ruleset_new();
+  const char *outer =
+    "---\ncode: TL993\nname: first-print\nscope: project\nsupersedes: TL994\nmessage: m\n---\n"
+    "```query\n((call function: (identifier) @f) @finding (#eq? @f \"print\"))\n```\n";
+  const char *inner =
+    "---\ncode: TL994\nname: any-print\nmessage: m\n---\n"
+    "```query\n((call function: (identifier) @f) @finding (#eq? @f \"print\"))\n```\n";
+  CHECK(tl_ruleset_add_text(sup, "TL993.md", outer, strlen(outer), &d2));
+  CHECK(tl_ruleset_add_text(sup, "TL994.md", inner, strlen(inner), &d2));
+  CHECK(tl_ruleset_compile(sup, &d2));
+  a = tl_analysis_new(sup, &o1);
+  tl_analysis_add_text(a, "z.py", z, strlen(z));
+  tl_analysis_add_text(a, "y.py", y, strlen(y));
+  tl_analysis_run(a);
+  s = render(a);
+  CHECK_STR(s, "y.py:2:1 TL993\nz.py:1:1 TL994\nz.py:2:1 TL994\n");
+  free(s);
+  tl_analysis_delete(a);
+  tl_ruleset_delete(sup);
+  tl_diags_free(&d2);
+
   tl_ruleset_delete(rs);
   tl_diags_free(&d);
   TEST_DONE();
