@@ -30,6 +30,7 @@ static void tl_file_reset(tl_file *f) {
     free(f->cands.v[i].message);
     for (size_t j = 0; j < f->cands.v[i].edits.n; j++) free(f->cands.v[i].edits.v[j].text);
     tl_vec_free(&f->cands.v[i].edits);
+    tl_vec_free(&f->cands.v[i].deferred);
   }
   tl_vec_free(&f->cands);
   tl_diags_free(&f->diags);
@@ -202,6 +203,7 @@ typedef struct {
   int severity;
   const tl_strlist *frameworks; /* configured frameworks, or empty: all */
   tl_filematches *fmatch;       /* #file-match? verdicts of this file, computed once each */
+  TL_VEC(tl_deferred) deferred; /* project predicates, checked after the project pass */
 } tl_match_env;
 
 static TSNode tl_cap(const tl_match_env *e, uint32_t id) {
@@ -628,6 +630,11 @@ static TSNode tl_kwarg_value(TSNode args, const char *src, const char *name) {
 static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re) {
   TSNode a = p->cap[0] != UINT32_MAX ? tl_cap(e, p->cap[0]) : (TSNode){0};
   if (p->cap[0] != UINT32_MAX && ts_node_is_null(a)) return true; /* optional capture absent */
+  if (tl_pred_is_project(p->op)) {
+    tl_deferred d = {p, ts_node_is_null(a) ? 0 : ts_node_start_byte(a), ts_node_is_null(a) ? 0 : ts_node_end_byte(a)};
+    tl_vec_push(&e->deferred, d);
+    return true;
+  }
   const char *src = e->src;
   uint32_t s = ts_node_is_null(a) ? 0 : ts_node_start_byte(a), len = ts_node_is_null(a) ? 0 : ts_node_end_byte(a) - s;
   bool r = false;
@@ -740,7 +747,11 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
   case TL_PRED_BOOL_MASK:
   case TL_PRED_ASSIGN_TARGET:
   case TL_PRED_KEEPS_GRAPH:
-  case TL_PRED_STEP_ACCUM: {
+  case TL_PRED_STEP_ACCUM:
+  case TL_PRED_ACCUM_STEP:
+  case TL_PRED_IN_NO_SYNC:
+  case TL_PRED_LOOP_MODEL_FROM:
+  case TL_PRED_LOOP_MODEL_PARAM: {
     tl_pred_ctx pc = {e->m, src, e->func, e->w->md, e->w->mctx};
     switch (p->op) {
     case TL_PRED_IN_IF: r = tl_pred_in_if(&pc, a, p->re); break;
@@ -750,6 +761,10 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
     case TL_PRED_BOOL_MASK: r = tl_pred_bool_mask(&pc, a); break;
     case TL_PRED_ASSIGN_TARGET: r = tl_pred_assignment_target(a); break;
     case TL_PRED_KEEPS_GRAPH: r = tl_pred_keeps_graph(&pc, a); break;
+    case TL_PRED_ACCUM_STEP: r = tl_pred_accumulation_step(&pc, a); break;
+    case TL_PRED_IN_NO_SYNC: r = tl_pred_in_no_sync(&pc, a); break;
+    case TL_PRED_LOOP_MODEL_FROM: r = tl_pred_loop_model_from(&pc, a, p->re); break;
+    case TL_PRED_LOOP_MODEL_PARAM: r = tl_pred_loop_model_param(&pc, a); break;
     default: r = tl_pred_step_accumulator(&pc, a); break;
     }
     break;
@@ -877,7 +892,7 @@ static void tl_file_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQuer
   if (ts_node_is_null(anchor)) return;
   e.func = tl_model_func_at(&f->model, ts_node_start_byte(anchor));
   for (size_t i = 0; i < pat->preds.n; i++)
-    if (!tl_eval_pred(&e, &pat->preds.v[i], eval_re)) return;
+    if (!tl_eval_pred(&e, &pat->preds.v[i], eval_re)) { tl_vec_free(&e.deferred); return; }
   TSNode at = ts_node_is_null(e.focus) ? anchor : e.focus;
   tl_candidate c = {0};
   c.rule = pat->rule;
@@ -885,6 +900,9 @@ static void tl_file_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQuer
   c.end = ts_node_end_byte(at);
   c.func = tl_model_func_at(&f->model, c.start);
   c.severity = e.severity;
+  c.deferred.v = e.deferred.v; /* moved */
+  c.deferred.n = e.deferred.n;
+  c.deferred.cap = e.deferred.cap;
   /* The statement holding the finding: suppressions on its first or last line apply. */
   TSNode stmt = at;
   for (int guard = 0; guard < 256; guard++) {
@@ -1145,6 +1163,7 @@ static void tl_cand_free(tl_candidate *c) {
   free(c->message);
   for (size_t j = 0; j < c->edits.n; j++) free(c->edits.v[j].text);
   tl_vec_free(&c->edits);
+  tl_vec_free(&c->deferred);
 }
 
 static void tl_cand_shift(tl_candidate *c, int64_t d) {
@@ -1156,6 +1175,10 @@ static void tl_cand_shift(tl_candidate *c, int64_t d) {
   for (size_t j = 0; j < c->edits.n; j++) {
     c->edits.v[j].start = (uint32_t)(c->edits.v[j].start + d);
     c->edits.v[j].end = (uint32_t)(c->edits.v[j].end + d);
+  }
+  for (size_t j = 0; j < c->deferred.n; j++) {
+    c->deferred.v[j].start = (uint32_t)(c->deferred.v[j].start + d);
+    c->deferred.v[j].end = (uint32_t)(c->deferred.v[j].end + d);
   }
 }
 
@@ -1405,8 +1428,47 @@ static bool tl_supersedes(const tl_rule *outer, const tl_rule *inner) {
   return false;
 }
 
+/* Does a candidate hold once the project is known: its project predicates and its hotness? */
+static bool tl_candidate_holds(tl_analysis *a, size_t fi, const tl_candidate *c, pcre2_match_data *md) {
+  const tl_rule *rule = a->rules->rules.v[c->rule];
+  if (c->deferred.n && !tl_project_deferred_hold(a, fi, c, md)) return false;
+  if (!rule->hot) return true;
+  tl_hot_step *chain = NULL;
+  size_t nchain = 0;
+  bool hot = tl_project_hot_at(a, fi, c->func, c->start, rule->hot, &chain, &nchain) != 0;
+  for (size_t j = 0; j < nchain; j++) free(chain[j].what);
+  free(chain);
+  return hot;
+}
+
+/* For each `scope: project` rule, the candidate reported: the first that holds by path, then
+ * position (the order of files given does not matter: -j1, -jN and editors agree). picks[rule]
+ * is file + 1 and cand[rule] the candidate index; 0 when none. */
+static void tl_project_scope_picks(tl_analysis *a, size_t *picks, size_t *cand, pcre2_match_data *md) {
+  const tl_ruleset *rs = a->rules;
+  for (size_t fi = 0; fi < a->files.n; fi++) {
+    const tl_file *f = &a->files.v[fi];
+    for (size_t ci = 0; ci < f->cands.n; ci++) {
+      const tl_candidate *c = &f->cands.v[ci];
+      if (!rs->rules.v[c->rule]->project_scope) continue;
+      size_t *pk = &picks[c->rule];
+      if (*pk) {
+        const tl_file *bf = &a->files.v[*pk - 1];
+        int cmp = strcmp(f->path, bf->path);
+        if (cmp > 0 || (cmp == 0 && c->start >= bf->cands.v[cand[c->rule]].start)) continue;
+      }
+      if (!tl_candidate_holds(a, fi, c, md)) continue;
+      *pk = fi + 1;
+      cand[c->rule] = ci;
+    }
+  }
+}
+
 static void tl_make_findings(tl_analysis *a) {
   const tl_ruleset *rs = a->rules;
+  pcre2_match_data *md = pcre2_match_data_create(16, NULL);
+  size_t *picks = tl_calloc(rs->rules.n + 1, sizeof *picks), *pick_cand = tl_calloc(rs->rules.n + 1, sizeof *pick_cand);
+  tl_project_scope_picks(a, picks, pick_cand, md);
   for (size_t fi = 0; fi < a->files.n; fi++) {
     tl_file *f = &a->files.v[fi];
     for (size_t ci = 0; ci < f->cands.n; ci++) {
@@ -1414,6 +1476,8 @@ static void tl_make_findings(tl_analysis *a) {
       const tl_rule *rule = rs->rules.v[c->rule];
       tl_hot_step *chain = NULL;
       size_t nchain = 0;
+      if (rule->project_scope && (picks[c->rule] != fi + 1 || pick_cand[c->rule] != ci)) continue;
+      if (c->deferred.n && !tl_project_deferred_hold(a, fi, c, md)) continue;
       if (rule->hot && !tl_project_hot_at(a, fi, c->func, c->start, rule->hot, &chain, &nchain)) continue;
       /* Drop a match inside another match of the same rule, or of a rule that supersedes it. */
       bool dropped = false;
@@ -1423,12 +1487,17 @@ static void tl_make_findings(tl_analysis *a) {
         const tl_rule *orule = rs->rules.v[o->rule];
         bool contains = o->start <= c->start && c->end <= o->end && (o->end - o->start) > (c->end - c->start);
         bool same = o->start == c->start && o->end == c->end;
-        if (o->rule == c->rule && (contains || (same && k < ci))) dropped = true;
+        if (o->rule == c->rule && (contains || (same && k < ci))) {
+          /* a project-scope rule reports one match; an outer match whose project predicates fail hides nothing */
+          dropped = !rule->project_scope && (!o->deferred.n || tl_project_deferred_hold(a, fi, o, md));
+        }
         else if (tl_supersedes(orule, rule) && (contains || same)) {
           /* only when the superseding finding is itself reported */
           tl_hot_step *oc = NULL;
           size_t on = 0;
-          bool ohot = !orule->hot || tl_project_hot_at(a, fi, o->func, o->start, orule->hot, &oc, &on);
+          bool ohot = (!orule->project_scope || (picks[o->rule] == fi + 1 && pick_cand[o->rule] == k)) &&
+                      (!o->deferred.n || tl_project_deferred_hold(a, fi, o, md)) &&
+                      (!orule->hot || tl_project_hot_at(a, fi, o->func, o->start, orule->hot, &oc, &on));
           for (size_t j = 0; j < on; j++) free(oc[j].what);
           free(oc);
           dropped = ohot;
@@ -1475,6 +1544,9 @@ static void tl_make_findings(tl_analysis *a) {
       tl_vec_push(&a->findings, fd);
     }
   }
+  free(picks);
+  free(pick_cand);
+  pcre2_match_data_free(md);
   if (a->findings.n) qsort(a->findings.v, a->findings.n, sizeof *a->findings.v, tl_finding_cmp);
 }
 

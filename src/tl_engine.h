@@ -4,6 +4,13 @@
 
 #include "tl_internal.h"
 
+/* A project predicate of a match, evaluated once the whole project is known: the predicate and
+ * its capture's byte range. */
+typedef struct {
+  const tl_pred *pred;    /* owned by the ruleset */
+  uint32_t start, end;
+} tl_deferred;
+
 /* A rule match that passed its local predicates; whether it is reported depends on hotness,
  * decided once the whole project is known. */
 typedef struct {
@@ -15,6 +22,7 @@ typedef struct {
   char *message;
   tl_edits edits;
   int severity;           /* -1: the rule's; else a tl_severity set by #set-severity! */
+  TL_VEC(tl_deferred) deferred; /* project predicates still to hold */
 } tl_candidate;
 
 /* A memoized #file-match? result: the regex's verdict on the whole text of the file. */
@@ -50,6 +58,12 @@ typedef struct {
 
 typedef TL_VEC(char *) tl_strlist;
 
+/* The result of a #project-match? for one run (a project predicate is evaluated once). */
+typedef struct {
+  const tl_pred *pred;
+  bool result;
+} tl_pmatch;
+
 /* Hot state of one function of the project, per kind (0: step, 1: sample). */
 typedef struct {
   int32_t file, func;     /* caller (file, func) or -1 for a root */
@@ -72,6 +86,8 @@ struct tl_analysis {
   tl_diags diags;
   TL_VEC(tl_func_state *) fstate; /* per file, per function */
   TL_VEC(bool *) step_loops;      /* per file, per loop */
+  TL_VEC(unsigned *) loop_work;   /* per file, per loop: TL_WORK_* anywhere in it, through calls too */
+  TL_VEC(tl_pmatch) pmatch;       /* #project-match? results of this run */
   size_t suppressed;
   TL_VEC(char *) hot_functions;   /* configured per-step function names */
   TL_VEC(char *) step_iterables;  /* configured loader names */
@@ -85,5 +101,7 @@ void tl_project_analyze(tl_analysis *a);
 unsigned tl_project_hot_at(tl_analysis *a, size_t file, int32_t func, uint32_t byte, unsigned kinds,
                            tl_hot_step **chain, size_t *nchain);
 void tl_project_free(tl_analysis *a);
+/* Project predicates of a candidate (#project-match?, #training-loop?): all hold? */
+bool tl_project_deferred_hold(tl_analysis *a, size_t file, const tl_candidate *c, pcre2_match_data *md);
 
 #endif

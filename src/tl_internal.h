@@ -44,6 +44,12 @@ typedef enum {
   TL_PRED_ASSIGN_TARGET, /* #assignment-target? @a: @a is written by an `=` assignment (not read) */
   TL_PRED_KEEPS_GRAPH,   /* #keeps-graph? @a: a model/criterion output, not detached, outside no_grad */
   TL_PRED_STEP_ACCUM,    /* #step-accumulator? @a: the container/variable outlives the step (not backpropagated) */
+  TL_PRED_ACCUM_STEP,    /* #accumulation-step? @call: runs every iteration of a loop whose optimizer step runs every N */
+  TL_PRED_IN_NO_SYNC,    /* #in-no-sync? @call: inside `with model.no_sync()` (or the function turns gradient sync off) */
+  TL_PRED_LOOP_MODEL_FROM,/* #loop-model-from? @a "regex": an object called in @a's loop was made by a matching call */
+  TL_PRED_LOOP_MODEL_PARAM,/* #loop-model-param? @a: a model called in @a's loop comes from the caller (a parameter) */
+  TL_PRED_PROJECT_MATCH, /* #project-match? "regex": some file of the project matches (deferred: project predicate) */
+  TL_PRED_TRAINING_LOOP, /* #training-loop? @loop: a step loop running backward and an optimizer step (deferred) */
   TL_PRED__COUNT
 } tl_pred_op;
 
@@ -70,6 +76,7 @@ struct tl_rule {
   tl_fix_safety fix_safety;
   unsigned hot;
   bool default_on, enabled;
+  bool project_scope;  /* scope: project: at most one finding per project (the first in path order) */
   char *message, *fix_title, *help, *doc, *query_src;
   uint32_t query_line; /* 1-based line in the rule file where the query text starts */
   TL_VEC(tl_fixop) fix;
@@ -203,6 +210,12 @@ bool tl_pred_bool_mask(const tl_pred_ctx *c, TSNode n);
 bool tl_pred_assignment_target(TSNode n);
 bool tl_pred_keeps_graph(const tl_pred_ctx *c, TSNode n);
 bool tl_pred_step_accumulator(const tl_pred_ctx *c, TSNode n);
+bool tl_pred_accumulation_step(const tl_pred_ctx *c, TSNode n);
+bool tl_pred_in_no_sync(const tl_pred_ctx *c, TSNode n);
+bool tl_pred_loop_model_from(const tl_pred_ctx *c, TSNode n, const pcre2_code *re);
+bool tl_pred_loop_model_param(const tl_pred_ctx *c, TSNode n);
+/* Project predicates are evaluated after the project pass (tl_engine.c), on the capture's range. */
+static inline bool tl_pred_is_project(tl_pred_op op) { return op == TL_PRED_PROJECT_MATCH || op == TL_PRED_TRAINING_LOOP; }
 bool tl_node_is(TSNode n, const char *type);
 char *tl_node_text(TSNode n, const char *src);
 

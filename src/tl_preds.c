@@ -603,3 +603,218 @@ bool tl_pred_step_accumulator(const tl_pred_ctx *c, TSNode n) {
   free(d);
   return r;
 }
+
+/* ---- #accumulation-step?, #in-no-sync?, #loop-model-from? (gradient accumulation and DDP) ---- */
+
+/* The innermost loop of the function holding byte `at`, or -1. */
+static int32_t tl_own_loop(const tl_pred_ctx *c, uint32_t at) {
+  int32_t l = tl_model_loop_at(c->m, at);
+  return l >= 0 && c->m->loops.v[l].func == c->func ? l : -1;
+}
+
+/* Does the expression hold a remainder test (`(step + 1) % accum == 0`), also through a local
+ * name bound to one (`is_update = step % n == 0`)? String formatting (`"%d" % x`) is not one. */
+static bool tl_has_modulo(const tl_pred_ctx *c, TSNode n, int depth) {
+  if (depth > TL_PRED_MAX_DEPTH || ts_node_is_null(n) || tl_node_is(n, "lambda")) return false;
+  if (tl_node_is(n, "binary_operator")) {
+    TSNode op = ts_node_child_by_field_name(n, "operator", 8);
+    TSNode left = tl_unparen(ts_node_child_by_field_name(n, "left", 4));
+    if (!ts_node_is_null(op) && c->src[ts_node_start_byte(op)] == '%' && !tl_node_is(left, "string") &&
+        !tl_node_is(left, "concatenated_string"))
+      return true;
+  }
+  if (tl_node_is(n, "identifier") && depth < 4) {
+    char *d = tl_dotted(n, c->src);
+    TSNode v = d ? tl_model_binding_value(c->m, d, c->func, ts_node_start_byte(n)) : (TSNode){0};
+    free(d);
+    if (!ts_node_is_null(v) && tl_has_modulo(c, v, depth + 4)) return true;
+  }
+  uint32_t k = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < k; i++)
+    if (tl_has_modulo(c, ts_node_named_child(n, i), depth + 1)) return true;
+  return false;
+}
+
+/* Does an `if`/`elif` with a remainder test, between n and the loop starting at `from`, decide
+ * whether n runs? */
+static bool tl_every_n(const tl_pred_ctx *c, TSNode n, uint32_t from) {
+  TSNode child = n;
+  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && !tl_is_scope(p) && ts_node_start_byte(p) >= from;
+       child = p, p = ts_node_parent(p)) {
+    if ((tl_node_is(p, "if_statement") || tl_node_is(p, "elif_clause")) &&
+        !ts_node_eq(child, ts_node_child_by_field_name(p, "condition", 9)) &&
+        tl_has_modulo(c, ts_node_child_by_field_name(p, "condition", 9), 0))
+      return true;
+    if (tl_node_is(p, "else_clause") && tl_has_modulo(c, ts_node_child_by_field_name(ts_node_parent(p), "condition", 9), 0))
+      return true;
+  }
+  return false;
+}
+
+static bool tl_is_optimizer_step(const char *callee) {
+  if (!callee) return false;
+  if (tl_model_call_work(callee) & TL_WORK_OPT_STEP) return true;
+  /* self.optimizer_step(), optim_step(...): a helper named after the optimizer step */
+  const char *last = strrchr(callee, '.');
+  last = last ? last + 1 : callee;
+  return tl_icontains_n(last, strlen(last), "optim") && tl_icontains_n(last, strlen(last), "step");
+}
+
+bool tl_pred_accumulation_step(const tl_pred_ctx *c, TSNode n) {
+  int32_t l = tl_own_loop(c, ts_node_start_byte(n));
+  if (l < 0) return false;
+  const tl_loop *lp = &c->m->loops.v[l];
+  if (tl_every_n(c, n, lp->start)) return false; /* n itself runs every N iterations */
+  TSNode root = n;
+  while (!ts_node_is_null(ts_node_parent(root))) root = ts_node_parent(root);
+  bool every_n = false;
+  for (size_t i = 0; i < c->m->calls.n; i++) {
+    const tl_call *cl = &c->m->calls.v[i];
+    if (cl->func != c->func || cl->byte < lp->start || cl->byte >= lp->end || !tl_is_optimizer_step(cl->callee)) continue;
+    TSNode call = ts_node_descendant_for_byte_range(root, cl->byte, cl->byte + 1);
+    while (!ts_node_is_null(call) && !tl_node_is(call, "call")) call = ts_node_parent(call);
+    if (ts_node_is_null(call)) continue;
+    if (!tl_every_n(c, call, lp->start)) return false; /* an optimizer step on every iteration */
+    every_n = true;
+  }
+  return every_n;
+}
+
+/* Does the expression (or, for a name, any value bound to it in the function) enter no_sync()? */
+static bool tl_enters_no_sync(const tl_pred_ctx *c, TSNode v) {
+  uint32_t s = ts_node_start_byte(v), e = ts_node_end_byte(v);
+  if (tl_icontains_n(c->src + s, e - s, "no_sync") || tl_icontains_n(c->src + s, e - s, ".accumulate(")) return true;
+  v = tl_unparen(v);
+  if (!tl_node_is(v, "identifier") && !tl_node_is(v, "attribute")) return false;
+  char *d = tl_dotted(v, c->src);
+  bool r = false;
+  for (size_t i = 0; d && i < c->m->bindings.n && !r; i++) {
+    const tl_binding *b = &c->m->bindings.v[i];
+    if (b->func != c->func || strcmp(b->name, d) || ts_node_is_null(b->value)) continue;
+    uint32_t bs = ts_node_start_byte(b->value), be = ts_node_end_byte(b->value);
+    r = tl_icontains_n(c->src + bs, be - bs, "no_sync");
+  }
+  free(d);
+  return r;
+}
+
+bool tl_pred_in_no_sync(const tl_pred_ctx *c, TSNode n) {
+  TSNode p = ts_node_parent(n);
+  for (; !ts_node_is_null(p) && !tl_is_scope(p); p = ts_node_parent(p)) {
+    if (!tl_node_is(p, "with_statement")) continue;
+    for (uint32_t i = 0; i < ts_node_named_child_count(p); i++) {
+      TSNode clause = ts_node_named_child(p, i);
+      if (!tl_node_is(clause, "with_clause")) continue;
+      for (uint32_t k = 0; k < ts_node_named_child_count(clause); k++) {
+        TSNode item = ts_node_named_child(clause, k);
+        TSNode v = ts_node_child_by_field_name(item, "value", 5);
+        if (!ts_node_is_null(v) && tl_enters_no_sync(c, v)) return true;
+      }
+    }
+  }
+  /* `model.require_backward_grad_sync = False` somewhere in the function: it manages the sync */
+  if (!ts_node_is_null(p)) {
+    uint32_t s = ts_node_start_byte(p), e = ts_node_end_byte(p);
+    if (tl_icontains_n(c->src + s, e - s, "require_backward_grad_sync")) return true;
+  }
+  return false;
+}
+
+/* Is a value (a call, or either branch of `DDP(m) if dist else m`) a call whose resolved name matches? */
+static bool tl_value_call_matches(const tl_pred_ctx *c, TSNode v, const pcre2_code *re, int depth) {
+  v = tl_unparen(v);
+  if (ts_node_is_null(v) || depth > 4) return false;
+  if (tl_node_is(v, "call")) {
+    char *callee = tl_dotted(ts_node_child_by_field_name(v, "function", 8), c->src);
+    bool r = tl_callee_matches(c, callee, re);
+    free(callee);
+    return r;
+  }
+  if (tl_node_is(v, "conditional_expression"))
+    for (uint32_t i = 0; i < ts_node_named_child_count(v); i += 2)
+      if (tl_value_call_matches(c, ts_node_named_child(v, i), re, depth + 1)) return true;
+  return false;
+}
+
+/* Was the object named `d` (called at `at` in the function) made by a matching call: a local
+ * binding, `self.x` set in any method of the class, or a module-level binding? */
+static bool tl_object_from(const tl_pred_ctx *c, const char *d, uint32_t at, const pcre2_code *re) {
+  const tl_binding *b = tl_model_binding(c->m, d, c->func, at);
+  if (b) return tl_callee_matches(c, b->ctor, re) || tl_value_call_matches(c, b->value, re, 0);
+  if (!strncmp(d, "self.", 5) && !strchr(d + 5, '.') && c->func >= 0 && (size_t)c->func < c->m->funcs.n) {
+    int32_t cls = c->m->funcs.v[c->func].cls;
+    const tl_class *k = cls >= 0 ? &c->m->classes.v[cls] : NULL;
+    bool r = false;
+    for (size_t i = 0; k && i < k->attrs.n && !r; i++)
+      if (!strcmp(k->attrs.v[i].name, d + 5))
+        r = tl_callee_matches(c, k->attrs.v[i].ctor, re) || tl_value_call_matches(c, k->attrs.v[i].value, re, 0);
+    return r;
+  }
+  if (c->func > 0 && !strchr(d, '.')) {
+    b = tl_model_binding(c->m, d, 0, UINT32_MAX);
+    if (b) return tl_callee_matches(c, b->ctor, re) || tl_value_call_matches(c, b->value, re, 0);
+  }
+  return false;
+}
+
+bool tl_pred_loop_model_from(const tl_pred_ctx *c, TSNode n, const pcre2_code *re) {
+  int32_t l = tl_own_loop(c, ts_node_start_byte(n));
+  if (l < 0) return false;
+  const tl_loop *lp = &c->m->loops.v[l];
+  for (size_t i = 0; i < c->m->calls.n; i++) {
+    const tl_call *cl = &c->m->calls.v[i];
+    if (cl->func != c->func || cl->byte < lp->start || cl->byte >= lp->end || strchr(cl->callee, '(')) continue;
+    if (tl_object_from(c, cl->callee, cl->byte, re)) return true;
+  }
+  return false;
+}
+
+/* ---- #loop-model-param? ---- */
+
+/* Is `name` a parameter of the function definition `fn`? */
+static bool tl_is_param(TSNode fn, const char *src, const char *name) {
+  TSNode params = ts_node_child_by_field_name(fn, "parameters", 10);
+  for (uint32_t i = 0; !ts_node_is_null(params) && i < ts_node_named_child_count(params); i++) {
+    TSNode p = ts_node_named_child(params, i);
+    if (!tl_node_is(p, "identifier")) {
+      TSNode nm = ts_node_child_by_field_name(p, "name", 4); /* default / typed parameters */
+      if (ts_node_is_null(nm) && ts_node_named_child_count(p)) nm = ts_node_named_child(p, 0);
+      p = nm;
+    }
+    if (tl_node_is(p, "identifier") && tl_text_eq(p, src, name)) return true;
+  }
+  return false;
+}
+
+/* A model called in the innermost loop holding n (`model(x)`, `self.model(x)`) comes from the
+ * caller: a parameter of the function not rebound before the call, or `self.x` set only from a
+ * plain name (`self.model = model` in `__init__`). */
+bool tl_pred_loop_model_param(const tl_pred_ctx *c, TSNode n) {
+  int32_t l = tl_own_loop(c, ts_node_start_byte(n));
+  if (l < 0) return false;
+  const tl_loop *lp = &c->m->loops.v[l];
+  TSNode fn = n;
+  while (!ts_node_is_null(fn) && !tl_node_is(fn, "function_definition")) fn = ts_node_parent(fn);
+  if (ts_node_is_null(fn)) return false;
+  for (size_t i = 0; i < c->m->calls.n; i++) {
+    const tl_call *cl = &c->m->calls.v[i];
+    if (cl->func != c->func || cl->byte < lp->start || cl->byte >= lp->end || strchr(cl->callee, '(') ||
+        !(tl_model_call_work(cl->callee) & TL_WORK_MODEL))
+      continue;
+    if (!strchr(cl->callee, '.')) {
+      if (!tl_model_binding(c->m, cl->callee, c->func, cl->byte) && tl_is_param(fn, c->src, cl->callee)) return true;
+    } else if (!strncmp(cl->callee, "self.", 5) && !strchr(cl->callee + 5, '.') && c->func >= 0) {
+      int32_t cls = c->m->funcs.v[c->func].cls;
+      const tl_class *k = cls >= 0 ? &c->m->classes.v[cls] : NULL;
+      bool from_name = false, other = false;
+      for (size_t a = 0; k && a < k->attrs.n; a++) {
+        if (strcmp(k->attrs.v[a].name, cl->callee + 5)) continue;
+        TSNode v = tl_unparen(k->attrs.v[a].value);
+        if (tl_node_is(v, "identifier")) from_name = true;
+        else other = true;
+      }
+      if (from_name && !other) return true;
+    }
+  }
+  return false;
+}

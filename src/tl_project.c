@@ -265,6 +265,78 @@ static tl_target tl_resolve(tl_proj *p, int32_t fi, const tl_call *c) {
   return t;
 }
 
+/* What each loop does anywhere in it, guarded or not, directly or through the project's functions
+ * it calls (TL_WORK_*): a training loop runs a backward pass and an optimizer step. */
+static void tl_project_loop_work(tl_proj *p) {
+  tl_analysis *a = p->a;
+  size_t nf = a->files.n;
+  unsigned **fw = tl_calloc(nf ? nf : 1, sizeof *fw);
+  for (size_t i = 0; i < nf; i++) {
+    const tl_file_model *m = &a->files.v[i].model;
+    fw[i] = tl_calloc(m->funcs.n + 1, sizeof **fw);
+    for (size_t c = 0; c < m->calls.n; c++)
+      fw[i][m->calls.v[c].func] |= m->calls.v[c].work | (p->targets[i][c].instance ? TL_WORK_MODEL : 0);
+  }
+  for (int iter = 0, changed = 1; changed && iter < 64; iter++) {
+    changed = 0;
+    for (size_t i = 0; i < nf; i++) {
+      const tl_file_model *m = &a->files.v[i].model;
+      for (size_t c = 0; c < m->calls.n; c++) {
+        tl_ref t = p->targets[i][c].tgt;
+        if (t.file < 0) continue;
+        unsigned *w = &fw[i][m->calls.v[c].func];
+        if ((*w | fw[t.file][t.idx]) != *w) {
+          *w |= fw[t.file][t.idx];
+          changed = 1;
+        }
+      }
+    }
+  }
+  for (size_t i = 0; i < nf; i++) {
+    const tl_file_model *m = &a->files.v[i].model;
+    unsigned *lw = tl_calloc(m->loops.n + 1, sizeof *lw);
+    for (size_t c = 0; c < m->calls.n; c++) {
+      const tl_call *cl = &m->calls.v[c];
+      tl_ref t = p->targets[i][c].tgt;
+      unsigned w = cl->work | (p->targets[i][c].instance ? TL_WORK_MODEL : 0) | (t.file >= 0 ? fw[t.file][t.idx] : 0);
+      for (int32_t l = cl->loop; l >= 0; l = m->loops.v[l].parent)
+        if (m->loops.v[l].func == cl->func) lw[l] |= w;
+    }
+    tl_vec_push(&a->loop_work, lw);
+  }
+  for (size_t i = 0; i < nf; i++) free(fw[i]);
+  free(fw);
+}
+
+bool tl_project_deferred_hold(tl_analysis *a, size_t fi, const tl_candidate *c, pcre2_match_data *md) {
+  for (size_t k = 0; k < c->deferred.n; k++) {
+    const tl_deferred *d = &c->deferred.v[k];
+    bool r = false;
+    if (d->pred->op == TL_PRED_PROJECT_MATCH) {
+      size_t j = 0;
+      while (j < a->pmatch.n && a->pmatch.v[j].pred != d->pred) j++;
+      if (j == a->pmatch.n) {
+        tl_pmatch pm = {d->pred, false};
+        for (size_t i = 0; i < a->files.n && !pm.result; i++) {
+          const tl_file *f = &a->files.v[i];
+          pm.result = f->ok && f->text && pcre2_match(d->pred->re, (PCRE2_SPTR)f->text, f->len, 0, 0, md, NULL) >= 0;
+        }
+        tl_vec_push(&a->pmatch, pm);
+      }
+      r = a->pmatch.v[j].result;
+    } else if (d->pred->op == TL_PRED_TRAINING_LOOP && fi < a->loop_work.n) {
+      const tl_file_model *m = &a->files.v[fi].model;
+      for (size_t l = 0; l < m->loops.n && !r; l++)
+        if (m->loops.v[l].start == d->start)
+          r = a->step_loops.v[fi][l] &&
+              (a->loop_work.v[fi][l] & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP)) == (TL_WORK_BACKWARD | TL_WORK_OPT_STEP);
+    }
+    if (d->pred->negated) r = !r;
+    if (!r) return false;
+  }
+  return true;
+}
+
 static bool tl_guarded_after(const tl_file_model *m, uint32_t byte, uint32_t from) {
   for (size_t i = 0; i < m->guards.n; i++) {
     const tl_range *g = &m->guards.v[i];
@@ -348,6 +420,7 @@ void tl_project_analyze(tl_analysis *a) {
         a->step_loops.v[i][cl->loop] = true;
     }
   }
+  tl_project_loop_work(&p);
   /* Roots, then the call graph breadth first. */
   tl_queue q = {0};
   for (size_t i = 0; i < nf; i++) {
@@ -498,4 +571,7 @@ void tl_project_free(tl_analysis *a) {
   tl_vec_free(&a->fstate);
   for (size_t i = 0; i < a->step_loops.n; i++) free(a->step_loops.v[i]);
   tl_vec_free(&a->step_loops);
+  for (size_t i = 0; i < a->loop_work.n; i++) free(a->loop_work.v[i]);
+  tl_vec_free(&a->loop_work);
+  tl_vec_free(&a->pmatch);
 }

@@ -26,6 +26,9 @@ static const char *const tl_pred_names[TL_PRED__COUNT] = {
   [TL_PRED_NEXT_STMT] = "next-statement-match?", [TL_PRED_VALUE_FROM] = "value-from?",
   [TL_PRED_BOOL_MASK] = "bool-mask?", [TL_PRED_ASSIGN_TARGET] = "assignment-target?",
   [TL_PRED_KEEPS_GRAPH] = "keeps-graph?", [TL_PRED_STEP_ACCUM] = "step-accumulator?",
+  [TL_PRED_ACCUM_STEP] = "accumulation-step?", [TL_PRED_IN_NO_SYNC] = "in-no-sync?",
+  [TL_PRED_LOOP_MODEL_FROM] = "loop-model-from?", [TL_PRED_PROJECT_MATCH] = "project-match?",
+  [TL_PRED_TRAINING_LOOP] = "training-loop?", [TL_PRED_LOOP_MODEL_PARAM] = "loop-model-param?",
 };
 
 /* How many capture and string arguments each predicate takes (-1: one or more strings). */
@@ -43,6 +46,8 @@ static const struct { int caps; int strs; } tl_pred_arity[TL_PRED__COUNT] = {
   [TL_PRED_NEEDS_DEVICE] = {1, 0}, [TL_PRED_IN_IF] = {1, 1}, [TL_PRED_INSIDE] = {1, -1},
   [TL_PRED_NEXT_STMT] = {1, 1}, [TL_PRED_VALUE_FROM] = {1, 1}, [TL_PRED_BOOL_MASK] = {1, 0},
   [TL_PRED_ASSIGN_TARGET] = {1, 0}, [TL_PRED_KEEPS_GRAPH] = {1, 0}, [TL_PRED_STEP_ACCUM] = {1, 0},
+  [TL_PRED_ACCUM_STEP] = {1, 0}, [TL_PRED_IN_NO_SYNC] = {1, 0}, [TL_PRED_LOOP_MODEL_FROM] = {1, 1},
+  [TL_PRED_PROJECT_MATCH] = {0, 1}, [TL_PRED_TRAINING_LOOP] = {1, 0}, [TL_PRED_LOOP_MODEL_PARAM] = {1, 0},
 };
 
 tl_ruleset *tl_ruleset_new(void) {
@@ -217,6 +222,10 @@ static tl_rule *tl_rule_parse(const char *path, const char *text, size_t len, tl
       if (!strcmp(val, "on")) r->default_on = true;
       else if (!strcmp(val, "off")) r->default_on = false;
       else { tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, vcol, "default must be on or off"); ok = false; }
+    } else if (!strcmp(key, "scope")) {
+      if (!strcmp(val, "file")) r->project_scope = false;
+      else if (!strcmp(val, "project")) r->project_scope = true;
+      else { tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, vcol, "scope must be file or project"); ok = false; }
     } else if (!strcmp(key, "supersedes")) {
       char *save = NULL;
       for (char *t = strtok_r(val, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
@@ -379,11 +388,12 @@ static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, uint
     }
     if (arity_ok && (op == TL_PRED_MATCH || op == TL_PRED_RESOLVES_MATCH || op == TL_PRED_RECEIVER_MATCH ||
                      op == TL_PRED_KWARG_MATCH || op == TL_PRED_FILE_MATCH || op == TL_PRED_IN_IF ||
-                     op == TL_PRED_NEXT_STMT || op == TL_PRED_VALUE_FROM)) {
+                     op == TL_PRED_NEXT_STMT || op == TL_PRED_VALUE_FROM || op == TL_PRED_LOOP_MODEL_FROM ||
+                     op == TL_PRED_PROJECT_MATCH)) {
       int err;
       PCRE2_SIZE eoff;
       const char *pattern = p.strs[op == TL_PRED_KWARG_MATCH ? 1 : 0];
-      p.re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF | (op == TL_PRED_FILE_MATCH ? PCRE2_MULTILINE : 0), &err, &eoff, NULL);
+      p.re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF | (op == TL_PRED_FILE_MATCH || op == TL_PRED_PROJECT_MATCH ? PCRE2_MULTILINE : 0), &err, &eoff, NULL);
       if (!p.re) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(err, msg, sizeof msg);

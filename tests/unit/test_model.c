@@ -159,6 +159,7 @@ static void test_kinds_and_guards(tl_ruleset *rs) {
   };
   char *got = run(rs, files, 1);
   CHECK_STR(got,
+    "k.py:4 TL601 | \n" /* the project's first CUDA training loop, no mixed precision anywhere */
     "k.py:11 TL101 | in the step loop at k.py:4\n"
     "k.py:26 TL101 | in the step loop at k.py:23\n"
     "k.py:28 TL204 | `collate_fn` runs once per batch in the loader (collate_fn) at k.py:27\n"
