@@ -178,7 +178,39 @@ typedef struct {
   const pcre2_code *re;
   bool hit;
 } tl_file_re;
-typedef struct tl_file_res { TL_VEC(tl_file_re) v; } tl_file_res;
+/* A name resolved through the imports (#resolves-to?, #resolves-match?), by node: several
+ * patterns test the same callee. q is NULL when the node is not a dotted name. */
+typedef struct {
+  const void *id;
+  uint32_t start, end;
+  char *q;
+} tl_resolved_slot;
+#define TL_RESOLVED_SLOTS 64u
+/* Per-file results of the query pass that do not depend on the match (a local of tl_file_phase1). */
+typedef struct tl_file_res {
+  TL_VEC(tl_file_re) v;
+  tl_resolved_slot resolved[TL_RESOLVED_SLOTS];
+} tl_file_res;
+
+static void tl_file_res_free(tl_file_res *fr) {
+  tl_vec_free(&fr->v);
+  for (size_t i = 0; i < TL_RESOLVED_SLOTS; i++) free(fr->resolved[i].q);
+}
+
+/* The resolved dotted name of `n` (owned by the cache), or NULL when n is no dotted name. */
+static const char *tl_resolved(tl_file_res *fr, const tl_file_model *m, TSNode n, const char *src) {
+  uint32_t start = ts_node_start_byte(n), end = ts_node_end_byte(n);
+  tl_resolved_slot *sl = &fr->resolved[(((uintptr_t)n.id >> 4) ^ start) % TL_RESOLVED_SLOTS];
+  if (sl->id == n.id && sl->start == start && sl->end == end) return sl->q;
+  free(sl->q);
+  char *d = tl_dotted(n, src);
+  sl->q = d ? tl_model_resolve(m, d) : NULL;
+  free(d);
+  sl->id = n.id;
+  sl->start = start;
+  sl->end = end;
+  return sl->q;
+}
 
 typedef struct {
   const tl_file *file;
@@ -636,9 +668,8 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
     break;
   case TL_PRED_RESOLVES_TO:
   case TL_PRED_RESOLVES_MATCH: {
-    char *d = tl_dotted(a, src);
-    if (!d) break;
-    char *q = tl_model_resolve(e->m, d);
+    const char *q = tl_resolved(e->file_res, e->m, a, src);
+    if (!q) break;
     if (p->op == TL_PRED_RESOLVES_MATCH) r = tl_re_match(e->w, p->re, q, strlen(q));
     else
       for (size_t i = 0; i < p->nstrs && !r; i++) r = !strcmp(q, p->strs[i]);
@@ -651,8 +682,6 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
         listed = strlen(e->frameworks->v[i]) == top && !strncmp(q, e->frameworks->v[i], top);
       if (known && !listed) r = false;
     }
-    free(q);
-    free(d);
     break;
   }
   case TL_PRED_MAYBE_DEVICE: {
@@ -1029,9 +1058,9 @@ static void tl_file_phase1(void *ctxp, unsigned worker, size_t idx) {
     TSQueryMatch mt;
     char *saved = f->text;
     f->text = parse_text; /* predicates read node text from the parsed copy */
-    tl_file_res file_res = {0};
+    tl_file_res file_res = {0}; /* NB: 64 slots on the stack of a worker */
     while (ts_query_cursor_next_match(w->cursor, &mt)) tl_file_match(a, f, w, &mt, eval_re, &file_res);
-    tl_vec_free(&file_res.v);
+    tl_file_res_free(&file_res);
     f->text = saved;
     if (ts_query_cursor_did_exceed_match_limit(w->cursor))
       tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, 0, 0, "query match limit (%u) exceeded: some findings may be missing",

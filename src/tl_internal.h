@@ -164,6 +164,8 @@ typedef struct tl_file_model {
   TL_VEC(tl_loop) loops;
   TL_VEC(tl_call) calls;
   TL_VEC(tl_binding) bindings;
+  uint32_t *bind_order;    /* binding indexes grouped by function, in source order within each */
+  uint32_t *bind_first;    /* per function (funcs.n + 1 entries): its first slot in bind_order */
   TL_VEC(tl_range) guards; /* frequency-guarded byte ranges */
   TL_VEC(char *) loader_names; /* names/attributes bound to DataLoader(...) */
   TL_VEC(char *) collate_names;

@@ -648,6 +648,17 @@ void tl_model_build(tl_file_model *m, TSNode root, const char *src, const char *
   tl_visit(&c, root, 0);
   ts_tree_cursor_delete(&c.cur);
   tl_vec_free(&c.kids);
+  /* The bindings grouped by function (a counting sort, stable): a lookup reads its function's only. */
+  m->bind_first = tl_calloc(m->funcs.n + 1, sizeof *m->bind_first);
+  m->bind_order = tl_malloc((m->bindings.n ? m->bindings.n : 1) * sizeof *m->bind_order);
+  for (size_t i = 0; i < m->bindings.n; i++) m->bind_first[m->bindings.v[i].func + 1]++;
+  for (size_t f = 0; f < m->funcs.n; f++) m->bind_first[f + 1] += m->bind_first[f];
+  {
+    uint32_t *next = tl_malloc((m->funcs.n + 1) * sizeof *next);
+    memcpy(next, m->bind_first, (m->funcs.n + 1) * sizeof *next);
+    for (size_t i = 0; i < m->bindings.n; i++) m->bind_order[next[m->bindings.v[i].func]++] = (uint32_t)i;
+    free(next);
+  }
   m->funcs_sorted = true;
   for (size_t i = 2; i < m->funcs.n && m->funcs_sorted; i++) m->funcs_sorted = m->funcs.v[i - 1].start <= m->funcs.v[i].start;
   /* Now that every DataLoader binding is known: which loops iterate a loader. */
@@ -685,6 +696,9 @@ void tl_model_free(tl_file_model *m) {
   tl_vec_free(&m->calls);
   for (size_t i = 0; i < m->bindings.n; i++) { free(m->bindings.v[i].name); free(m->bindings.v[i].ctor); }
   tl_vec_free(&m->bindings);
+  free(m->bind_order);
+  free(m->bind_first);
+  m->bind_order = m->bind_first = NULL;
   tl_vec_free(&m->guards);
   for (size_t i = 0; i < m->loader_names.n; i++) free(m->loader_names.v[i]);
   tl_vec_free(&m->loader_names);
@@ -761,6 +775,14 @@ unsigned tl_model_call_work(const char *callee) { return callee ? tl_call_work(c
 
 static const tl_binding *tl_lookup(const tl_file_model *m, const char *name, int32_t func, uint32_t before) {
   const tl_binding *best = NULL;
+  if (m->bind_first) {
+    if (func < 0 || (size_t)func >= m->funcs.n) return NULL;
+    for (uint32_t j = m->bind_first[func]; j < m->bind_first[func + 1]; j++) {
+      const tl_binding *b = &m->bindings.v[m->bind_order[j]];
+      if (b->byte <= before && !strcmp(b->name, name) && (!best || b->byte >= best->byte)) best = b;
+    }
+    return best;
+  }
   for (size_t i = 0; i < m->bindings.n; i++) {
     const tl_binding *b = &m->bindings.v[i];
     if (b->func == func && b->byte <= before && !strcmp(b->name, name) && (!best || b->byte >= best->byte)) best = b;

@@ -161,11 +161,7 @@ static bool tl_method(tl_proj *p, tl_ref c, const char *name, tl_ref *out, int d
 /* The class of the value bound to `name` before `byte` in function `func` of file fi, if a project class. */
 static bool tl_instance_class(tl_proj *p, int32_t fi, int32_t func, const char *name, uint32_t byte, tl_ref *out) {
   const tl_file_model *m = &p->a->files.v[fi].model;
-  const tl_binding *best = NULL;
-  for (size_t i = 0; i < m->bindings.n; i++) {
-    const tl_binding *b = &m->bindings.v[i];
-    if (b->func == func && b->byte <= byte && !strcmp(b->name, name) && (!best || b->byte >= best->byte)) best = b;
-  }
+  const tl_binding *best = tl_model_binding(m, name, func, byte);
   if (best) return best->ctor && tl_class_ref(p, fi, best->ctor, out);
   /* self.attr: from the class's attribute table */
   int32_t cls = m->funcs.v[func].cls;
