@@ -90,6 +90,11 @@ typedef struct {
 static void tl_visit(tl_walk_ctx *c, TSNode n, int depth);
 
 static void tl_walk_children(tl_walk_ctx *c, TSNode n, int depth) {
+  uint32_t k = ts_node_named_child_count(n);
+  if (k <= 8) { /* few children: indexing is cheaper than resetting the cursor */
+    for (uint32_t i = 0; i < k; i++) tl_visit(c, ts_node_named_child(n, i), depth + 1);
+    return;
+  }
   size_t base = c->kids.n;
   ts_tree_cursor_reset(&c->cur, n);
   if (ts_tree_cursor_goto_first_child(&c->cur)) {
