@@ -222,7 +222,7 @@ typedef struct {
   TSNode focus, configured;
   int severity;
   const tl_strlist *frameworks; /* configured frameworks, or empty: all */
-  struct tl_file_res *file_res; /* #file-match? results for this file, computed once per regex */
+  struct tl_file_res *file_res; /* per-file #file-match? results and resolved callee names */
 } tl_match_env;
 
 static TSNode tl_cap(const tl_match_env *e, uint32_t id) {
@@ -1058,7 +1058,7 @@ static void tl_file_phase1(void *ctxp, unsigned worker, size_t idx) {
     TSQueryMatch mt;
     char *saved = f->text;
     f->text = parse_text; /* predicates read node text from the parsed copy */
-    tl_file_res file_res = {0}; /* NB: 64 slots on the stack of a worker */
+    tl_file_res file_res = {0}; /* about 2 KiB */
     while (ts_query_cursor_next_match(w->cursor, &mt)) tl_file_match(a, f, w, &mt, eval_re, &file_res);
     tl_file_res_free(&file_res);
     f->text = saved;
