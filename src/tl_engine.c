@@ -192,6 +192,39 @@ typedef struct {
 
 /* ---- predicates ---- */
 
+/* A name resolved through the imports (#resolves-to?, #resolves-match?), by node: several
+ * patterns test the same callee. q is NULL when the node is not a dotted name. */
+typedef struct {
+  const void *id;
+  uint32_t start, end;
+  char *q;
+} tl_resolved_slot;
+#define TL_RESOLVED_SLOTS 64u
+/* Per-file results of the query pass that do not depend on the match (a local of tl_file_phase1;
+ * #file-match? verdicts are kept in the file, for the incremental path). */
+typedef struct tl_file_res {
+  tl_resolved_slot resolved[TL_RESOLVED_SLOTS];
+} tl_file_res;
+
+static void tl_file_res_free(tl_file_res *fr) {
+  for (size_t i = 0; i < TL_RESOLVED_SLOTS; i++) free(fr->resolved[i].q);
+}
+
+/* The resolved dotted name of `n` (owned by the cache), or NULL when n is no dotted name. */
+static const char *tl_resolved(tl_file_res *fr, const tl_file_model *m, TSNode n, const char *src) {
+  uint32_t start = ts_node_start_byte(n), end = ts_node_end_byte(n);
+  tl_resolved_slot *sl = &fr->resolved[(((uintptr_t)n.id >> 4) ^ start) % TL_RESOLVED_SLOTS];
+  if (sl->id == n.id && sl->start == start && sl->end == end) return sl->q;
+  free(sl->q);
+  char *d = tl_dotted(n, src);
+  sl->q = d ? tl_model_resolve(m, d) : NULL;
+  free(d);
+  sl->id = n.id;
+  sl->start = start;
+  sl->end = end;
+  return sl->q;
+}
+
 typedef struct {
   const tl_file *file;
   const tl_file_model *m;
@@ -204,6 +237,7 @@ typedef struct {
   const tl_strlist *frameworks; /* configured frameworks, or empty: all */
   tl_filematches *fmatch;       /* #file-match? verdicts of this file, computed once each */
   TL_VEC(tl_deferred) deferred; /* project predicates, checked after the project pass */
+  struct tl_file_res *file_res; /* resolved callee names of this file's query pass */
 } tl_match_env;
 
 static TSNode tl_cap(const tl_match_env *e, uint32_t id) {
@@ -235,11 +269,11 @@ static bool tl_str_in(const char *s, size_t n, const char *const *list) {
 static bool tl_find_reduction(const tl_match_env *e, TSNode n, int depth, TSNode *out) {
   if (depth > 40 || ts_node_is_null(n)) return false;
   if (tl_node_is(n, "call")) {
-    TSNode fn = ts_node_child_by_field_name(n, "function", 8);
-    TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+    TSNode fn = TL_CHILD(n, function);
+    TSNode args = TL_CHILD(n, arguments);
     if (tl_node_is(fn, "attribute")) {
-      TSNode attr = ts_node_child_by_field_name(fn, "attribute", 9);
-      TSNode obj = ts_node_child_by_field_name(fn, "object", 6);
+      TSNode attr = TL_CHILD(fn, attribute);
+      TSNode obj = TL_CHILD(fn, object);
       uint32_t s = ts_node_start_byte(attr), l = ts_node_end_byte(attr) - s;
       char *callee = tl_dotted(fn, e->src);
       char *q = callee ? tl_model_resolve(e->m, callee) : NULL;
@@ -274,9 +308,9 @@ static bool tl_find_reduction(const tl_match_env *e, TSNode n, int depth, TSNode
 static bool tl_contains_call_to(TSNode n, const char *src, const char *const *methods, int depth) {
   if (depth > 40 || ts_node_is_null(n)) return false;
   if (tl_node_is(n, "call")) {
-    TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+    TSNode fn = TL_CHILD(n, function);
     if (tl_node_is(fn, "attribute")) {
-      TSNode attr = ts_node_child_by_field_name(fn, "attribute", 9);
+      TSNode attr = TL_CHILD(fn, attribute);
       uint32_t s = ts_node_start_byte(attr);
       if (tl_str_in(src + s, ts_node_end_byte(attr) - s, methods)) return true;
     }
@@ -323,14 +357,14 @@ static bool tl_is_tensor_at(const tl_match_env *e, TSNode n, int depth) {
   while (tl_node_is(n, "parenthesized_expression")) n = ts_node_named_child(n, 0);
   if (tl_node_is(n, "binary_operator")) {
     /* arithmetic on a tensor is a tensor: `running / n`, `loss * 2` (not "%s" % x) */
-    TSNode left = ts_node_child_by_field_name(n, "left", 4);
+    TSNode left = TL_CHILD(n, left);
     if (tl_node_is(left, "string") || tl_node_is(left, "concatenated_string")) return false;
-    return tl_is_tensor_at(e, left, depth + 1) || tl_is_tensor_at(e, ts_node_child_by_field_name(n, "right", 5), depth + 1);
+    return tl_is_tensor_at(e, left, depth + 1) || tl_is_tensor_at(e, TL_CHILD(n, right), depth + 1);
   }
   if (tl_node_is(n, "call")) {
-    TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+    TSNode fn = TL_CHILD(n, function);
     if (tl_node_is(fn, "attribute")) {
-      TSNode attr = ts_node_child_by_field_name(fn, "attribute", 9);
+      TSNode attr = TL_CHILD(fn, attribute);
       uint32_t s = ts_node_start_byte(attr);
       char *callee = tl_dotted(fn, e->src);
       char *q = callee ? tl_model_resolve(e->m, callee) : NULL;
@@ -351,7 +385,7 @@ static bool tl_is_tensor_at(const tl_match_env *e, TSNode n, int depth) {
     /* bound to an expression (not a call): that expression's evidence, not the name's */
     if (!ts_node_is_null(v) && !tl_node_is(v, "call")) return tl_is_tensor_at(e, v, depth + 1);
     if (tl_node_is(v, "call")) {
-      char *callee = tl_dotted(ts_node_child_by_field_name(v, "function", 8), e->src);
+      char *callee = tl_dotted(TL_CHILD(v, function), e->src);
       char *q = callee ? tl_model_resolve(e->m, callee) : NULL;
       bool lib = q && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7)) && !tl_lib_not_tensor(q);
       free(q);
@@ -387,19 +421,19 @@ static bool tl_is_batch_bound(const tl_match_env *e, TSNode n) {
     return tl_name_is_batchlike(src + s, ts_node_end_byte(n) - s);
   }
   if (tl_node_is(n, "attribute")) {
-    TSNode a = ts_node_child_by_field_name(n, "attribute", 9);
+    TSNode a = TL_CHILD(n, attribute);
     uint32_t s = ts_node_start_byte(a);
     return tl_name_is_batchlike(src + s, ts_node_end_byte(a) - s);
   }
   if (tl_node_is(n, "call")) {
-    TSNode fn = ts_node_child_by_field_name(n, "function", 8);
-    TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+    TSNode fn = TL_CHILD(n, function);
+    TSNode args = TL_CHILD(n, arguments);
     if (tl_node_is(fn, "identifier") && tl_node_text_eq(fn, src, "len") && ts_node_named_child_count(args) == 1) {
       tl_valkind k = tl_model_classify(e->m, ts_node_named_child(args, 0), src, e->func, 0);
       return k != TL_VAL_LIST && k != TL_VAL_PY;
     }
     if (tl_node_is(fn, "attribute")) {
-      TSNode attr = ts_node_child_by_field_name(fn, "attribute", 9);
+      TSNode attr = TL_CHILD(fn, attribute);
       if (tl_node_text_eq(attr, src, "size") && ts_node_named_child_count(args) == 1 &&
           tl_node_text_eq(ts_node_named_child(args, 0), src, "0"))
         return true;
@@ -407,14 +441,14 @@ static bool tl_is_batch_bound(const tl_match_env *e, TSNode n) {
     return false;
   }
   if (tl_node_is(n, "subscript")) {
-    TSNode v = ts_node_child_by_field_name(n, "value", 5);
-    TSNode sub = ts_node_child_by_field_name(n, "subscript", 9);
-    if (tl_node_is(v, "attribute") && tl_node_text_eq(ts_node_child_by_field_name(v, "attribute", 9), src, "shape") &&
+    TSNode v = TL_CHILD(n, value);
+    TSNode sub = TL_CHILD(n, subscript);
+    if (tl_node_is(v, "attribute") && tl_node_text_eq(TL_CHILD(v, attribute), src, "shape") &&
         tl_node_text_eq(sub, src, "0"))
       return true;
     if (tl_node_is(v, "call") && tl_node_text_eq(sub, src, "0")) {
-      TSNode fn = ts_node_child_by_field_name(v, "function", 8);
-      if (tl_node_is(fn, "attribute") && tl_node_text_eq(ts_node_child_by_field_name(fn, "attribute", 9), src, "size"))
+      TSNode fn = TL_CHILD(v, function);
+      if (tl_node_is(fn, "attribute") && tl_node_text_eq(TL_CHILD(fn, attribute), src, "size"))
         return true;
     }
   }
@@ -434,14 +468,14 @@ static bool tl_mentions(TSNode n, const char *src, const char *var, int depth) {
 static bool tl_indexes_with(const tl_match_env *e, TSNode n, const char *var, int depth) {
   if (depth > 60 || ts_node_is_null(n)) return false;
   if (tl_node_is(n, "subscript")) {
-    TSNode v = ts_node_child_by_field_name(n, "value", 5);
+    TSNode v = TL_CHILD(n, value);
     bool uses = false;
     for (uint32_t i = 0; i < ts_node_named_child_count(n) && !uses; i++) {
       TSNode ch = ts_node_named_child(n, i);
       if (!ts_node_eq(ch, v)) uses = tl_mentions(ch, e->src, var, 0);
     }
     TSNode parent = ts_node_parent(n);
-    bool called = tl_node_is(parent, "call") && ts_node_eq(ts_node_child_by_field_name(parent, "function", 8), n);
+    bool called = tl_node_is(parent, "call") && ts_node_eq(TL_CHILD(parent, function), n);
     if (uses && !called) {
       /* the indexed value itself: names[i] of a list is fine, batch["labels"][i] is a tensor */
       tl_valkind k = tl_model_classify(e->m, v, e->src, e->func, 0);
@@ -466,8 +500,8 @@ static bool tl_is_modulo_test(TSNode n, const char *src) {
     TSNode ch = ts_node_named_child(n, i);
     while (tl_node_is(ch, "parenthesized_expression")) ch = ts_node_named_child(ch, 0);
     if (!tl_node_is(ch, "binary_operator")) continue;
-    TSNode op = ts_node_child_by_field_name(ch, "operator", 8);
-    TSNode left = ts_node_child_by_field_name(ch, "left", 4);
+    TSNode op = TL_CHILD(ch, operator);
+    TSNode left = TL_CHILD(ch, left);
     if (!ts_node_is_null(op) && src[ts_node_start_byte(op)] == '%' && !tl_node_is(left, "string")) return true;
   }
   return false;
@@ -489,8 +523,8 @@ static bool tl_tensor_condition(const tl_match_env *e, TSNode n, int depth) {
   }
   if (!strcmp(t, "boolean_operator") || !strcmp(t, "comparison_operator")) {
     /* `step % N == 0 and t.max() == 0`: the right side runs only every N steps */
-    if (!strcmp(t, "boolean_operator") && tl_is_modulo_test(ts_node_child_by_field_name(n, "left", 4), e->src)) {
-      TSNode op = ts_node_child_by_field_name(n, "operator", 8);
+    if (!strcmp(t, "boolean_operator") && tl_is_modulo_test(TL_CHILD(n, left), e->src)) {
+      TSNode op = TL_CHILD(n, operator);
       if (!ts_node_is_null(op) && !strncmp(e->src + ts_node_start_byte(op), "and", 3)) return false;
     }
     for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
@@ -503,9 +537,9 @@ static bool tl_tensor_condition(const tl_match_env *e, TSNode n, int depth) {
     return false;
   }
   if (!strcmp(t, "call")) {
-    TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+    TSNode fn = TL_CHILD(n, function);
     if (!tl_node_is(fn, "attribute")) return false;
-    TSNode attr = ts_node_child_by_field_name(fn, "attribute", 9);
+    TSNode attr = TL_CHILD(fn, attribute);
     uint32_t s = ts_node_start_byte(attr);
     if (!tl_str_in(e->src + s, ts_node_end_byte(attr) - s, tl_truth_methods)) return false;
     char *callee = tl_dotted(fn, e->src);
@@ -515,9 +549,9 @@ static bool tl_tensor_condition(const tl_match_env *e, TSNode n, int depth) {
     free(q);
     free(callee);
     if (np) return false;
-    TSNode subject = ts_node_child_by_field_name(fn, "object", 6);
+    TSNode subject = TL_CHILD(fn, object);
     if (lib) {
-      TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+      TSNode args = TL_CHILD(n, arguments);
       subject = ts_node_named_child_count(args) ? ts_node_named_child(args, 0) : (TSNode){0};
     }
     if (ts_node_is_null(subject)) return false;
@@ -535,14 +569,14 @@ static bool tl_tensor_condition(const tl_match_env *e, TSNode n, int depth) {
 static bool tl_find_host_read(const tl_match_env *e, TSNode n, int depth) {
   if (depth > 40 || ts_node_is_null(n) || tl_node_is(n, "lambda")) return false;
   if (tl_node_is(n, "call")) {
-    TSNode fn = ts_node_child_by_field_name(n, "function", 8);
-    TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+    TSNode fn = TL_CHILD(n, function);
+    TSNode args = TL_CHILD(n, arguments);
     static const char *const reads[] = {"item", "tolist", "numpy", "cpu", NULL};
     if (tl_node_is(fn, "attribute")) {
-      TSNode attr = ts_node_child_by_field_name(fn, "attribute", 9);
+      TSNode attr = TL_CHILD(fn, attribute);
       uint32_t s = ts_node_start_byte(attr);
       if (tl_str_in(e->src + s, ts_node_end_byte(attr) - s, reads) && ts_node_named_child_count(args) == 0) {
-        tl_valkind k = tl_model_classify(e->m, ts_node_child_by_field_name(fn, "object", 6), e->src, e->func, 0);
+        tl_valkind k = tl_model_classify(e->m, TL_CHILD(fn, object), e->src, e->func, 0);
         if (k == TL_VAL_UNKNOWN || k == TL_VAL_DEVICE) return true;
       }
     } else if (tl_node_is(fn, "identifier") && ts_node_named_child_count(args) == 1 &&
@@ -574,8 +608,8 @@ static bool tl_forced_const(tl_match_env *e, TSNode n) {
     return ca || cb;
   }
   if (tl_node_is(n, "call")) {
-    TSNode fn = ts_node_child_by_field_name(n, "function", 8);
-    TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+    TSNode fn = TL_CHILD(n, function);
+    TSNode args = TL_CHILD(n, arguments);
     if (tl_node_is(fn, "identifier") && tl_node_text_eq(fn, src, "min") && ts_node_named_child_count(args) == 2) {
       TSNode a = ts_node_named_child(args, 0), b = ts_node_named_child(args, 1);
       if (tl_is_01(a, src)) { e->configured = b; return true; }
@@ -589,13 +623,13 @@ static bool tl_is_eval_name(tl_worker *w, pcre2_code *re, const char *s, size_t 
 
 static bool tl_training_loader(tl_match_env *e, TSNode call, pcre2_code *eval_re) {
   const char *src = e->src;
-  TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+  TSNode args = TL_CHILD(call, arguments);
   for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++) {
     TSNode a = ts_node_named_child(args, i);
     if (tl_node_is(a, "keyword_argument")) {
-      TSNode k = ts_node_child_by_field_name(a, "name", 4);
+      TSNode k = TL_CHILD(a, name);
       if (!tl_node_text_eq(k, src, "dataset")) continue;
-      a = ts_node_child_by_field_name(a, "value", 5);
+      a = TL_CHILD(a, value);
     } else if (i > 0) {
       continue;
     }
@@ -604,7 +638,7 @@ static bool tl_training_loader(tl_match_env *e, TSNode call, pcre2_code *eval_re
   }
   TSNode p = ts_node_parent(call);
   if (tl_node_is(p, "assignment")) {
-    TSNode l = ts_node_child_by_field_name(p, "left", 4);
+    TSNode l = TL_CHILD(p, left);
     uint32_t s = ts_node_start_byte(l);
     if (tl_is_eval_name(e->w, eval_re, src + s, ts_node_end_byte(l) - s)) return false;
   }
@@ -615,14 +649,14 @@ static bool tl_training_loader(tl_match_env *e, TSNode call, pcre2_code *eval_re
 
 /* The value of keyword argument `name` in an argument list (or a call), or a null node. */
 static TSNode tl_kwarg_value(TSNode args, const char *src, const char *name) {
-  if (tl_node_is(args, "call")) args = ts_node_child_by_field_name(args, "arguments", 9);
+  if (tl_node_is(args, "call")) args = TL_CHILD(args, arguments);
   size_t nl = strlen(name);
   for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++) {
     TSNode kw = ts_node_named_child(args, i);
     if (!tl_node_is(kw, "keyword_argument")) continue;
-    TSNode k = ts_node_child_by_field_name(kw, "name", 4);
+    TSNode k = TL_CHILD(kw, name);
     if (ts_node_end_byte(k) - ts_node_start_byte(k) == nl && !memcmp(src + ts_node_start_byte(k), name, nl))
-      return ts_node_child_by_field_name(kw, "value", 5);
+      return TL_CHILD(kw, value);
   }
   return (TSNode){0};
 }
@@ -654,9 +688,8 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
     break;
   case TL_PRED_RESOLVES_TO:
   case TL_PRED_RESOLVES_MATCH: {
-    char *d = tl_dotted(a, src);
-    if (!d) break;
-    char *q = tl_model_resolve(e->m, d);
+    const char *q = tl_resolved(e->file_res, e->m, a, src);
+    if (!q) break;
     if (p->op == TL_PRED_RESOLVES_MATCH) r = tl_re_match(e->w, p->re, q, strlen(q));
     else
       for (size_t i = 0; i < p->nstrs && !r; i++) r = !strcmp(q, p->strs[i]);
@@ -669,8 +702,6 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
         listed = strlen(e->frameworks->v[i]) == top && !strncmp(q, e->frameworks->v[i], top);
       if (known && !listed) r = false;
     }
-    free(q);
-    free(d);
     break;
   }
   case TL_PRED_MAYBE_DEVICE: {
@@ -713,7 +744,7 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
   }
   case TL_PRED_TENSOR_COND: r = tl_tensor_condition(e, a, 0); break;
   case TL_PRED_EARLY_EXIT: {
-    TSNode body = ts_node_child_by_field_name(a, "consequence", 11);
+    TSNode body = TL_CHILD(a, consequence);
     r = !ts_node_is_null(body) && ts_node_named_child_count(body) == 1 &&
         (tl_node_is(ts_node_named_child(body, 0), "break_statement") ||
          tl_node_is(ts_node_named_child(body, 0), "return_statement"));
@@ -774,8 +805,8 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
                                                                                                   : TL_SEVERITY_WARNING;
     return true;
   case TL_PRED_RECEIVER_MATCH: {
-    TSNode obj = tl_node_is(a, "attribute") ? ts_node_child_by_field_name(a, "object", 6) : a;
-    if (tl_node_is(obj, "attribute")) obj = ts_node_child_by_field_name(obj, "attribute", 9);
+    TSNode obj = tl_node_is(a, "attribute") ? TL_CHILD(a, object) : a;
+    if (tl_node_is(obj, "attribute")) obj = TL_CHILD(obj, attribute);
     if (tl_node_is(obj, "identifier")) {
       uint32_t os = ts_node_start_byte(obj);
       r = tl_re_match(e->w, p->re, src + os, ts_node_end_byte(obj) - os);
@@ -880,13 +911,14 @@ static void tl_report_syntax(tl_file *f, TSNode root) {
   if (!found) tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, 1, 1, "syntax error");
 }
 
-static void tl_file_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQueryMatch *mt, pcre2_code *eval_re) {
+static void tl_file_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQueryMatch *mt, pcre2_code *eval_re,
+                          tl_file_res *file_res) {
   const tl_ruleset *rs = a->rules;
   const tl_pattern *pat = &rs->patterns.v[mt->pattern_index];
   const tl_rule *rule = rs->rules.v[pat->rule];
   TSNode anchor = {0};
   tl_match_env e = {.file = f, .m = &f->model, .src = f->text, .match = mt, .w = w, .severity = -1,
-                    .frameworks = &a->frameworks, .fmatch = &f->fmatch};
+                    .frameworks = &a->frameworks, .fmatch = &f->fmatch, .file_res = file_res};
   if (rs->finding_cap != UINT32_MAX) anchor = tl_cap(&e, rs->finding_cap);
   if (ts_node_is_null(anchor) && mt->capture_count) anchor = mt->captures[0].node;
   if (ts_node_is_null(anchor)) return;
@@ -1357,11 +1389,12 @@ static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_pre
     pcre2_code *eval_re = w->eval_re;
     char *saved = f->text;
     f->text = parse_text; /* predicates read node text from the parsed copy */
+    tl_file_res file_res = {0}; /* about 2 KiB */
     TSQueryMatch mt;
     if (partial) {
       ts_query_cursor_set_byte_range(w->cursor, g.rs, g.re_new);
       ts_query_cursor_exec(w->cursor, rs->query, root);
-      while (ts_query_cursor_next_match(w->cursor, &mt)) tl_file_match(a, f, w, &mt, eval_re);
+      while (ts_query_cursor_next_match(w->cursor, &mt)) tl_file_match(a, f, w, &mt, eval_re, &file_res);
       ts_query_cursor_set_byte_range(w->cursor, 0, UINT32_MAX);
       if (ts_query_cursor_did_exceed_match_limit(w->cursor)) { /* redo it all, as a fresh run would */
         partial = false;
@@ -1371,9 +1404,10 @@ static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_pre
     }
     if (!partial) {
       ts_query_cursor_exec(w->cursor, rs->query, root);
-      while (ts_query_cursor_next_match(w->cursor, &mt)) tl_file_match(a, f, w, &mt, eval_re);
+      while (ts_query_cursor_next_match(w->cursor, &mt)) tl_file_match(a, f, w, &mt, eval_re, &file_res);
       exceeded = ts_query_cursor_did_exceed_match_limit(w->cursor);
     }
+    tl_file_res_free(&file_res);
     f->text = saved;
     if (exceeded)
       tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, 0, 0, "query match limit (%u) exceeded: some findings may be missing",

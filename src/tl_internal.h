@@ -12,6 +12,11 @@
 
 const TSLanguage *tree_sitter_python(void);
 
+/* The grammar's field ids (generated from its parser.c, see CMakeLists.txt): TL_CHILD(n, object)
+ * is ts_node_child_by_field_name(n, "object", 6) without looking the name up on every call. */
+#include "tl_py_fields.h"
+#define TL_CHILD(n, field) ts_node_child_by_field_id((n), TL_FIELD_##field)
+
 /* ---- rules (tl_rules.c) ---- */
 
 typedef enum {
@@ -136,6 +141,7 @@ typedef struct {
   int32_t cls;     /* class index in file or -1 */
   uint32_t start, end, line, col;
   bool is_collate; /* passed as collate_fn= somewhere in this file */
+  int32_t outer;   /* the enclosing function (0: the module body; -1 for the module itself) */
 } tl_func;
 
 typedef struct {
@@ -159,11 +165,14 @@ typedef struct tl_file_model {
   char *module;   /* dotted module name, e.g. "pkg.trainer" */
   bool is_package;
   tl_map imports; /* alias -> dotted qualified name */
-  TL_VEC(tl_func) funcs;   /* funcs.v[0] is the module body */
+  TL_VEC(tl_func) funcs;   /* funcs.v[0] is the module body; the others in source order */
+  bool funcs_sorted;       /* funcs.v[1..] by ascending start (checked after the walk) */
   TL_VEC(tl_class) classes;
   TL_VEC(tl_loop) loops;
   TL_VEC(tl_call) calls;
   TL_VEC(tl_binding) bindings;
+  uint32_t *bind_order;    /* binding indexes grouped by function, in source order within each */
+  uint32_t *bind_first;    /* per function (funcs.n + 1 entries): its first slot in bind_order */
   TL_VEC(tl_range) guards; /* frequency-guarded byte ranges */
   TL_VEC(char *) loader_names; /* names/attributes bound to DataLoader(...) */
   TL_VEC(char *) collate_names;

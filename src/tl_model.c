@@ -20,13 +20,13 @@ static void tl_dotted_into(TSNode n, const char *src, tl_buf *b, bool *ok, int d
   if (!strcmp(t, "identifier")) {
     tl_buf_put(b, src + ts_node_start_byte(n), ts_node_end_byte(n) - ts_node_start_byte(n));
   } else if (!strcmp(t, "attribute")) {
-    TSNode o = ts_node_child_by_field_name(n, "object", 6), a = ts_node_child_by_field_name(n, "attribute", 9);
+    TSNode o = TL_CHILD(n, object), a = TL_CHILD(n, attribute);
     if (ts_node_is_null(o) || ts_node_is_null(a)) { *ok = false; return; }
     tl_dotted_into(o, src, b, ok, depth + 1);
     tl_buf_putc(b, '.');
     tl_buf_put(b, src + ts_node_start_byte(a), ts_node_end_byte(a) - ts_node_start_byte(a));
   } else if (!strcmp(t, "call")) {
-    TSNode f = ts_node_child_by_field_name(n, "function", 8);
+    TSNode f = TL_CHILD(n, function);
     if (ts_node_is_null(f)) { *ok = false; return; }
     tl_dotted_into(f, src, b, ok, depth + 1);
     tl_buf_puts(b, "()");
@@ -82,6 +82,8 @@ typedef struct {
   uint32_t guard_depth;         /* >0 when inside a frequency-guarded block of this function */
   TL_VEC(char *) guard_vars;    /* names assigned a frequency test in the current function */
   TL_VEC(char *) loop_iters;    /* per loop: dotted text of the iterated object (or NULL) */
+  TSTreeCursor cur;             /* reused to list children (ts_node_named_child(n, i) rescans from child 0) */
+  TL_VEC(TSNode) kids;          /* a stack of the child lists being walked */
   bool depth_reported;
 } tl_walk_ctx;
 
@@ -89,7 +91,21 @@ static void tl_visit(tl_walk_ctx *c, TSNode n, int depth);
 
 static void tl_walk_children(tl_walk_ctx *c, TSNode n, int depth) {
   uint32_t k = ts_node_named_child_count(n);
-  for (uint32_t i = 0; i < k; i++) tl_visit(c, ts_node_named_child(n, i), depth + 1);
+  if (k <= 8) { /* few children: indexing is cheaper than resetting the cursor */
+    for (uint32_t i = 0; i < k; i++) tl_visit(c, ts_node_named_child(n, i), depth + 1);
+    return;
+  }
+  size_t base = c->kids.n;
+  ts_tree_cursor_reset(&c->cur, n);
+  if (ts_tree_cursor_goto_first_child(&c->cur)) {
+    do {
+      TSNode ch = ts_tree_cursor_current_node(&c->cur);
+      if (ts_node_is_named(ch)) tl_vec_push(&c->kids, ch);
+    } while (ts_tree_cursor_goto_next_sibling(&c->cur));
+  }
+  size_t end = c->kids.n;
+  for (size_t i = base; i < end; i++) tl_visit(c, c->kids.v[i], depth + 1); /* by index: kids may grow */
+  c->kids.n = base;
 }
 
 static char *tl_join_module(const char *base, const char *name) {
@@ -121,7 +137,7 @@ static void tl_model_import(tl_walk_ctx *c, TSNode n) {
   bool from = tl_node_is(n, "import_from_statement");
   char *base = NULL;
   if (from) {
-    TSNode mod = ts_node_child_by_field_name(n, "module_name", 11);
+    TSNode mod = TL_CHILD(n, module_name);
     if (tl_node_is(mod, "relative_import")) {
       int dots = 0;
       char *rest = NULL;
@@ -140,7 +156,7 @@ static void tl_model_import(tl_walk_ctx *c, TSNode n) {
   }
   /* The imported names: every dotted_name / aliased_import child except the module name.
    * (Named children, not ts_node_field_name_for_child: that misreports repeated fields.) */
-  TSNode modnode = from ? ts_node_child_by_field_name(n, "module_name", 11) : (TSNode){0};
+  TSNode modnode = from ? TL_CHILD(n, module_name) : (TSNode){0};
   uint32_t cnt = ts_node_named_child_count(n);
   for (uint32_t i = 0; i < cnt; i++) {
     TSNode ch = ts_node_named_child(n, i);
@@ -149,8 +165,8 @@ static void tl_model_import(tl_walk_ctx *c, TSNode n) {
       continue;
     char *name = NULL, *alias = NULL;
     if (tl_node_is(ch, "aliased_import")) {
-      name = tl_node_text(ts_node_child_by_field_name(ch, "name", 4), src);
-      alias = tl_node_text(ts_node_child_by_field_name(ch, "alias", 5), src);
+      name = tl_node_text(TL_CHILD(ch, name), src);
+      alias = tl_node_text(TL_CHILD(ch, alias), src);
     } else {
       name = tl_node_text(ch, src);
     }
@@ -178,8 +194,8 @@ static void tl_model_import(tl_walk_ctx *c, TSNode n) {
 static bool tl_has_modulo(TSNode n, const char *src, int depth) {
   if (depth > 32 || ts_node_is_null(n)) return false;
   if (tl_node_is(n, "binary_operator")) {
-    TSNode op = ts_node_child_by_field_name(n, "operator", 8);
-    TSNode left = ts_node_child_by_field_name(n, "left", 4);
+    TSNode op = TL_CHILD(n, operator);
+    TSNode left = TL_CHILD(n, left);
     if (!ts_node_is_null(op) && ts_node_end_byte(op) - ts_node_start_byte(op) == 1 &&
         src[ts_node_start_byte(op)] == '%' && !tl_node_is(left, "string") &&
         !tl_node_is(left, "concatenated_string"))
@@ -200,9 +216,9 @@ static bool tl_is_loop_counter(TSNode at, const char *src, TSNode name) {
   for (TSNode p = ts_node_parent(at); !ts_node_is_null(p); p = ts_node_parent(p)) {
     if (tl_node_is(p, "function_definition") || tl_node_is(p, "class_definition") || tl_node_is(p, "lambda")) break;
     if (!tl_node_is(p, "for_statement")) continue;
-    TSNode left = ts_node_child_by_field_name(p, "left", 4), right = ts_node_child_by_field_name(p, "right", 5);
+    TSNode left = TL_CHILD(p, left), right = TL_CHILD(p, right);
     if (!tl_node_is(right, "call")) continue;
-    TSNode fn = ts_node_child_by_field_name(right, "function", 8);
+    TSNode fn = TL_CHILD(right, function);
     TSNode target = (TSNode){0};
     if (tl_node_is(fn, "identifier") && ts_node_end_byte(fn) - ts_node_start_byte(fn) == 5 &&
         !memcmp(src + ts_node_start_byte(fn), "range", 5))
@@ -242,14 +258,14 @@ static tl_freq tl_freq_test(tl_walk_ctx *c, TSNode cond, int depth) {
   const char *t = ts_node_type(cond);
   if (!strcmp(t, "parenthesized_expression")) return tl_freq_test(c, ts_node_named_child(cond, 0), depth + 1);
   if (!strcmp(t, "not_operator")) {
-    tl_freq f = tl_freq_test(c, ts_node_child_by_field_name(cond, "argument", 8), depth + 1);
+    tl_freq f = tl_freq_test(c, TL_CHILD(cond, argument), depth + 1);
     return f == TL_FREQ_RARE_THEN ? TL_FREQ_RARE_ELSE : f == TL_FREQ_RARE_ELSE ? TL_FREQ_RARE_THEN : TL_FREQ_NONE;
   }
   if (!strcmp(t, "boolean_operator")) {
-    TSNode op = ts_node_child_by_field_name(cond, "operator", 8);
+    TSNode op = TL_CHILD(cond, operator);
     bool is_and = !ts_node_is_null(op) && !strncmp(src + ts_node_start_byte(op), "and", 3);
-    tl_freq l = tl_freq_test(c, ts_node_child_by_field_name(cond, "left", 4), depth + 1);
-    tl_freq r = tl_freq_test(c, ts_node_child_by_field_name(cond, "right", 5), depth + 1);
+    tl_freq l = tl_freq_test(c, TL_CHILD(cond, left), depth + 1);
+    tl_freq r = tl_freq_test(c, TL_CHILD(cond, right), depth + 1);
     if (is_and) return (l == TL_FREQ_RARE_THEN || r == TL_FREQ_RARE_THEN) ? TL_FREQ_RARE_THEN : TL_FREQ_NONE;
     return (l == TL_FREQ_RARE_THEN && r == TL_FREQ_RARE_THEN) ? TL_FREQ_RARE_THEN : TL_FREQ_NONE;
   }
@@ -288,24 +304,24 @@ static void tl_walk_guarded(tl_walk_ctx *c, TSNode block, bool guarded, int dept
 }
 
 static void tl_walk_if(tl_walk_ctx *c, TSNode n, int depth) {
-  TSNode cond = ts_node_child_by_field_name(n, "condition", 9);
+  TSNode cond = TL_CHILD(n, condition);
   tl_visit(c, cond, depth + 1);
   tl_freq f = tl_freq_test(c, cond, 0);
-  tl_walk_guarded(c, ts_node_child_by_field_name(n, "consequence", 11), f == TL_FREQ_RARE_THEN, depth + 1);
+  tl_walk_guarded(c, TL_CHILD(n, consequence), f == TL_FREQ_RARE_THEN, depth + 1);
   /* elif/else clauses (by type: ts_node_field_name_for_child misreports repeated fields) */
   uint32_t cnt = ts_node_named_child_count(n);
   for (uint32_t i = 0; i < cnt; i++) {
     TSNode alt = ts_node_named_child(n, i);
     if (tl_node_is(alt, "else_clause")) {
-      tl_walk_guarded(c, ts_node_child_by_field_name(alt, "body", 4), f == TL_FREQ_RARE_ELSE, depth + 1);
+      tl_walk_guarded(c, TL_CHILD(alt, body), f == TL_FREQ_RARE_ELSE, depth + 1);
     } else if (tl_node_is(alt, "elif_clause")) {
       /* An elif runs only when the first test failed: rare when the first test is `!=`. */
       bool g = f == TL_FREQ_RARE_ELSE;
       if (g) { tl_range r = {ts_node_start_byte(alt), ts_node_end_byte(alt)}; tl_vec_push(&c->m->guards, r); c->guard_depth++; }
-      TSNode ec = ts_node_child_by_field_name(alt, "condition", 9);
+      TSNode ec = TL_CHILD(alt, condition);
       tl_visit(c, ec, depth + 1);
       tl_freq ef = tl_freq_test(c, ec, 0);
-      tl_walk_guarded(c, ts_node_child_by_field_name(alt, "consequence", 11), ef == TL_FREQ_RARE_THEN, depth + 1);
+      tl_walk_guarded(c, TL_CHILD(alt, consequence), ef == TL_FREQ_RARE_THEN, depth + 1);
       if (g) c->guard_depth--;
     }
   }
@@ -366,7 +382,7 @@ static unsigned tl_call_work(const char *callee) {
 static void tl_add_binding(tl_walk_ctx *c, const char *name, uint32_t byte, TSNode value, tl_valkind kind) {
   tl_binding b = {tl_strdup(name), byte, c->func, value, kind, NULL, -1};
   if (!ts_node_is_null(value) && tl_node_is(value, "call"))
-    b.ctor = tl_dotted(ts_node_child_by_field_name(value, "function", 8), c->src);
+    b.ctor = tl_dotted(TL_CHILD(value, function), c->src);
   tl_vec_push(&c->m->bindings, b);
   /* self.<attr> = ... inside a method: an attribute of the class. */
   if (c->cls >= 0 && !strncmp(name, "self.", 5) && !strchr(name + 5, '.')) {
@@ -398,8 +414,8 @@ static bool tl_is_dataloader_callee(const tl_file_model *m, const char *callee) 
 }
 
 static void tl_walk_assignment(tl_walk_ctx *c, TSNode n, int depth) {
-  TSNode left = ts_node_child_by_field_name(n, "left", 4);
-  TSNode right = ts_node_child_by_field_name(n, "right", 5);
+  TSNode left = TL_CHILD(n, left);
+  TSNode right = TL_CHILD(n, right);
   tl_walk_children(c, n, depth);
   if (ts_node_is_null(right)) return;
   uint32_t at = ts_node_end_byte(n);
@@ -408,7 +424,7 @@ static void tl_walk_assignment(tl_walk_ctx *c, TSNode n, int depth) {
     if (!d) return;
     tl_add_binding(c, d, at, right, TL_VAL_UNKNOWN);
     if (tl_node_is(right, "call")) {
-      char *callee = tl_dotted(ts_node_child_by_field_name(right, "function", 8), c->src);
+      char *callee = tl_dotted(TL_CHILD(right, function), c->src);
       if (tl_is_dataloader_callee(c->m, callee)) tl_vec_push(&c->m->loader_names, tl_strdup(d));
       free(callee);
     }
@@ -433,7 +449,7 @@ static void tl_walk_assignment(tl_walk_ctx *c, TSNode n, int depth) {
 }
 
 static void tl_walk_call(tl_walk_ctx *c, TSNode n, int depth) {
-  TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+  TSNode fn = TL_CHILD(n, function);
   char *callee = tl_dotted(fn, c->src);
   if (callee) {
     TSPoint p = ts_node_start_point(n);
@@ -444,14 +460,14 @@ static void tl_walk_call(tl_walk_ctx *c, TSNode n, int depth) {
       c->m->loops.v[c->loop].work |= call.work;
   }
   /* collate_fn=<name> marks a per-sample function. */
-  TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+  TSNode args = TL_CHILD(n, arguments);
   for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++) {
     TSNode a = ts_node_named_child(args, i);
     if (!tl_node_is(a, "keyword_argument")) continue;
-    TSNode k = ts_node_child_by_field_name(a, "name", 4);
+    TSNode k = TL_CHILD(a, name);
     uint32_t kl = ts_node_end_byte(k) - ts_node_start_byte(k);
     if (kl == 10 && !memcmp(c->src + ts_node_start_byte(k), "collate_fn", 10)) {
-      char *v = tl_dotted(ts_node_child_by_field_name(a, "value", 5), c->src);
+      char *v = tl_dotted(TL_CHILD(a, value), c->src);
       if (v) tl_vec_push(&c->m->collate_names, v);
     }
   }
@@ -459,7 +475,7 @@ static void tl_walk_call(tl_walk_ctx *c, TSNode n, int depth) {
 }
 
 static void tl_walk_function(tl_walk_ctx *c, TSNode n, int depth) {
-  TSNode name = ts_node_child_by_field_name(n, "name", 4);
+  TSNode name = TL_CHILD(n, name);
   char *nm = tl_node_text(name, c->src);
   const tl_func *outer = &c->m->funcs.v[c->func];
   tl_func f = {0};
@@ -476,6 +492,7 @@ static void tl_walk_function(tl_walk_ctx *c, TSNode n, int depth) {
     f.display = tl_printf("%s.%s", outer->display, nm);
   }
   f.cls = c->func == 0 ? c->cls : -1;
+  f.outer = c->func;
   f.start = ts_node_start_byte(n);
   f.end = ts_node_end_byte(n);
   TSPoint p = ts_node_start_point(name);
@@ -503,10 +520,10 @@ static void tl_walk_function(tl_walk_ctx *c, TSNode n, int depth) {
 
 static void tl_walk_class(tl_walk_ctx *c, TSNode n, int depth) {
   tl_class k = {0};
-  k.name = tl_node_text(ts_node_child_by_field_name(n, "name", 4), c->src);
+  k.name = tl_node_text(TL_CHILD(n, name), c->src);
   k.qual = c->cls >= 0 ? tl_printf("%s.%s", c->m->classes.v[c->cls].qual, k.name) : tl_join_module(c->m->module, k.name);
   k.line = ts_node_start_point(n).row + 1;
-  TSNode sup = ts_node_child_by_field_name(n, "superclasses", 12);
+  TSNode sup = TL_CHILD(n, superclasses);
   for (uint32_t i = 0; !ts_node_is_null(sup) && i < ts_node_named_child_count(sup); i++) {
     char *d = tl_dotted(ts_node_named_child(sup, i), c->src);
     if (!d) continue;
@@ -528,17 +545,17 @@ static void tl_walk_loop(tl_walk_ctx *c, TSNode n, int depth) {
   tl_loop l = {c->func, c->loop, ts_node_start_byte(n), ts_node_end_byte(n), p.row + 1, p.column + 1, !is_for, false, 0};
   char *iter = NULL;
   if (is_for) {
-    TSNode right = ts_node_child_by_field_name(n, "right", 5);
+    TSNode right = TL_CHILD(n, right);
     tl_visit(c, right, depth + 1); /* the iterable is evaluated once, outside the loop */
     /* Unwrap enumerate(...), tqdm(...), zip(...): take the first argument that names something. */
     for (int guard = 0; guard < 4 && tl_node_is(right, "call"); guard++) {
-      char *fn = tl_dotted(ts_node_child_by_field_name(right, "function", 8), c->src);
+      char *fn = tl_dotted(TL_CHILD(right, function), c->src);
       bool wrapper = fn && (tl_last_is(fn, "enumerate") || tl_last_is(fn, "tqdm") || tl_last_is(fn, "zip") ||
                             tl_last_is(fn, "iter") || tl_last_is(fn, "islice") || tl_last_is(fn, "track") ||
                             tl_last_is(fn, "progress_bar"));
       free(fn);
       if (!wrapper) break;
-      TSNode args = ts_node_child_by_field_name(right, "arguments", 9);
+      TSNode args = TL_CHILD(right, arguments);
       if (ts_node_is_null(args) || ts_node_named_child_count(args) == 0) break;
       right = ts_node_named_child(args, 0);
     }
@@ -550,15 +567,15 @@ static void tl_walk_loop(tl_walk_ctx *c, TSNode n, int depth) {
   int32_t saved = c->loop;
   c->loop = idx;
   if (is_for) {
-    TSNode left = ts_node_child_by_field_name(n, "left", 4);
-    TSNode body = ts_node_child_by_field_name(n, "body", 4);
+    TSNode left = TL_CHILD(n, left);
+    TSNode body = TL_CHILD(n, body);
     uint32_t at = ts_node_is_null(body) ? ts_node_end_byte(left) : ts_node_start_byte(body);
     /* Loop targets: CPU tensors when iterating a loader (decided after the walk), unknown otherwise. */
     size_t first = c->m->bindings.n;
     tl_bind_targets(c, left, at, TL_VAL_UNKNOWN, 0);
     for (size_t i = first; i < c->m->bindings.n; i++) c->m->bindings.v[i].from_loop = idx; /* kind set after the walk */
     tl_visit(c, body, depth + 1);
-    tl_visit(c, ts_node_child_by_field_name(n, "alternative", 11), depth + 1);
+    tl_visit(c, TL_CHILD(n, alternative), depth + 1);
   } else {
     tl_walk_children(c, n, depth);
   }
@@ -622,7 +639,7 @@ void tl_model_build(tl_file_model *m, TSNode root, const char *src, const char *
   m->module = tl_strdup(module);
   m->is_package = is_package;
   tl_func top = {tl_strdup("<module>"), tl_strdup(module), tl_strdup(module), -1,
-                 ts_node_start_byte(root), ts_node_end_byte(root), 1, 1, false};
+                 ts_node_start_byte(root), ts_node_end_byte(root), 1, 1, false, -1};
   tl_vec_push(&m->funcs, top);
   tl_walk_ctx c = {0};
   c.m = m;
@@ -632,7 +649,23 @@ void tl_model_build(tl_file_model *m, TSNode root, const char *src, const char *
   c.func = 0;
   c.cls = -1;
   c.loop = -1;
+  c.cur = ts_tree_cursor_new(root);
   tl_visit(&c, root, 0);
+  ts_tree_cursor_delete(&c.cur);
+  tl_vec_free(&c.kids);
+  /* The bindings grouped by function (a counting sort, stable): a lookup reads its function's only. */
+  m->bind_first = tl_calloc(m->funcs.n + 1, sizeof *m->bind_first);
+  m->bind_order = tl_malloc((m->bindings.n ? m->bindings.n : 1) * sizeof *m->bind_order);
+  for (size_t i = 0; i < m->bindings.n; i++) m->bind_first[m->bindings.v[i].func + 1]++;
+  for (size_t f = 0; f < m->funcs.n; f++) m->bind_first[f + 1] += m->bind_first[f];
+  {
+    uint32_t *next = tl_malloc((m->funcs.n + 1) * sizeof *next);
+    memcpy(next, m->bind_first, (m->funcs.n + 1) * sizeof *next);
+    for (size_t i = 0; i < m->bindings.n; i++) m->bind_order[next[m->bindings.v[i].func]++] = (uint32_t)i;
+    free(next);
+  }
+  m->funcs_sorted = true;
+  for (size_t i = 2; i < m->funcs.n && m->funcs_sorted; i++) m->funcs_sorted = m->funcs.v[i - 1].start <= m->funcs.v[i].start;
   /* Now that every DataLoader binding is known: which loops iterate a loader. */
   for (size_t i = 0; i < m->loops.n; i++) {
     char *it = c.loop_iters.v[i];
@@ -668,6 +701,9 @@ void tl_model_free(tl_file_model *m) {
   tl_vec_free(&m->calls);
   for (size_t i = 0; i < m->bindings.n; i++) { free(m->bindings.v[i].name); free(m->bindings.v[i].ctor); }
   tl_vec_free(&m->bindings);
+  free(m->bind_order);
+  free(m->bind_first);
+  m->bind_order = m->bind_first = NULL;
   tl_vec_free(&m->guards);
   for (size_t i = 0; i < m->loader_names.n; i++) free(m->loader_names.v[i]);
   tl_vec_free(&m->loader_names);
@@ -689,6 +725,19 @@ char *tl_model_resolve(const tl_file_model *m, const char *dotted) {
 }
 
 int32_t tl_model_func_at(const tl_file_model *m, uint32_t byte) {
+  if (m->funcs_sorted) {
+    /* The last function starting at or before `byte`, then out through its enclosing functions
+     * to the first that still contains `byte`: every function containing `byte` encloses that one. */
+    size_t lo = 1, hi = m->funcs.n;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (m->funcs.v[mid].start <= byte) lo = mid + 1;
+      else hi = mid;
+    }
+    int32_t i = (int32_t)lo - 1;
+    while (i > 0 && !(byte < m->funcs.v[i].end && m->funcs.v[i].start >= m->funcs.v[0].start)) i = m->funcs.v[i].outer;
+    return i > 0 ? i : 0;
+  }
   int32_t best = 0;
   for (size_t i = 1; i < m->funcs.n; i++) {
     const tl_func *f = &m->funcs.v[i];
@@ -731,6 +780,14 @@ unsigned tl_model_call_work(const char *callee) { return callee ? tl_call_work(c
 
 static const tl_binding *tl_lookup(const tl_file_model *m, const char *name, int32_t func, uint32_t before) {
   const tl_binding *best = NULL;
+  if (m->bind_first) {
+    if (func < 0 || (size_t)func >= m->funcs.n) return NULL;
+    for (uint32_t j = m->bind_first[func]; j < m->bind_first[func + 1]; j++) {
+      const tl_binding *b = &m->bindings.v[m->bind_order[j]];
+      if (b->byte <= before && !strcmp(b->name, name) && (!best || b->byte >= best->byte)) best = b;
+    }
+    return best;
+  }
   for (size_t i = 0; i < m->bindings.n; i++) {
     const tl_binding *b = &m->bindings.v[i];
     if (b->func == func && b->byte <= before && !strcmp(b->name, name) && (!best || b->byte >= best->byte)) best = b;
@@ -753,9 +810,9 @@ static TSNode tl_kwarg(TSNode args, const char *src, const char *name) {
   for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++) {
     TSNode a = ts_node_named_child(args, i);
     if (!tl_node_is(a, "keyword_argument")) continue;
-    TSNode k = ts_node_child_by_field_name(a, "name", 4);
+    TSNode k = TL_CHILD(a, name);
     if (ts_node_end_byte(k) - ts_node_start_byte(k) == nl && !memcmp(src + ts_node_start_byte(k), name, nl))
-      return ts_node_child_by_field_name(a, "value", 5);
+      return TL_CHILD(a, value);
   }
   return (TSNode){0};
 }
@@ -773,13 +830,13 @@ static const char *const tl_torch_ctors[] = {
   "empty_like", "full_like", "rand_like", "randn_like", NULL};
 
 static tl_valkind tl_classify_call(const tl_file_model *m, TSNode n, const char *src, int32_t func, int depth) {
-  TSNode fn = ts_node_child_by_field_name(n, "function", 8);
-  TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+  TSNode fn = TL_CHILD(n, function);
+  TSNode args = TL_CHILD(n, arguments);
   char *callee = tl_dotted(fn, src);
   tl_valkind out = TL_VAL_UNKNOWN;
   if (!callee) {
     if (tl_node_is(fn, "attribute"))
-      out = tl_model_classify(m, ts_node_child_by_field_name(fn, "object", 6), src, func, depth + 1);
+      out = tl_model_classify(m, TL_CHILD(fn, object), src, func, depth + 1);
     return out == TL_VAL_LIST ? TL_VAL_UNKNOWN : out;
   }
   char *q = tl_model_resolve(m, callee);
@@ -806,7 +863,7 @@ static tl_valkind tl_classify_call(const tl_file_model *m, TSNode n, const char 
       if (out == TL_VAL_UNKNOWN) out = TL_VAL_DEVICE;
     }
   } else if (tl_node_is(fn, "attribute")) {
-    TSNode obj = ts_node_child_by_field_name(fn, "object", 6);
+    TSNode obj = TL_CHILD(fn, object);
     if (!strcmp(meth, "cpu") || !strcmp(meth, "numpy") || !strcmp(meth, "pin_memory")) out = TL_VAL_CPU;
     else if (!strcmp(meth, "item") || !strcmp(meth, "tolist") || !strcmp(meth, "size") || !strcmp(meth, "dim") ||
              !strcmp(meth, "numel") || !strcmp(meth, "nelement") || !strcmp(meth, "get_device"))
@@ -817,9 +874,9 @@ static tl_valkind tl_classify_call(const tl_file_model *m, TSNode n, const char 
       for (uint32_t i = 0; i < ts_node_named_child_count(args) && out == TL_VAL_UNKNOWN; i++) {
         TSNode a = ts_node_named_child(args, i);
         if (tl_node_is(a, "keyword_argument")) {
-          TSNode k = ts_node_child_by_field_name(a, "name", 4);
+          TSNode k = TL_CHILD(a, name);
           if (ts_node_end_byte(k) - ts_node_start_byte(k) != 6 || memcmp(src + ts_node_start_byte(k), "device", 6)) continue;
-          a = ts_node_child_by_field_name(a, "value", 5);
+          a = TL_CHILD(a, value);
         }
         out = tl_device_arg(src, a);
       }
@@ -901,7 +958,7 @@ tl_valkind tl_model_classify(const tl_file_model *m, TSNode n, const char *src, 
   }
   if (!strcmp(t, "call")) return tl_classify_call(m, n, src, func, depth);
   if (!strcmp(t, "subscript")) {
-    tl_valkind k = tl_model_classify(m, ts_node_child_by_field_name(n, "value", 5), src, func, depth + 1);
+    tl_valkind k = tl_model_classify(m, TL_CHILD(n, value), src, func, depth + 1);
     return (k == TL_VAL_LIST || k == TL_VAL_PY) ? TL_VAL_UNKNOWN : k;
   }
   if (!strcmp(t, "binary_operator") || !strcmp(t, "comparison_operator") || !strcmp(t, "boolean_operator")) {

@@ -65,19 +65,19 @@ static bool tl_cond_flag(const tl_pred_ctx *c, TSNode cond, const pcre2_code *re
   if (depth > TL_PRED_MAX_DEPTH || ts_node_is_null(cond)) return false;
   cond = tl_unparen(cond);
   if (tl_node_is(cond, "not_operator"))
-    return tl_cond_flag(c, ts_node_child_by_field_name(cond, "argument", 8), re, !positive, depth + 1);
+    return tl_cond_flag(c, TL_CHILD(cond, argument), re, !positive, depth + 1);
   if (tl_node_is(cond, "boolean_operator")) {
-    TSNode op = ts_node_child_by_field_name(cond, "operator", 8);
+    TSNode op = TL_CHILD(cond, operator);
     bool is_and = !ts_node_is_null(op) && !strncmp(c->src + ts_node_start_byte(op), "and", 3);
     /* `flag and x` needs the flag; so does `not (not flag or x)` */
     if (is_and != positive) return false;
-    return tl_cond_flag(c, ts_node_child_by_field_name(cond, "left", 4), re, positive, depth + 1) ||
-           tl_cond_flag(c, ts_node_child_by_field_name(cond, "right", 5), re, positive, depth + 1);
+    return tl_cond_flag(c, TL_CHILD(cond, left), re, positive, depth + 1) ||
+           tl_cond_flag(c, TL_CHILD(cond, right), re, positive, depth + 1);
   }
   if (!positive) return false;
   if (tl_node_is(cond, "identifier")) return tl_names_match(c, cond, re, depth);
   if (tl_node_is(cond, "attribute"))
-    return tl_names_match(c, ts_node_child_by_field_name(cond, "attribute", 9), re, depth);
+    return tl_names_match(c, TL_CHILD(cond, attribute), re, depth);
   /* is_debug(), logger.isEnabledFor(logging.DEBUG), cfg.debug_level > 0 */
   if (tl_node_is(cond, "call") || tl_node_is(cond, "comparison_operator") || tl_node_is(cond, "subscript"))
     return tl_names_match(c, cond, re, depth);
@@ -88,15 +88,15 @@ bool tl_pred_in_if(const tl_pred_ctx *c, TSNode n, const pcre2_code *re) {
   TSNode child = n;
   for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && !tl_is_scope(p); child = p, p = ts_node_parent(p)) {
     if (tl_node_is(p, "if_statement") || tl_node_is(p, "elif_clause")) {
-      TSNode body = ts_node_child_by_field_name(p, "consequence", 11);
+      TSNode body = TL_CHILD(p, consequence);
       if (ts_node_eq(body, child) &&
-          tl_cond_flag(c, ts_node_child_by_field_name(p, "condition", 9), re, true, 0))
+          tl_cond_flag(c, TL_CHILD(p, condition), re, true, 0))
         return true;
     } else if (tl_node_is(p, "else_clause")) {
       /* `if not debug: ... else: <here>` */
       TSNode owner = ts_node_parent(p);
       if (tl_node_is(owner, "if_statement") &&
-          tl_cond_flag(c, ts_node_child_by_field_name(owner, "condition", 9), re, false, 0))
+          tl_cond_flag(c, TL_CHILD(owner, condition), re, false, 0))
         return true;
     }
   }
@@ -183,7 +183,7 @@ static bool tl_callee_matches(const tl_pred_ctx *c, const char *callee, const pc
 bool tl_pred_value_from(const tl_pred_ctx *c, TSNode n, const pcre2_code *re) {
   n = tl_unparen(n);
   if (tl_node_is(n, "call")) {
-    char *callee = tl_dotted(ts_node_child_by_field_name(n, "function", 8), c->src);
+    char *callee = tl_dotted(TL_CHILD(n, function), c->src);
     bool r = tl_callee_matches(c, callee, re);
     free(callee);
     return r;
@@ -233,22 +233,22 @@ static bool tl_bool_mask(const tl_pred_ctx *c, TSNode n, int depth) {
     return false;
   }
   if (tl_node_is(n, "unary_operator")) {
-    TSNode op = ts_node_child_by_field_name(n, "operator", 8);
+    TSNode op = TL_CHILD(n, operator);
     return !ts_node_is_null(op) && src[ts_node_start_byte(op)] == '~' &&
-           tl_bool_mask(c, ts_node_child_by_field_name(n, "argument", 8), depth + 1);
+           tl_bool_mask(c, TL_CHILD(n, argument), depth + 1);
   }
   if (tl_node_is(n, "binary_operator")) {
-    TSNode op = ts_node_child_by_field_name(n, "operator", 8);
+    TSNode op = TL_CHILD(n, operator);
     if (ts_node_is_null(op) || ts_node_end_byte(op) - ts_node_start_byte(op) != 1) return false;
     char o = src[ts_node_start_byte(op)];
     if (o != '&' && o != '|' && o != '^') return false;
-    return tl_bool_mask(c, ts_node_child_by_field_name(n, "left", 4), depth + 1) ||
-           tl_bool_mask(c, ts_node_child_by_field_name(n, "right", 5), depth + 1);
+    return tl_bool_mask(c, TL_CHILD(n, left), depth + 1) ||
+           tl_bool_mask(c, TL_CHILD(n, right), depth + 1);
   }
   if (tl_node_is(n, "call")) {
-    TSNode fn = ts_node_child_by_field_name(n, "function", 8);
-    TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
-    TSNode name = tl_node_is(fn, "attribute") ? ts_node_child_by_field_name(fn, "attribute", 9) : fn;
+    TSNode fn = TL_CHILD(n, function);
+    TSNode args = TL_CHILD(n, arguments);
+    TSNode name = tl_node_is(fn, "attribute") ? TL_CHILD(fn, attribute) : fn;
     if (!tl_node_is(name, "identifier")) return false;
     uint32_t s = ts_node_start_byte(name), l = ts_node_end_byte(name) - s;
     char *callee = tl_dotted(fn, src);
@@ -263,11 +263,11 @@ static bool tl_bool_mask(const tl_pred_ctx *c, TSNode n, int depth) {
                                              "flatten", "transpose", "permute", "contiguous", "clone", "detach",
                                              "repeat", "tile", "t", NULL};
     if (tl_node_is(fn, "attribute") && tl_in_set(src + s, l, keep_dtype))
-      return tl_bool_mask(c, ts_node_child_by_field_name(fn, "object", 6), depth + 1);
+      return tl_bool_mask(c, TL_CHILD(fn, object), depth + 1);
     if (tl_in_set(src + s, l, tl_bool_methods)) {
       /* torch.isnan(x) / x.isnan(): a tensor unless x is a host value */
       TSNode subj = lib ? (ts_node_named_child_count(args) ? ts_node_named_child(args, 0) : (TSNode){0})
-                        : ts_node_child_by_field_name(fn, "object", 6);
+                        : TL_CHILD(fn, object);
       if (ts_node_is_null(subj)) return false;
       tl_valkind k = tl_model_classify(c->m, subj, src, c->func, 0);
       return k != TL_VAL_PY && k != TL_VAL_LIST;
@@ -276,9 +276,9 @@ static bool tl_bool_mask(const tl_pred_ctx *c, TSNode n, int depth) {
     for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++) {
       TSNode a = ts_node_named_child(args, i);
       if (tl_node_is(a, "keyword_argument")) {
-        TSNode k = ts_node_child_by_field_name(a, "name", 4);
+        TSNode k = TL_CHILD(a, name);
         if (!tl_text_eq(k, src, "dtype")) continue;
-        a = ts_node_child_by_field_name(a, "value", 5);
+        a = TL_CHILD(a, value);
       } else if (!(l == 2 && !memcmp(src + s, "to", 2)) && !(l == 4 && !memcmp(src + s, "type", 4))) {
         continue;
       }
@@ -289,7 +289,7 @@ static bool tl_bool_mask(const tl_pred_ctx *c, TSNode n, int depth) {
     return false;
   }
   if (tl_node_is(n, "subscript")) /* a row of a mask: mask[i] */
-    return tl_bool_mask(c, ts_node_child_by_field_name(n, "value", 5), depth + 1);
+    return tl_bool_mask(c, TL_CHILD(n, value), depth + 1);
   if (tl_node_is(n, "identifier") || tl_node_is(n, "attribute")) {
     char *d = tl_dotted(n, src);
     const tl_binding *b = d ? tl_model_binding(c->m, d, c->func, ts_node_start_byte(n)) : NULL;
@@ -309,7 +309,7 @@ bool tl_pred_assignment_target(TSNode n) {
     if (tl_node_is(p, "pattern_list") || tl_node_is(p, "tuple_pattern") || tl_node_is(p, "list_pattern") ||
         tl_node_is(p, "parenthesized_expression") || tl_node_is(p, "tuple") || tl_node_is(p, "list"))
       continue;
-    if (tl_node_is(p, "assignment")) return ts_node_eq(ts_node_child_by_field_name(p, "left", 4), child);
+    if (tl_node_is(p, "assignment")) return ts_node_eq(TL_CHILD(p, left), child);
     return false;
   }
   return false;
@@ -318,7 +318,7 @@ bool tl_pred_assignment_target(TSNode n) {
 /* ---- #keeps-graph? ---- */
 
 static bool tl_is_no_grad_call(const tl_pred_ctx *c, TSNode n) {
-  TSNode fn = tl_node_is(n, "call") ? ts_node_child_by_field_name(n, "function", 8) : n;
+  TSNode fn = tl_node_is(n, "call") ? TL_CHILD(n, function) : n;
   char *d = tl_dotted(fn, c->src);
   if (!d) return false;
   char *q = tl_model_resolve(c->m, d);
@@ -326,7 +326,7 @@ static bool tl_is_no_grad_call(const tl_pred_ctx *c, TSNode n) {
            !strcmp(q, "torch.autograd.inference_mode") || !strcmp(q, "paddle.no_grad") ||
            !strcmp(q, "paddle.fluid.dygraph.no_grad");
   if (!r && !strcmp(q, "torch.set_grad_enabled") && tl_node_is(n, "call")) {
-    TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+    TSNode args = TL_CHILD(n, arguments);
     r = ts_node_named_child_count(args) == 1 && tl_text_eq(ts_node_named_child(args, 0), c->src, "False");
   }
   free(q);
@@ -343,7 +343,7 @@ static bool tl_in_no_grad(const tl_pred_ctx *c, TSNode n) {
         if (!tl_node_is(clause, "with_clause")) continue;
         for (uint32_t j = 0; j < ts_node_named_child_count(clause); j++) {
           TSNode item = ts_node_named_child(clause, j);
-          TSNode v = tl_node_is(item, "with_item") ? ts_node_child_by_field_name(item, "value", 5) : item;
+          TSNode v = tl_node_is(item, "with_item") ? TL_CHILD(item, value) : item;
           if (tl_is_no_grad_call(c, v)) return true;
         }
       }
@@ -356,12 +356,12 @@ static bool tl_in_no_grad(const tl_pred_ctx *c, TSNode n) {
           return true;
       }
       /* Lightning runs these hooks of a LightningModule with gradients disabled */
-      TSNode name = ts_node_child_by_field_name(p, "name", 4);
+      TSNode name = TL_CHILD(p, name);
       if (tl_text_eq(name, c->src, "validation_step") || tl_text_eq(name, c->src, "test_step") ||
           tl_text_eq(name, c->src, "predict_step")) {
         for (TSNode k = ts_node_parent(p); !ts_node_is_null(k); k = ts_node_parent(k))
           if (tl_node_is(k, "class_definition")) {
-            TSNode sup = ts_node_child_by_field_name(k, "superclasses", 12);
+            TSNode sup = TL_CHILD(k, superclasses);
             uint32_t a = ts_node_is_null(sup) ? 0 : ts_node_start_byte(sup);
             return !ts_node_is_null(sup) && tl_icontains_n(c->src + a, ts_node_end_byte(sup) - a, "lightning");
           }
@@ -392,7 +392,7 @@ static TSNode tl_tuple_rhs(TSNode anchor, uint32_t end) {
   TSNode root = ts_tree_root_node(anchor.tree);
   TSNode n = ts_node_descendant_for_byte_range(root, end - 1, end);
   for (; !ts_node_is_null(n); n = ts_node_parent(n)) {
-    if (tl_node_is(n, "assignment") && ts_node_end_byte(n) == end) return ts_node_child_by_field_name(n, "right", 5);
+    if (tl_node_is(n, "assignment") && ts_node_end_byte(n) == end) return TL_CHILD(n, right);
     if (ts_node_end_byte(n) > end || tl_is_scope(n)) break;
   }
   return (TSNode){0};
@@ -427,8 +427,8 @@ static bool tl_graph_cut(const tl_pred_ctx *c, TSNode n, int depth) {
   if (depth > 8 || ts_node_is_null(n)) return false;
   n = tl_unparen(n);
   if (tl_node_is(n, "call")) {
-    TSNode fn = ts_node_child_by_field_name(n, "function", 8);
-    TSNode attr = tl_node_is(fn, "attribute") ? ts_node_child_by_field_name(fn, "attribute", 9) : (TSNode){0};
+    TSNode fn = TL_CHILD(n, function);
+    TSNode attr = tl_node_is(fn, "attribute") ? TL_CHILD(fn, attribute) : (TSNode){0};
     return tl_text_eq(attr, c->src, "detach") || tl_text_eq(attr, c->src, "item");
   }
   if (!tl_node_is(n, "identifier") && !tl_node_is(n, "attribute")) return false;
@@ -464,10 +464,10 @@ static bool tl_name_keeps_graph(const tl_pred_ctx *c, TSNode n, int depth) {
   }
   if (tl_node_is(n, "attribute")) {
     /* outputs.loss of `outputs = model(x)`; x.data, x.shape have no graph */
-    TSNode attr = ts_node_child_by_field_name(n, "attribute", 9);
+    TSNode attr = TL_CHILD(n, attribute);
     uint32_t s = ts_node_start_byte(attr);
     if (tl_in_set(c->src + s, ts_node_end_byte(attr) - s, tl_graphless_attrs)) return false;
-    return tl_keeps_graph(c, ts_node_child_by_field_name(n, "object", 6), depth + 1);
+    return tl_keeps_graph(c, TL_CHILD(n, object), depth + 1);
   }
   return false;
 }
@@ -478,18 +478,18 @@ static bool tl_keeps_graph(const tl_pred_ctx *c, TSNode n, int depth) {
   const char *src = c->src;
   const char *t = ts_node_type(n);
   if (!strcmp(t, "identifier") || !strcmp(t, "attribute")) return tl_name_keeps_graph(c, n, depth);
-  if (!strcmp(t, "subscript")) return tl_keeps_graph(c, ts_node_child_by_field_name(n, "value", 5), depth + 1);
-  if (!strcmp(t, "unary_operator")) return tl_keeps_graph(c, ts_node_child_by_field_name(n, "argument", 8), depth + 1);
+  if (!strcmp(t, "subscript")) return tl_keeps_graph(c, TL_CHILD(n, value), depth + 1);
+  if (!strcmp(t, "unary_operator")) return tl_keeps_graph(c, TL_CHILD(n, argument), depth + 1);
   if (!strcmp(t, "conditional_expression"))
     return tl_keeps_graph(c, ts_node_named_child(n, 0), depth + 1) || tl_keeps_graph(c, ts_node_named_child(n, 2), depth + 1);
   if (!strcmp(t, "binary_operator")) {
-    TSNode left = ts_node_child_by_field_name(n, "left", 4);
+    TSNode left = TL_CHILD(n, left);
     if (tl_node_is(left, "string") || tl_node_is(left, "concatenated_string")) return false;
-    return tl_keeps_graph(c, left, depth + 1) || tl_keeps_graph(c, ts_node_child_by_field_name(n, "right", 5), depth + 1);
+    return tl_keeps_graph(c, left, depth + 1) || tl_keeps_graph(c, TL_CHILD(n, right), depth + 1);
   }
   if (strcmp(t, "call")) return false; /* comparisons, literals, containers, ... */
-  TSNode fn = ts_node_child_by_field_name(n, "function", 8);
-  TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+  TSNode fn = TL_CHILD(n, function);
+  TSNode args = TL_CHILD(n, arguments);
   if (tl_node_is(fn, "identifier")) {
     uint32_t s = ts_node_start_byte(fn), l = ts_node_end_byte(fn) - s;
     if (tl_in_set(src + s, l, tl_py_funcs)) return false;
@@ -501,8 +501,8 @@ static bool tl_keeps_graph(const tl_pred_ctx *c, TSNode n, int depth) {
     return r;
   }
   if (!tl_node_is(fn, "attribute")) return false;
-  TSNode attr = ts_node_child_by_field_name(fn, "attribute", 9);
-  TSNode obj = ts_node_child_by_field_name(fn, "object", 6);
+  TSNode attr = TL_CHILD(fn, attribute);
+  TSNode obj = TL_CHILD(fn, object);
   uint32_t s = ts_node_start_byte(attr), l = ts_node_end_byte(attr) - s;
   if (tl_in_set(src + s, l, tl_graphless_methods)) return false;
   char *callee = tl_dotted(fn, src);
@@ -556,8 +556,8 @@ static bool tl_mentions_dotted(TSNode n, const char *src, const char *d, int dep
 static bool tl_backpropagated(TSNode n, const char *src, const char *d, int depth) {
   if (depth > 400 || ts_node_is_null(n)) return false;
   if (tl_node_is(n, "call")) {
-    TSNode fn = ts_node_child_by_field_name(n, "function", 8);
-    TSNode name = tl_node_is(fn, "attribute") ? ts_node_child_by_field_name(fn, "attribute", 9) : fn;
+    TSNode fn = TL_CHILD(n, function);
+    TSNode name = tl_node_is(fn, "attribute") ? TL_CHILD(fn, attribute) : fn;
     if ((tl_text_eq(name, src, "backward") || tl_text_eq(name, src, "manual_backward")) &&
         tl_mentions_dotted(n, src, d, 0))
       return true;
@@ -570,7 +570,7 @@ static bool tl_backpropagated(TSNode n, const char *src, const char *d, int dept
 
 bool tl_pred_step_accumulator(const tl_pred_ctx *c, TSNode n) {
   TSNode base = tl_unparen(n);
-  while (tl_node_is(base, "subscript")) base = tl_unparen(ts_node_child_by_field_name(base, "value", 5));
+  while (tl_node_is(base, "subscript")) base = tl_unparen(TL_CHILD(base, value));
   if (!tl_node_is(base, "identifier") && !tl_node_is(base, "attribute")) return false;
   char *d = tl_dotted(base, c->src);
   if (!d || strchr(d, '(')) { free(d); return false; }

@@ -20,30 +20,7 @@ typedef struct {
   tl_map *locals;      /* per file: "Class", "Class.method", "func" -> encoded entity */
   int8_t **class_kind; /* per file, per class: bit 1 module, bit 2 dataset, 0x40 computed, 0x20 in progress */
   tl_target **targets; /* per file, per call */
-  uint32_t **bfirst;   /* per file, per function f: its bindings are border[bfirst[f]..bfirst[f + 1]) */
-  uint32_t **border;   /* per file: binding indexes grouped by function, in source order */
 } tl_proj;
-
-/* Groups a file's bindings by function (a counting sort), so that looking up a name scans only
- * the bindings of one function instead of the whole file's for every call. */
-static void tl_index_bindings(tl_proj *p, size_t fi) {
-  const tl_file_model *m = &p->a->files.v[fi].model;
-  uint32_t *first = tl_calloc(m->funcs.n + 2, sizeof *first);
-  uint32_t *order = tl_calloc(m->bindings.n + 1, sizeof *order);
-  for (size_t i = 0; i < m->bindings.n; i++) {
-    int32_t f = m->bindings.v[i].func;
-    if (f >= 0 && (size_t)f < m->funcs.n) first[f + 1]++;
-  }
-  for (size_t f = 0; f < m->funcs.n; f++) first[f + 1] += first[f];
-  uint32_t *fill = tl_calloc(m->funcs.n + 1, sizeof *fill);
-  for (size_t i = 0; i < m->bindings.n; i++) {
-    int32_t f = m->bindings.v[i].func;
-    if (f >= 0 && (size_t)f < m->funcs.n) order[first[f] + fill[f]++] = (uint32_t)i;
-  }
-  free(fill);
-  p->bfirst[fi] = first;
-  p->border[fi] = order;
-}
 
 /* Encoded local entities: functions as idx + 1, classes as -(idx + 1). */
 
@@ -184,12 +161,8 @@ static bool tl_method(tl_proj *p, tl_ref c, const char *name, tl_ref *out, int d
 /* The class of the value bound to `name` before `byte` in function `func` of file fi, if a project class. */
 static bool tl_instance_class(tl_proj *p, int32_t fi, int32_t func, const char *name, uint32_t byte, tl_ref *out) {
   const tl_file_model *m = &p->a->files.v[fi].model;
-  const tl_binding *best = NULL;
   if (func < 0 || (size_t)func >= m->funcs.n) return false;
-  for (uint32_t k = p->bfirst[fi][func]; k < p->bfirst[fi][func + 1]; k++) {
-    const tl_binding *b = &m->bindings.v[p->border[fi][k]];
-    if (b->byte <= byte && !strcmp(b->name, name) && (!best || b->byte >= best->byte)) best = b;
-  }
+  const tl_binding *best = tl_model_binding(m, name, func, byte); /* the function's bindings only */
   if (best) return best->ctor && tl_class_ref(p, fi, best->ctor, out);
   /* self.attr: from the class's attribute table */
   int32_t cls = m->funcs.v[func].cls;
@@ -369,9 +342,6 @@ void tl_project_analyze(tl_analysis *a) {
   tl_index_files(&p);
   p.class_kind = tl_calloc(nf ? nf : 1, sizeof *p.class_kind);
   p.targets = tl_calloc(nf ? nf : 1, sizeof *p.targets);
-  p.bfirst = tl_calloc(nf ? nf : 1, sizeof *p.bfirst);
-  p.border = tl_calloc(nf ? nf : 1, sizeof *p.border);
-  for (size_t i = 0; i < nf; i++) tl_index_bindings(&p, i);
   for (size_t i = 0; i < nf; i++) {
     tl_file_model *m = &a->files.v[i].model;
     p.class_kind[i] = tl_calloc(m->classes.n + 1, 1);
@@ -491,14 +461,10 @@ void tl_project_analyze(tl_analysis *a) {
   for (size_t i = 0; i < nf; i++) {
     free(p.class_kind[i]);
     free(p.targets[i]);
-    free(p.bfirst[i]);
-    free(p.border[i]);
     tl_map_free(&p.locals[i]);
   }
   free(p.class_kind);
   free(p.targets);
-  free(p.bfirst);
-  free(p.border);
   free(p.locals);
   tl_map_free(&p.modules);
   tl_map_free(&p.suffixes);

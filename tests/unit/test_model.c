@@ -61,6 +61,51 @@ static void test_resolve(void) {
   ts_parser_delete(p);
 }
 
+/* The generated field ids (TL_FIELD_*) are the grammar's own. */
+static void test_field_ids(void) {
+  const TSLanguage *l = tree_sitter_python();
+#define FIELD_IS(f) CHECK_INT(ts_language_field_id_for_name(l, #f, (uint32_t)strlen(#f)), TL_FIELD_##f)
+  FIELD_IS(alias); FIELD_IS(alternative); FIELD_IS(argument); FIELD_IS(arguments); FIELD_IS(attribute);
+  FIELD_IS(body); FIELD_IS(condition); FIELD_IS(consequence); FIELD_IS(function); FIELD_IS(left);
+  FIELD_IS(module_name); FIELD_IS(name); FIELD_IS(object); FIELD_IS(operator); FIELD_IS(right);
+  FIELD_IS(subscript); FIELD_IS(superclasses); FIELD_IS(value);
+#undef FIELD_IS
+  CHECK_INT(ts_language_field_count(l), TL_FIELD_value); /* the last one: none is missing */
+}
+
+/* tl_model_func_at (a binary search over the nested functions) agrees with a scan of all of them
+ * at every byte of a file with nested functions, methods, a class in a function and blank gaps. */
+static void test_func_at(void) {
+  const char *src = "import os\n\ndef a():\n    def b():\n        def c():\n            pass\n        x = 1\n"
+                    "    y = 2\n\nclass K:\n    def m(self):\n        class L:\n            def n(self):\n"
+                    "                pass\n        return 1\n\n    def m2(self): pass\n\nz = 3\n";
+  TSParser *p = ts_parser_new();
+  ts_parser_set_language(p, tree_sitter_python());
+  TSTree *t = ts_parser_parse_string(p, NULL, src, (uint32_t)strlen(src));
+  tl_file_model m = {0};
+  tl_diags d = {0};
+  tl_model_build(&m, ts_tree_root_node(t), src, "mod", false, &d, "mod.py");
+  CHECK_INT(m.funcs.n, 7);
+  CHECK(m.funcs_sorted);
+  int hits[8] = {0};
+  for (uint32_t byte = 0; byte <= strlen(src); byte++) {
+    int32_t want = 0;
+    for (size_t i = 1; i < m.funcs.n; i++)
+      if (m.funcs.v[i].start <= byte && byte < m.funcs.v[i].end && m.funcs.v[i].start >= m.funcs.v[want].start)
+        want = (int32_t)i;
+    int32_t got = tl_model_func_at(&m, byte);
+    CHECK_INT(got, want);
+    if (got >= 0 && got < 8) hits[got]++;
+  }
+  for (size_t i = 0; i < m.funcs.n; i++) CHECK(hits[i] > 0);
+  m.funcs_sorted = false; /* the scan it falls back on */
+  CHECK_INT(tl_model_func_at(&m, (uint32_t)(strstr(src, "pass") - src)), 3);
+  tl_model_free(&m);
+  tl_diags_free(&d);
+  ts_tree_delete(t);
+  ts_parser_delete(p);
+}
+
 static void test_crossfile_chain(tl_ruleset *rs) {
   src_file files[] = {
     {"proj/train.py",
@@ -169,6 +214,8 @@ static void test_kinds_and_guards(tl_ruleset *rs) {
 
 int main(void) {
   test_resolve();
+  test_field_ids();
+  test_func_at();
   tl_ruleset *rs = rules();
   test_crossfile_chain(rs);
   test_bases_across_files(rs);
