@@ -146,7 +146,9 @@ typedef struct {
   unsigned work;   /* TL_WORK_* of calls directly in the body (not nested loops) */
 } tl_loop;
 
-typedef struct { uint32_t start, end; } tl_range;
+/* A byte range; for a guard, `scope` (when not 0) is the earliest loop start from which the guard
+ * counts: a block that ends a loop runs once per run of that loop, not once per run of an outer one. */
+typedef struct { uint32_t start, end, scope; } tl_range;
 
 typedef struct tl_file_model {
   char *module;   /* dotted module name, e.g. "pkg.trainer" */

@@ -219,18 +219,74 @@ static bool tl_is_loop_counter(TSNode at, const char *src, TSNode name) {
   return false;
 }
 
-/* `step == 0` with `step` a loop counter: true on one iteration only. */
+/* `c` or `c + k` / `c - k` with k an integer literal: the identifier or attribute `c`, or null. */
+static TSNode tl_counter_operand(TSNode n) {
+  if (tl_node_is(n, "parenthesized_expression") && ts_node_named_child_count(n) == 1) n = ts_node_named_child(n, 0);
+  if (tl_node_is(n, "binary_operator") && tl_node_is(ts_node_child_by_field_name(n, "right", 5), "integer")) {
+    TSNode op = ts_node_child_by_field_name(n, "operator", 8);
+    const char *o = ts_node_type(op);
+    if (!ts_node_is_null(op) && (!strcmp(o, "+") || !strcmp(o, "-"))) n = ts_node_child_by_field_name(n, "left", 4);
+  }
+  return tl_node_is(n, "identifier") || tl_node_is(n, "attribute") ? n : (TSNode){0};
+}
+
+/* Does the last component of a counter-like name look like a step/iteration/epoch count? */
+static bool tl_step_counter_name(TSNode n, const char *src) {
+  if (tl_node_is(n, "attribute")) n = ts_node_child_by_field_name(n, "attribute", 9);
+  if (!tl_node_is(n, "identifier")) return false;
+  const char *s = src + ts_node_start_byte(n);
+  size_t len = ts_node_end_byte(n) - ts_node_start_byte(n);
+  return tl_icontains(s, len, "step") || tl_icontains(s, len, "iter") || tl_icontains(s, len, "epoch") ||
+         (len == 2 && !memcmp(s, "it", 2));
+}
+
+/* Does an expression name the end of training: `max_steps`, `args.total_iters`, `num_epochs - 1`? */
+static bool tl_end_bound(TSNode n, const char *src) {
+  if (ts_node_is_null(n) || tl_node_is(n, "string")) return false;
+  const char *s = src + ts_node_start_byte(n);
+  size_t len = ts_node_end_byte(n) - ts_node_start_byte(n);
+  return tl_icontains(s, len, "max") || tl_icontains(s, len, "total") || tl_icontains(s, len, "num_") ||
+         tl_icontains(s, len, "last") || tl_icontains(s, len, "final");
+}
+
+/* A test that holds on one iteration (or from the end of training on):
+ * `step == 0`, `batch_idx == last_idx`, `i + 1 == len(loader)` with a loop counter (`!=`: the else
+ * is rare), and `global_step >= args.max_steps`, `it > max_iters`, `epoch == num_epochs - 1`
+ * with a step/iteration/epoch count compared with an end-of-training bound. */
 static tl_freq tl_counter_test(TSNode cond, const char *src) {
   if (ts_node_named_child_count(cond) != 2) return TL_FREQ_NONE;
   TSNode a = ts_node_named_child(cond, 0), b = ts_node_named_child(cond, 1);
-  if (tl_node_is(a, "integer")) { TSNode t = a; a = b; b = t; }
-  if (!tl_node_is(a, "identifier") || !tl_node_is(b, "integer") || !tl_is_loop_counter(cond, src, a))
-    return TL_FREQ_NONE;
-  for (uint32_t i = 0; i < ts_node_child_count(cond); i++) {
+  const char *op = NULL;
+  for (uint32_t i = 0; i < ts_node_child_count(cond) && !op; i++) {
     TSNode ch = ts_node_child(cond, i);
-    if (ts_node_is_named(ch)) continue;
-    if (!strcmp(ts_node_type(ch), "==")) return TL_FREQ_RARE_THEN;
-    if (!strcmp(ts_node_type(ch), "!=")) return TL_FREQ_RARE_ELSE;
+    if (!ts_node_is_named(ch)) op = ts_node_type(ch);
+  }
+  if (!op) return TL_FREQ_NONE;
+  bool eq = !strcmp(op, "=="), ne = !strcmp(op, "!=");
+  bool swapped = false;
+  TSNode ca = tl_counter_operand(a), cb = tl_counter_operand(b);
+  if (ts_node_is_null(ca) || (!ts_node_is_null(cb) && tl_node_is(cb, "identifier") && tl_is_loop_counter(cond, src, cb) &&
+                              !(tl_node_is(ca, "identifier") && tl_is_loop_counter(cond, src, ca)))) {
+    TSNode t = a; a = b; b = t;
+    t = ca; ca = cb; cb = t;
+    swapped = true;
+  }
+  if (ts_node_is_null(ca)) return TL_FREQ_NONE;
+  bool counter = tl_node_is(ca, "identifier") && tl_is_loop_counter(cond, src, ca);
+  /* the other side: a literal, or an expression that does not mention the counter itself */
+  if (counter && (eq || ne) && !ts_node_is_null(b) && !tl_node_is(b, "string")) {
+    uint32_t cs = ts_node_start_byte(ca), cl = ts_node_end_byte(ca) - cs;
+    const char *bs = src + ts_node_start_byte(b);
+    size_t bl = ts_node_end_byte(b) - ts_node_start_byte(b);
+    bool mentions = false;
+    for (size_t i = 0; i + cl <= bl && !mentions; i++)
+      mentions = !memcmp(bs + i, src + cs, cl) && (i == 0 || !(isalnum((unsigned char)bs[i - 1]) || bs[i - 1] == '_')) &&
+                 (i + cl == bl || !(isalnum((unsigned char)bs[i + cl]) || bs[i + cl] == '_'));
+    if (!mentions) return eq ? TL_FREQ_RARE_THEN : TL_FREQ_RARE_ELSE;
+  }
+  if ((counter || tl_step_counter_name(ca, src)) && tl_end_bound(b, src)) {
+    bool ge = swapped ? (!strcmp(op, "<=") || !strcmp(op, "<")) : (!strcmp(op, ">=") || !strcmp(op, ">"));
+    if (eq || ge) return TL_FREQ_RARE_THEN;
   }
   return TL_FREQ_NONE;
 }
@@ -276,15 +332,32 @@ static tl_freq tl_freq_test(tl_walk_ctx *c, TSNode cond, int depth) {
   return TL_FREQ_NONE;
 }
 
+/* A block in a loop of the current function whose last statement leaves the loop (`break`,
+ * `return`, `raise`) runs at most once per run of that loop: the loop start from which it counts as
+ * rare (`break`: the loop it ends; `return`/`raise`: any loop of the function), or 0. */
+static uint32_t tl_exit_scope(tl_walk_ctx *c, TSNode block) {
+  if (c->loop < 0 || c->m->loops.v[c->loop].func != c->func || ts_node_is_null(block)) return 0;
+  TSNode last = (TSNode){0};
+  for (uint32_t i = ts_node_named_child_count(block); i-- > 0;) {
+    TSNode ch = ts_node_named_child(block, i);
+    if (!tl_node_is(ch, "comment")) { last = ch; break; }
+  }
+  if (tl_node_is(last, "break_statement")) return c->m->loops.v[c->loop].start;
+  if (tl_node_is(last, "return_statement") || tl_node_is(last, "raise_statement"))
+    return c->m->funcs.v[c->func].start + 1;
+  return 0;
+}
+
 static void tl_walk_guarded(tl_walk_ctx *c, TSNode block, bool guarded, int depth) {
   if (ts_node_is_null(block)) return;
-  if (guarded) {
-    tl_range r = {ts_node_start_byte(block), ts_node_end_byte(block)};
+  uint32_t scope = guarded ? 0 : tl_exit_scope(c, block);
+  if (guarded || scope) {
+    tl_range r = {ts_node_start_byte(block), ts_node_end_byte(block), scope};
     tl_vec_push(&c->m->guards, r);
     c->guard_depth++;
   }
   tl_visit(c, block, depth);
-  if (guarded) c->guard_depth--;
+  if (guarded || scope) c->guard_depth--;
 }
 
 static void tl_walk_if(tl_walk_ctx *c, TSNode n, int depth) {
@@ -301,7 +374,7 @@ static void tl_walk_if(tl_walk_ctx *c, TSNode n, int depth) {
     } else if (tl_node_is(alt, "elif_clause")) {
       /* An elif runs only when the first test failed: rare when the first test is `!=`. */
       bool g = f == TL_FREQ_RARE_ELSE;
-      if (g) { tl_range r = {ts_node_start_byte(alt), ts_node_end_byte(alt)}; tl_vec_push(&c->m->guards, r); c->guard_depth++; }
+      if (g) { tl_range r = {ts_node_start_byte(alt), ts_node_end_byte(alt), 0}; tl_vec_push(&c->m->guards, r); c->guard_depth++; }
       TSNode ec = ts_node_child_by_field_name(alt, "condition", 9);
       tl_visit(c, ec, depth + 1);
       tl_freq ef = tl_freq_test(c, ec, 0);

@@ -244,7 +244,7 @@ static tl_target tl_resolve(tl_proj *p, int32_t fi, const tl_call *c) {
 static bool tl_guarded_after(const tl_file_model *m, uint32_t byte, uint32_t from) {
   for (size_t i = 0; i < m->guards.n; i++) {
     const tl_range *g = &m->guards.v[i];
-    if (g->start >= from && g->start <= byte && byte < g->end) return true;
+    if (g->start >= from && from >= g->scope && g->start <= byte && byte < g->end) return true;
   }
   return false;
 }
