@@ -410,6 +410,11 @@ static unsigned tl_call_work(const char *callee) {
                                             "encoder", "decoder", "backbone", "transformer"};
   char low[64];
   if (n >= sizeof low || strchr(callee, '(')) return 0;
+  /* Model(cfg), GPTModel(...), TransformerNet(...): a CapWords name is a class; calling it
+   * constructs an object, it does not run a forward pass. */
+  bool lower_seen = false;
+  for (size_t i = 1; i < n; i++) lower_seen = lower_seen || islower((unsigned char)last[i]);
+  if (isupper((unsigned char)last[0]) && lower_seen) return 0;
   for (size_t i = 0; i < n; i++) low[i] = (char)tolower((unsigned char)last[i]);
   low[n] = 0;
   /* get_module(...), build_model(...), module_to_fqn(...), load_encoder(...): functions that look
