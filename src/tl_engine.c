@@ -417,14 +417,16 @@ static bool tl_indexes_with(const tl_match_env *e, TSNode n, const char *var, in
     bool uses = false;
     for (uint32_t i = 0; i < ts_node_named_child_count(n) && !uses; i++) {
       TSNode ch = ts_node_named_child(n, i);
-      if (!ts_node_eq(ch, v)) uses = tl_mentions(ch, e->src, var, 0);
+      /* t[i : i + mb] takes a chunk, not an element */
+      if (!ts_node_eq(ch, v) && !tl_node_is(ch, "slice")) uses = tl_mentions(ch, e->src, var, 0);
     }
     TSNode parent = ts_node_parent(n);
     bool called = tl_node_is(parent, "call") && ts_node_eq(ts_node_child_by_field_name(parent, "function", 8), n);
     if (uses && !called) {
-      /* the indexed value itself: names[i] of a list is fine, batch["labels"][i] is a tensor */
+      /* the indexed value itself: names[i] of a list is fine, batch["labels"][i] is a tensor;
+       * a host array (`.numpy()`, `np.zeros(...)`, `.cpu()`) launches no kernel */
       tl_valkind k = tl_model_classify(e->m, v, e->src, e->func, 0);
-      if (k != TL_VAL_LIST && k != TL_VAL_PY) return true;
+      if (k != TL_VAL_LIST && k != TL_VAL_PY && k != TL_VAL_CPU) return true;
     }
   }
   if (tl_node_is(n, "function_definition") || tl_node_is(n, "lambda")) return false;
