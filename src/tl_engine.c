@@ -662,11 +662,13 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
     break;
   }
   case TL_PRED_BATCH_BOUND: {
-    /* range(B) or range(0, B): the stop argument */
+    /* range(B) or range(0, B): the stop argument; range(0, B, mb) with a step other than 1
+     * walks chunks (micro-batches), not elements */
     TSNode n = a;
     if (tl_node_is(a, "argument_list")) {
       uint32_t k = ts_node_named_child_count(a);
       n = k == 1 ? ts_node_named_child(a, 0) : k >= 2 ? ts_node_named_child(a, 1) : (TSNode){0};
+      if (k == 3 && !tl_node_text_eq(ts_node_named_child(a, 2), src, "1")) n = (TSNode){0};
     }
     r = !ts_node_is_null(n) && tl_is_batch_bound(e, n);
     break;
