@@ -289,6 +289,24 @@ static bool tl_lib_not_tensor(const char *q) {
   return !strncmp(q, "torch.nn.", 9) && strncmp(q, "torch.nn.functional.", 20) && strncmp(q, "torch.nn.utils.", 15);
 }
 
+/* Is `n` (the receiver of an attribute) a configuration object by its name: `args`, `opt`,
+ * `cfg`, `self.config`, `hparams`, `FLAGS`? */
+static bool tl_config_receiver(TSNode n, const char *src) {
+  if (tl_node_is(n, "attribute")) n = ts_node_child_by_field_name(n, "attribute", 9);
+  if (!tl_node_is(n, "identifier")) return false;
+  static const char *const names[] = {"args", "arg", "opt", "opts", "cfg", "config", "conf", "configs", "hparams",
+                                      "hp", "hps", "hyp", "params", "options", "flags", "settings", "hyperparams",
+                                      "training_args", "train_args", "train_cfg", "train_config", "model_args", NULL};
+  uint32_t s = ts_node_start_byte(n), len = ts_node_end_byte(n) - s;
+  char low[32];
+  if (len >= sizeof low) return false;
+  for (uint32_t i = 0; i < len; i++) low[i] = (char)tolower((unsigned char)src[s + i]);
+  low[len] = 0;
+  for (size_t i = 0; names[i]; i++)
+    if (!strcmp(low, names[i])) return true;
+  return false;
+}
+
 /* Positive evidence that an expression is a tensor (for float()/int()/bool() conversions). */
 static bool tl_is_tensor_at(const tl_match_env *e, TSNode n, int depth);
 static bool tl_is_tensor(const tl_match_env *e, TSNode n) { return tl_is_tensor_at(e, n, 0); }
@@ -333,10 +351,18 @@ static bool tl_is_tensor_at(const tl_match_env *e, TSNode n, int depth) {
       char *callee = tl_dotted(ts_node_child_by_field_name(v, "function", 8), e->src);
       char *q = callee ? tl_model_resolve(e->m, callee) : NULL;
       bool lib = q && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7)) && !tl_lib_not_tensor(q);
+      /* losses_m = AverageMeter(): a CapWords callee outside torch/paddle constructs a Python
+       * object; the name says nothing then */
+      const char *cl = callee && !strchr(callee, '(') ? strrchr(callee, '.') : NULL;
+      cl = cl ? cl + 1 : callee;
+      bool ctor = !lib && cl && isupper((unsigned char)cl[0]) && strpbrk(cl + 1, "abcdefghijklmnopqrstuvwxyz");
       free(q);
       free(callee);
       if (lib) return true;
+      if (ctor) return false;
     }
+    /* args.loss_scale, cfg.loss_weight, self.opt.loss_type: a setting of a configuration object */
+    if (tl_node_is(n, "attribute") && tl_config_receiver(ts_node_child_by_field_name(n, "object", 6), e->src)) return false;
     size_t len = ts_node_end_byte(n) - ts_node_start_byte(n);
     const char *s = e->src + ts_node_start_byte(n);
     const char *last = s + len;
