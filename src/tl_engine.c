@@ -733,7 +733,13 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
     }
     break;
   }
-  case TL_PRED_FILE_MATCH: r = tl_re_match(e->w, p->re, src, e->file->len); break;
+  case TL_PRED_FILE_MATCH: {
+    /* over the code only: a comment or docstring saying "never calls .cuda()" is no evidence */
+    char *code = tl_code_text(src, e->file->len, true);
+    r = tl_re_match(e->w, p->re, code, e->file->len);
+    free(code);
+    break;
+  }
   case TL_PRED_NEEDS_DEVICE: r = tl_find_host_read(e, a, 0) || tl_tensor_condition(e, a, 0); break;
   case TL_PRED_IN_IF:
   case TL_PRED_INSIDE:
