@@ -1107,6 +1107,7 @@ static void tl_make_findings(tl_analysis *a) {
       const tl_rule *rule = rs->rules.v[c->rule];
       tl_hot_step *chain = NULL;
       size_t nchain = 0;
+      if (rule->needs_accel && a->cpu_only) continue;
       if (rule->hot && !tl_project_hot_at(a, fi, c->func, c->start, rule->hot, &chain, &nchain)) continue;
       /* Drop a match inside another match of the same rule, or of a rule that supersedes it. */
       bool dropped = false;
@@ -1121,7 +1122,8 @@ static void tl_make_findings(tl_analysis *a) {
           /* only when the superseding finding is itself reported */
           tl_hot_step *oc = NULL;
           size_t on = 0;
-          bool ohot = !orule->hot || tl_project_hot_at(a, fi, o->func, o->start, orule->hot, &oc, &on);
+          bool ohot = (!orule->needs_accel || !a->cpu_only) &&
+                      (!orule->hot || tl_project_hot_at(a, fi, o->func, o->start, orule->hot, &oc, &on));
           for (size_t j = 0; j < on; j++) free(oc[j].what);
           free(oc);
           dropped = ohot;

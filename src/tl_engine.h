@@ -60,6 +60,7 @@ struct tl_analysis {
   TL_VEC(char *) hot_functions;   /* configured per-step function names */
   TL_VEC(char *) step_iterables;  /* configured loader names */
   tl_strlist frameworks;          /* configured frameworks; empty: all */
+  bool cpu_only;                  /* a program that never names an accelerator (tl_project.c) */
 };
 
 /* The project pass (tl_project.c): resolves calls across files and marks hot functions and loops. */

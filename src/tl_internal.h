@@ -70,6 +70,7 @@ struct tl_rule {
   tl_fix_safety fix_safety;
   unsigned hot;
   bool default_on, enabled;
+  bool needs_accel;    /* `needs: accelerator`: silent in a project that never uses one */
   char *message, *fix_title, *help, *doc, *query_src;
   uint32_t query_line; /* 1-based line in the rule file where the query text starts */
   TL_VEC(tl_fixop) fix;
@@ -160,6 +161,8 @@ typedef struct tl_file_model {
   TL_VEC(tl_call) calls;
   TL_VEC(tl_binding) bindings;
   TL_VEC(tl_range) guards; /* frequency-guarded byte ranges */
+  bool uses_accel;         /* the code (not comments/docstrings) names an accelerator (docs/hot-code.md) */
+  bool has_main;           /* the code tests `__name__ == "__main__"`: an entry point of a program */
   TL_VEC(char *) loader_names; /* names/attributes bound to DataLoader(...) */
   TL_VEC(char *) collate_names;
   TL_VEC(char *) step_iterables; /* configured extra loader names (borrowed) */

@@ -695,9 +695,47 @@ static bool tl_is_loader_name(const tl_file_model *m, const char *d) {
   return n >= 6 && !strncasecmp(last + n - 6, "loader", 6);
 }
 
+/* Evidence that code may run on an accelerator: in the code with comments and docstrings blanked,
+ * a word with a segment (split at `_` and case changes ignored) naming a device or a framework
+ * that picks one by itself (`cuda`, `device`, `gpu`, `xla`, `mps`, `npu`, `paddle`, `lightning`,
+ * `accelerate`, `deepspeed`, `transformers`, ...), or a `.to(` call. Generous on purpose: a
+ * project without any of it is CPU-only and the synchronisation rules stay quiet there. */
+static bool tl_accelerator_evidence(const char *src, size_t len, bool *has_main) {
+  static const char *const words[] = {"cuda", "cudnn", "nccl", "gpu", "gpus", "device", "devices", "accelerator",
+                                      "accelerators", "accelerate", "xla", "mps", "npu", "tpu", "xpu", "hpu", "mlu",
+                                      "ipu", "rocm", "paddle", "paddlepaddle", "lightning", "deepspeed", "transformers",
+                                      "dataparallel", "distributeddataparallel", "fsdp", "megatron", "colossalai",
+                                      "apex", "triton", NULL};
+  char *code = tl_code_text(src, len, true);
+  bool hit = false;
+  *has_main = strstr(code, "__name__") && strstr(code, "__main__");
+  for (size_t i = 0; i < len && !hit;) {
+    if (!(isalnum((unsigned char)code[i]) || code[i] == '_')) { i++; continue; }
+    size_t s = i;
+    while (i < len && (isalnum((unsigned char)code[i]) || code[i] == '_')) i++;
+    /* `.to(`: a move between devices */
+    if (i - s == 2 && code[s] == 't' && code[s + 1] == 'o' && s > 0 && code[s - 1] == '.') {
+      size_t k = i;
+      while (k < len && (code[k] == ' ' || code[k] == '\t')) k++;
+      if (k < len && code[k] == '(') { hit = true; break; }
+    }
+    for (size_t a = s; a < i && !hit;) {
+      while (a < i && code[a] == '_') a++;
+      size_t b = a;
+      while (b < i && code[b] != '_') b++;
+      for (size_t w = 0; words[w] && b > a && !hit; w++)
+        hit = strlen(words[w]) == b - a && !strncasecmp(code + a, words[w], b - a);
+      a = b;
+    }
+  }
+  free(code);
+  return hit;
+}
+
 void tl_model_build(tl_file_model *m, TSNode root, const char *src, const char *module, bool is_package,
                     tl_diags *diags, const char *path) {
   m->module = tl_strdup(module);
+  m->uses_accel = tl_accelerator_evidence(src, ts_node_end_byte(root), &m->has_main);
   m->is_package = is_package;
   tl_func top = {tl_strdup("<module>"), tl_strdup(module), tl_strdup(module), -1,
                  ts_node_start_byte(root), ts_node_end_byte(root), 1, 1, false};

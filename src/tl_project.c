@@ -332,6 +332,17 @@ void tl_project_analyze(tl_analysis *a) {
   }
   for (size_t i = 0; i < nf; i++) free(whole[i]);
   free(whole);
+  /* A program (an entry point and a step loop of its own) that never names an accelerator runs on
+   * the CPU: nothing in it synchronises with a device. Without an entry point or a step loop the
+   * project is a library or a fragment, placed on a device by code that is not here. */
+  bool accel = false, main_seen = false, step_seen = false;
+  for (size_t i = 0; i < nf; i++) {
+    const tl_file_model *m = &a->files.v[i].model;
+    accel = accel || m->uses_accel;
+    main_seen = main_seen || m->has_main;
+    for (size_t l = 0; l < m->loops.n && !step_seen; l++) step_seen = a->step_loops.v[i][l];
+  }
+  a->cpu_only = !accel && main_seen && step_seen;
   /* Roots, then the call graph breadth first. */
   tl_queue q = {0};
   for (size_t i = 0; i < nf; i++) {

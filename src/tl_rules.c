@@ -217,6 +217,9 @@ static tl_rule *tl_rule_parse(const char *path, const char *text, size_t len, tl
       if (!strcmp(val, "on")) r->default_on = true;
       else if (!strcmp(val, "off")) r->default_on = false;
       else { tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, vcol, "default must be on or off"); ok = false; }
+    } else if (!strcmp(key, "needs")) {
+      if (!strcmp(val, "accelerator")) r->needs_accel = true;
+      else if (strcmp(val, "none")) { tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, vcol, "needs must be accelerator or none"); ok = false; }
     } else if (!strcmp(key, "supersedes")) {
       char *save = NULL;
       for (char *t = strtok_r(val, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
