@@ -199,8 +199,26 @@ static void test_kinds_and_guards(tl_ruleset *rs) {
   free(got);
 }
 
+/* Comments (and, on request, triple-quoted string contents) are blanked in place; strings that
+ * hold '#' and escaped quotes are code. */
+static void test_code_text(void) {
+  const char *src = "x = '#a\\'#b'  # c .cuda()\ns = \"\"\"doc .cuda()\n\\\"\"\" \"\"\"\ny = \"cuda\" # xy\n# last";
+  size_t n = strlen(src);
+  char *t = tl_code_text(src, n, false);
+  CHECK_INT((int)strlen(t), (int)n);
+  CHECK_STR(t, "x = '#a\\'#b'             \ns = \"\"\"doc .cuda()\n\\\"\"\" \"\"\"\ny = \"cuda\"     \n      ");
+  free(t);
+  t = tl_code_text(src, n, true);
+  CHECK_STR(t, "x = '#a\\'#b'             \ns = \"\"\"           \n     \"\"\"\ny = \"cuda\"     \n      ");
+  free(t);
+  t = tl_code_text("'unterminated # not a comment\nz = 1 # c", 39, false);
+  CHECK_STR(t, "'unterminated # not a comment\nz = 1    ");
+  free(t);
+}
+
 int main(void) {
   test_resolve();
+  test_code_text();
   tl_ruleset *rs = rules();
   test_crossfile_chain(rs);
   test_bases_across_files(rs);
