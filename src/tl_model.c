@@ -1013,6 +1013,18 @@ tl_valkind tl_model_classify(const tl_file_model *m, TSNode n, const char *src, 
       }
     }
     free(d);
+    if (!b && k == TL_VAL_UNKNOWN && tl_node_is(n, "attribute")) {
+      /* x.data, p.grad, x.T: tensor attributes that live where their tensor lives */
+      static const char *const same_place[] = {"data", "grad", "T", "mT", "H", "mH", "real", "imag", NULL};
+      TSNode at = ts_node_child_by_field_name(n, "attribute", 9);
+      uint32_t as = ts_node_start_byte(at), al = ts_node_end_byte(at) - as;
+      for (size_t i = 0; same_place[i]; i++)
+        if (strlen(same_place[i]) == al && !memcmp(src + as, same_place[i], al)) {
+          k = tl_model_classify(m, ts_node_child_by_field_name(n, "object", 6), src, func, depth + 1);
+          if (k == TL_VAL_LIST || k == TL_VAL_PY) k = TL_VAL_UNKNOWN;
+          break;
+        }
+    }
     return k;
   }
   if (!strcmp(t, "call")) return tl_classify_call(m, n, src, func, depth);
