@@ -981,7 +981,8 @@ tl_valkind tl_model_classify(const tl_file_model *m, TSNode n, const char *src, 
       !strcmp(t, "dictionary_comprehension") || !strcmp(t, "tuple") || !strcmp(t, "set") ||
       !strcmp(t, "set_comprehension"))
     return TL_VAL_LIST;
-  if (!strcmp(t, "parenthesized_expression") || !strcmp(t, "await"))
+  /* *t in a tuple or call: the elements of t, where t is */
+  if (!strcmp(t, "parenthesized_expression") || !strcmp(t, "await") || !strcmp(t, "list_splat"))
     return tl_model_classify(m, ts_node_named_child(n, 0), src, func, depth + 1);
   if (!strcmp(t, "identifier") || !strcmp(t, "attribute")) {
     char *d = tl_dotted(n, src);
