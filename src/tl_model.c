@@ -240,9 +240,19 @@ static bool tl_step_counter_name(TSNode n, const char *src) {
          (len == 2 && !memcmp(s, "it", 2));
 }
 
-/* Does an expression name the end of training: `max_steps`, `args.total_iters`, `num_epochs - 1`? */
+/* Does an expression name the end of training: `max_steps`, `args.total_iters`, `num_epochs - 1`,
+ * `len(loader) - 1`? (A name or attribute, or `len(...)`, give or take an integer; a fraction of
+ * the run such as `total_steps * 0.1` is not the end.) */
 static bool tl_end_bound(TSNode n, const char *src) {
-  if (ts_node_is_null(n) || tl_node_is(n, "string")) return false;
+  TSNode c = tl_counter_operand(n);
+  if (ts_node_is_null(c)) {
+    if (tl_node_is(n, "binary_operator") && tl_node_is(ts_node_child_by_field_name(n, "right", 5), "integer"))
+      n = ts_node_child_by_field_name(n, "left", 4);
+    TSNode fn = tl_node_is(n, "call") ? ts_node_child_by_field_name(n, "function", 8) : (TSNode){0};
+    return tl_node_is(fn, "identifier") && ts_node_end_byte(fn) - ts_node_start_byte(fn) == 3 &&
+           !memcmp(src + ts_node_start_byte(fn), "len", 3);
+  }
+  n = c;
   const char *s = src + ts_node_start_byte(n);
   size_t len = ts_node_end_byte(n) - ts_node_start_byte(n);
   return tl_icontains(s, len, "max") || tl_icontains(s, len, "total") || tl_icontains(s, len, "num_") ||
