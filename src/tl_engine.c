@@ -256,6 +256,15 @@ static bool tl_re_match(tl_worker *w, pcre2_code *re, const char *s, size_t n) {
   return rc >= 0;
 }
 
+/* #file-match?: the regex over the code only (comments and docstrings blanked, same offsets): a
+ * comment saying "never calls .cuda()" is no evidence. */
+static bool tl_code_match(tl_worker *w, pcre2_code *re, const char *src, size_t n) {
+  char *code = tl_code_text(src, n, true);
+  bool r = tl_re_match(w, re, code, n);
+  free(code);
+  return r;
+}
+
 static const char *const tl_reduction_methods[] = {"max", "_max", "min", "_min", "sum", "item", "amax", "amin",
                                                    "argmax", "argmin", "count_nonzero", NULL};
 
@@ -344,6 +353,24 @@ static bool tl_lib_not_tensor(const char *q) {
   return !strncmp(q, "torch.nn.", 9) && strncmp(q, "torch.nn.functional.", 20) && strncmp(q, "torch.nn.utils.", 15);
 }
 
+/* Is `n` (the receiver of an attribute) a configuration object by its name: `args`, `opt`,
+ * `cfg`, `self.config`, `hparams`, `FLAGS`? */
+static bool tl_config_receiver(TSNode n, const char *src) {
+  if (tl_node_is(n, "attribute")) n = ts_node_child_by_field_name(n, "attribute", 9);
+  if (!tl_node_is(n, "identifier")) return false;
+  static const char *const names[] = {"args", "arg", "opt", "opts", "cfg", "config", "conf", "configs", "hparams",
+                                      "hp", "hps", "hyp", "params", "options", "flags", "settings", "hyperparams",
+                                      "training_args", "train_args", "train_cfg", "train_config", "model_args", NULL};
+  uint32_t s = ts_node_start_byte(n), len = ts_node_end_byte(n) - s;
+  char low[32];
+  if (len >= sizeof low) return false;
+  for (uint32_t i = 0; i < len; i++) low[i] = (char)tolower((unsigned char)src[s + i]);
+  low[len] = 0;
+  for (size_t i = 0; names[i]; i++)
+    if (!strcmp(low, names[i])) return true;
+  return false;
+}
+
 /* Positive evidence that an expression is a tensor (for float()/int()/bool() conversions). */
 static bool tl_is_tensor_at(const tl_match_env *e, TSNode n, int depth);
 static bool tl_is_tensor(const tl_match_env *e, TSNode n) { return tl_is_tensor_at(e, n, 0); }
@@ -388,10 +415,18 @@ static bool tl_is_tensor_at(const tl_match_env *e, TSNode n, int depth) {
       char *callee = tl_dotted(TL_CHILD(v, function), e->src);
       char *q = callee ? tl_model_resolve(e->m, callee) : NULL;
       bool lib = q && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7)) && !tl_lib_not_tensor(q);
+      /* losses_m = AverageMeter(): a CapWords callee outside torch/paddle constructs a Python
+       * object; the name says nothing then */
+      const char *cl = callee && !strchr(callee, '(') ? strrchr(callee, '.') : NULL;
+      cl = cl ? cl + 1 : callee;
+      bool ctor = !lib && cl && isupper((unsigned char)cl[0]) && strpbrk(cl + 1, "abcdefghijklmnopqrstuvwxyz");
       free(q);
       free(callee);
       if (lib) return true;
+      if (ctor) return false;
     }
+    /* args.loss_scale, cfg.loss_weight, self.opt.loss_type: a setting of a configuration object */
+    if (tl_node_is(n, "attribute") && tl_config_receiver(ts_node_child_by_field_name(n, "object", 6), e->src)) return false;
     size_t len = ts_node_end_byte(n) - ts_node_start_byte(n);
     const char *s = e->src + ts_node_start_byte(n);
     const char *last = s + len;
@@ -472,14 +507,16 @@ static bool tl_indexes_with(const tl_match_env *e, TSNode n, const char *var, in
     bool uses = false;
     for (uint32_t i = 0; i < ts_node_named_child_count(n) && !uses; i++) {
       TSNode ch = ts_node_named_child(n, i);
-      if (!ts_node_eq(ch, v)) uses = tl_mentions(ch, e->src, var, 0);
+      /* t[i : i + mb] takes a chunk, not an element */
+      if (!ts_node_eq(ch, v) && !tl_node_is(ch, "slice")) uses = tl_mentions(ch, e->src, var, 0);
     }
     TSNode parent = ts_node_parent(n);
     bool called = tl_node_is(parent, "call") && ts_node_eq(TL_CHILD(parent, function), n);
     if (uses && !called) {
-      /* the indexed value itself: names[i] of a list is fine, batch["labels"][i] is a tensor */
+      /* the indexed value itself: names[i] of a list is fine, batch["labels"][i] is a tensor;
+       * a host array (`.numpy()`, `np.zeros(...)`, `.cpu()`) launches no kernel */
       tl_valkind k = tl_model_classify(e->m, v, e->src, e->func, 0);
-      if (k != TL_VAL_LIST && k != TL_VAL_PY) return true;
+      if (k != TL_VAL_LIST && k != TL_VAL_PY && k != TL_VAL_CPU) return true;
     }
   }
   if (tl_node_is(n, "function_definition") || tl_node_is(n, "lambda")) return false;
@@ -717,11 +754,13 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
     break;
   }
   case TL_PRED_BATCH_BOUND: {
-    /* range(B) or range(0, B): the stop argument */
+    /* range(B) or range(0, B): the stop argument; range(0, B, mb) with a step other than 1
+     * walks chunks (micro-batches), not elements */
     TSNode n = a;
     if (tl_node_is(a, "argument_list")) {
       uint32_t k = ts_node_named_child_count(a);
       n = k == 1 ? ts_node_named_child(a, 0) : k >= 2 ? ts_node_named_child(a, 1) : (TSNode){0};
+      if (k == 3 && !tl_node_text_eq(ts_node_named_child(a, 2), src, "1")) n = (TSNode){0};
     }
     r = !ts_node_is_null(n) && tl_is_batch_bound(e, n);
     break;
@@ -764,7 +803,7 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
     size_t i = 0;
     while (i < e->fmatch->n && e->fmatch->v[i].pred != p) i++;
     if (i == e->fmatch->n) {
-      tl_filematch fm = {p, tl_re_match(e->w, p->re, src, e->file->len)};
+      tl_filematch fm = {p, tl_code_match(e->w, p->re, src, e->file->len)};
       tl_vec_push(e->fmatch, fm);
     }
     r = e->fmatch->v[i].result;
@@ -1130,7 +1169,9 @@ static bool tl_model_same_outside(const tl_region *g, const tl_file_model *a, co
     while (j < b->guards.n && tl_in_new(g, b->guards.v[j].start)) j++;
     if (i == a->guards.n || j == b->guards.n) break;
     if (!tl_pos_eq(g, a->guards.v[i].start, b->guards.v[j].start) ||
-        !tl_pos_eq(g, a->guards.v[i].end - 1, b->guards.v[j].end - 1))
+        !tl_pos_eq(g, a->guards.v[i].end - 1, b->guards.v[j].end - 1) ||
+        (a->guards.v[i].scope == 0) != (b->guards.v[j].scope == 0) ||
+        (a->guards.v[i].scope && !tl_pos_eq(g, a->guards.v[i].scope, b->guards.v[j].scope)))
       return false;
     i++, j++;
   }
@@ -1144,15 +1185,15 @@ static void tl_snapshot_values(tl_file *f) {
   f->vals.n = 0;
   for (size_t i = 0; i < f->model.bindings.n; i++) {
     TSNode v = f->model.bindings.v[i].value;
-    tl_range r = {0, 0};
-    if (!ts_node_is_null(v)) r = (tl_range){ts_node_start_byte(v), ts_node_end_byte(v)};
+    tl_range r = {0, 0, 0};
+    if (!ts_node_is_null(v)) r = (tl_range){ts_node_start_byte(v), ts_node_end_byte(v), 0};
     tl_vec_push(&f->vals, r);
   }
   for (size_t i = 0; i < f->model.classes.n; i++)
     for (size_t j = 0; j < f->model.classes.v[i].attrs.n; j++) {
       TSNode v = f->model.classes.v[i].attrs.v[j].value;
-      tl_range r = {0, 0};
-      if (!ts_node_is_null(v)) r = (tl_range){ts_node_start_byte(v), ts_node_end_byte(v)};
+      tl_range r = {0, 0, 0};
+      if (!ts_node_is_null(v)) r = (tl_range){ts_node_start_byte(v), ts_node_end_byte(v), 0};
       tl_vec_push(&f->vals, r);
     }
 }
@@ -1380,7 +1421,7 @@ static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_pre
   if (partial) partial = tl_model_same_outside(&g, &prev->model, prev->vals, &f->model, f->vals.v);
   /* #file-match? reads the whole text: every verdict the last run used must stand */
   for (size_t i = 0; partial && i < prev->fmatch.n; i++) {
-    tl_filematch fm = {prev->fmatch.v[i].pred, tl_re_match(w, prev->fmatch.v[i].pred->re, parse_text, f->len)};
+    tl_filematch fm = {prev->fmatch.v[i].pred, tl_code_match(w, prev->fmatch.v[i].pred->re, parse_text, f->len)};
     tl_vec_push(&f->fmatch, fm);
     if (fm.result != prev->fmatch.v[i].result) partial = false;
   }
@@ -1510,6 +1551,7 @@ static void tl_make_findings(tl_analysis *a) {
       const tl_rule *rule = rs->rules.v[c->rule];
       tl_hot_step *chain = NULL;
       size_t nchain = 0;
+      if (rule->needs_accel && a->cpu_only) continue;
       if (rule->project_scope && (picks[c->rule] != fi + 1 || pick_cand[c->rule] != ci)) continue;
       if (c->deferred.n && !tl_project_deferred_hold(a, fi, c, md)) continue;
       if (rule->hot && !tl_project_hot_at(a, fi, c->func, c->start, rule->hot, &chain, &nchain)) continue;
@@ -1529,7 +1571,8 @@ static void tl_make_findings(tl_analysis *a) {
           /* only when the superseding finding is itself reported */
           tl_hot_step *oc = NULL;
           size_t on = 0;
-          bool ohot = (!orule->project_scope || (picks[o->rule] == fi + 1 && pick_cand[o->rule] == k)) &&
+          bool ohot = (!orule->needs_accel || !a->cpu_only) &&
+                      (!orule->project_scope || (picks[o->rule] == fi + 1 && pick_cand[o->rule] == k)) &&
                       (!o->deferred.n || tl_project_deferred_hold(a, fi, o, md)) &&
                       (!orule->hot || tl_project_hot_at(a, fi, o->func, o->start, orule->hot, &oc, &on));
           for (size_t j = 0; j < on; j++) free(oc[j].what);

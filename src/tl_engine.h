@@ -93,6 +93,7 @@ struct tl_analysis {
   TL_VEC(char *) step_iterables;  /* configured loader names */
   tl_strlist frameworks;          /* configured frameworks; empty: all */
   size_t partial_runs;            /* files re-queried only over their changed statements (for tests) */
+  bool cpu_only;                  /* a program that never names an accelerator (tl_project.c) */
 };
 
 /* The project pass (tl_project.c): resolves calls across files and marks hot functions and loops. */

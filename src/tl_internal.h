@@ -82,6 +82,7 @@ struct tl_rule {
   unsigned hot;
   bool default_on, enabled;
   bool project_scope;  /* scope: project: at most one finding per project (the first in path order) */
+  bool needs_accel;    /* `needs: accelerator`: silent in a project that never uses one */
   char *message, *fix_title, *help, *doc, *query_src;
   uint32_t query_line; /* 1-based line in the rule file where the query text starts */
   TL_VEC(tl_fixop) fix;
@@ -159,7 +160,9 @@ typedef struct {
   unsigned work;   /* TL_WORK_* of calls directly in the body (not nested loops) */
 } tl_loop;
 
-typedef struct { uint32_t start, end; } tl_range;
+/* A byte range; for a guard, `scope` (when not 0) is the earliest loop start from which the guard
+ * counts: a block that ends a loop runs once per run of that loop, not once per run of an outer one. */
+typedef struct { uint32_t start, end, scope; } tl_range;
 
 typedef struct tl_file_model {
   char *module;   /* dotted module name, e.g. "pkg.trainer" */
@@ -174,6 +177,8 @@ typedef struct tl_file_model {
   uint32_t *bind_order;    /* binding indexes grouped by function, in source order within each */
   uint32_t *bind_first;    /* per function (funcs.n + 1 entries): its first slot in bind_order */
   TL_VEC(tl_range) guards; /* frequency-guarded byte ranges */
+  bool uses_accel;         /* the code (not comments/docstrings) names an accelerator (docs/hot-code.md) */
+  bool has_main;           /* the code tests `__name__ == "__main__"`: an entry point of a program */
   TL_VEC(char *) loader_names; /* names/attributes bound to DataLoader(...) */
   TL_VEC(char *) collate_names;
   TL_VEC(char *) step_iterables; /* configured extra loader names (borrowed) */

@@ -235,18 +235,84 @@ static bool tl_is_loop_counter(TSNode at, const char *src, TSNode name) {
   return false;
 }
 
-/* `step == 0` with `step` a loop counter: true on one iteration only. */
+/* `c` or `c + k` / `c - k` with k an integer literal: the identifier or attribute `c`, or null. */
+static TSNode tl_counter_operand(TSNode n) {
+  if (tl_node_is(n, "parenthesized_expression") && ts_node_named_child_count(n) == 1) n = ts_node_named_child(n, 0);
+  if (tl_node_is(n, "binary_operator") && tl_node_is(ts_node_child_by_field_name(n, "right", 5), "integer")) {
+    TSNode op = ts_node_child_by_field_name(n, "operator", 8);
+    const char *o = ts_node_type(op);
+    if (!ts_node_is_null(op) && (!strcmp(o, "+") || !strcmp(o, "-"))) n = ts_node_child_by_field_name(n, "left", 4);
+  }
+  return tl_node_is(n, "identifier") || tl_node_is(n, "attribute") ? n : (TSNode){0};
+}
+
+/* Does the last component of a counter-like name look like a step/iteration/epoch count? */
+static bool tl_step_counter_name(TSNode n, const char *src) {
+  if (tl_node_is(n, "attribute")) n = ts_node_child_by_field_name(n, "attribute", 9);
+  if (!tl_node_is(n, "identifier")) return false;
+  const char *s = src + ts_node_start_byte(n);
+  size_t len = ts_node_end_byte(n) - ts_node_start_byte(n);
+  return tl_icontains(s, len, "step") || tl_icontains(s, len, "iter") || tl_icontains(s, len, "epoch") ||
+         (len == 2 && !memcmp(s, "it", 2));
+}
+
+/* Does an expression name the end of training: `max_steps`, `args.total_iters`, `num_epochs - 1`,
+ * `len(loader) - 1`? (A name or attribute, or `len(...)`, give or take an integer; a fraction of
+ * the run such as `total_steps * 0.1` is not the end.) */
+static bool tl_end_bound(TSNode n, const char *src) {
+  TSNode c = tl_counter_operand(n);
+  if (ts_node_is_null(c)) {
+    if (tl_node_is(n, "binary_operator") && tl_node_is(ts_node_child_by_field_name(n, "right", 5), "integer"))
+      n = ts_node_child_by_field_name(n, "left", 4);
+    TSNode fn = tl_node_is(n, "call") ? ts_node_child_by_field_name(n, "function", 8) : (TSNode){0};
+    return tl_node_is(fn, "identifier") && ts_node_end_byte(fn) - ts_node_start_byte(fn) == 3 &&
+           !memcmp(src + ts_node_start_byte(fn), "len", 3);
+  }
+  n = c;
+  const char *s = src + ts_node_start_byte(n);
+  size_t len = ts_node_end_byte(n) - ts_node_start_byte(n);
+  return tl_icontains(s, len, "max") || tl_icontains(s, len, "total") || tl_icontains(s, len, "num_") ||
+         tl_icontains(s, len, "last") || tl_icontains(s, len, "final");
+}
+
+/* A test that holds on one iteration (or from the end of training on):
+ * `step == 0`, `batch_idx == last_idx`, `i + 1 == len(loader)` with a loop counter (`!=`: the else
+ * is rare), and `global_step >= args.max_steps`, `it > max_iters`, `epoch == num_epochs - 1`
+ * with a step/iteration/epoch count compared with an end-of-training bound. */
 static tl_freq tl_counter_test(TSNode cond, const char *src) {
   if (ts_node_named_child_count(cond) != 2) return TL_FREQ_NONE;
   TSNode a = ts_node_named_child(cond, 0), b = ts_node_named_child(cond, 1);
-  if (tl_node_is(a, "integer")) { TSNode t = a; a = b; b = t; }
-  if (!tl_node_is(a, "identifier") || !tl_node_is(b, "integer") || !tl_is_loop_counter(cond, src, a))
-    return TL_FREQ_NONE;
-  for (uint32_t i = 0; i < ts_node_child_count(cond); i++) {
+  const char *op = NULL;
+  for (uint32_t i = 0; i < ts_node_child_count(cond) && !op; i++) {
     TSNode ch = ts_node_child(cond, i);
-    if (ts_node_is_named(ch)) continue;
-    if (!strcmp(ts_node_type(ch), "==")) return TL_FREQ_RARE_THEN;
-    if (!strcmp(ts_node_type(ch), "!=")) return TL_FREQ_RARE_ELSE;
+    if (!ts_node_is_named(ch)) op = ts_node_type(ch);
+  }
+  if (!op) return TL_FREQ_NONE;
+  bool eq = !strcmp(op, "=="), ne = !strcmp(op, "!=");
+  bool swapped = false;
+  TSNode ca = tl_counter_operand(a), cb = tl_counter_operand(b);
+  if (ts_node_is_null(ca) || (!ts_node_is_null(cb) && tl_node_is(cb, "identifier") && tl_is_loop_counter(cond, src, cb) &&
+                              !(tl_node_is(ca, "identifier") && tl_is_loop_counter(cond, src, ca)))) {
+    TSNode t = a; a = b; b = t;
+    t = ca; ca = cb; cb = t;
+    swapped = true;
+  }
+  if (ts_node_is_null(ca)) return TL_FREQ_NONE;
+  bool counter = tl_node_is(ca, "identifier") && tl_is_loop_counter(cond, src, ca);
+  /* the other side: a literal, or an expression that does not mention the counter itself */
+  if (counter && (eq || ne) && !ts_node_is_null(b) && !tl_node_is(b, "string")) {
+    uint32_t cs = ts_node_start_byte(ca), cl = ts_node_end_byte(ca) - cs;
+    const char *bs = src + ts_node_start_byte(b);
+    size_t bl = ts_node_end_byte(b) - ts_node_start_byte(b);
+    bool mentions = false;
+    for (size_t i = 0; i + cl <= bl && !mentions; i++)
+      mentions = !memcmp(bs + i, src + cs, cl) && (i == 0 || !(isalnum((unsigned char)bs[i - 1]) || bs[i - 1] == '_')) &&
+                 (i + cl == bl || !(isalnum((unsigned char)bs[i + cl]) || bs[i + cl] == '_'));
+    if (!mentions) return eq ? TL_FREQ_RARE_THEN : TL_FREQ_RARE_ELSE;
+  }
+  if ((counter || tl_step_counter_name(ca, src)) && tl_end_bound(b, src)) {
+    bool ge = swapped ? (!strcmp(op, "<=") || !strcmp(op, "<")) : (!strcmp(op, ">=") || !strcmp(op, ">"));
+    if (eq || ge) return TL_FREQ_RARE_THEN;
   }
   return TL_FREQ_NONE;
 }
@@ -292,15 +358,32 @@ static tl_freq tl_freq_test(tl_walk_ctx *c, TSNode cond, int depth) {
   return TL_FREQ_NONE;
 }
 
+/* A block in a loop of the current function whose last statement leaves the loop (`break`,
+ * `return`, `raise`) runs at most once per run of that loop: the loop start from which it counts as
+ * rare (`break`: the loop it ends; `return`/`raise`: any loop of the function), or 0. */
+static uint32_t tl_exit_scope(tl_walk_ctx *c, TSNode block) {
+  if (c->loop < 0 || c->m->loops.v[c->loop].func != c->func || ts_node_is_null(block)) return 0;
+  TSNode last = (TSNode){0};
+  for (uint32_t i = ts_node_named_child_count(block); i-- > 0;) {
+    TSNode ch = ts_node_named_child(block, i);
+    if (!tl_node_is(ch, "comment")) { last = ch; break; }
+  }
+  if (tl_node_is(last, "break_statement")) return c->m->loops.v[c->loop].start;
+  if (tl_node_is(last, "return_statement") || tl_node_is(last, "raise_statement"))
+    return c->m->funcs.v[c->func].start + 1;
+  return 0;
+}
+
 static void tl_walk_guarded(tl_walk_ctx *c, TSNode block, bool guarded, int depth) {
   if (ts_node_is_null(block)) return;
-  if (guarded) {
-    tl_range r = {ts_node_start_byte(block), ts_node_end_byte(block)};
+  uint32_t scope = guarded ? 0 : tl_exit_scope(c, block);
+  if (guarded || scope) {
+    tl_range r = {ts_node_start_byte(block), ts_node_end_byte(block), scope};
     tl_vec_push(&c->m->guards, r);
     c->guard_depth++;
   }
   tl_visit(c, block, depth);
-  if (guarded) c->guard_depth--;
+  if (guarded || scope) c->guard_depth--;
 }
 
 static void tl_walk_if(tl_walk_ctx *c, TSNode n, int depth) {
@@ -317,7 +400,7 @@ static void tl_walk_if(tl_walk_ctx *c, TSNode n, int depth) {
     } else if (tl_node_is(alt, "elif_clause")) {
       /* An elif runs only when the first test failed: rare when the first test is `!=`. */
       bool g = f == TL_FREQ_RARE_ELSE;
-      if (g) { tl_range r = {ts_node_start_byte(alt), ts_node_end_byte(alt)}; tl_vec_push(&c->m->guards, r); c->guard_depth++; }
+      if (g) { tl_range r = {ts_node_start_byte(alt), ts_node_end_byte(alt), 0}; tl_vec_push(&c->m->guards, r); c->guard_depth++; }
       TSNode ec = TL_CHILD(alt, condition);
       tl_visit(c, ec, depth + 1);
       tl_freq ef = tl_freq_test(c, ec, 0);
@@ -353,6 +436,11 @@ static unsigned tl_call_work(const char *callee) {
                                             "encoder", "decoder", "backbone", "transformer"};
   char low[64];
   if (n >= sizeof low || strchr(callee, '(')) return 0;
+  /* Model(cfg), GPTModel(...), TransformerNet(...): a CapWords name is a class; calling it
+   * constructs an object, it does not run a forward pass. */
+  bool lower_seen = false;
+  for (size_t i = 1; i < n; i++) lower_seen = lower_seen || islower((unsigned char)last[i]);
+  if (isupper((unsigned char)last[0]) && lower_seen) return 0;
   for (size_t i = 0; i < n; i++) low[i] = (char)tolower((unsigned char)last[i]);
   low[n] = 0;
   /* get_module(...), build_model(...), module_to_fqn(...), load_encoder(...): functions that look
@@ -634,9 +722,47 @@ static bool tl_is_loader_name(const tl_file_model *m, const char *d) {
   return n >= 6 && !strncasecmp(last + n - 6, "loader", 6);
 }
 
+/* Evidence that code may run on an accelerator: in the code with comments and docstrings blanked,
+ * a word with a segment (split at `_` and case changes ignored) naming a device or a framework
+ * that picks one by itself (`cuda`, `device`, `gpu`, `xla`, `mps`, `npu`, `paddle`, `lightning`,
+ * `accelerate`, `deepspeed`, `transformers`, ...), or a `.to(` call. Generous on purpose: a
+ * project without any of it is CPU-only and the synchronisation rules stay quiet there. */
+static bool tl_accelerator_evidence(const char *src, size_t len, bool *has_main) {
+  static const char *const words[] = {"cuda", "cudnn", "nccl", "gpu", "gpus", "device", "devices", "accelerator",
+                                      "accelerators", "accelerate", "xla", "mps", "npu", "tpu", "xpu", "hpu", "mlu",
+                                      "ipu", "rocm", "paddle", "paddlepaddle", "lightning", "deepspeed", "transformers",
+                                      "dataparallel", "distributeddataparallel", "fsdp", "megatron", "colossalai",
+                                      "apex", "triton", NULL};
+  char *code = tl_code_text(src, len, true);
+  bool hit = false;
+  *has_main = strstr(code, "__name__") && strstr(code, "__main__");
+  for (size_t i = 0; i < len && !hit;) {
+    if (!(isalnum((unsigned char)code[i]) || code[i] == '_')) { i++; continue; }
+    size_t s = i;
+    while (i < len && (isalnum((unsigned char)code[i]) || code[i] == '_')) i++;
+    /* `.to(`: a move between devices */
+    if (i - s == 2 && code[s] == 't' && code[s + 1] == 'o' && s > 0 && code[s - 1] == '.') {
+      size_t k = i;
+      while (k < len && (code[k] == ' ' || code[k] == '\t')) k++;
+      if (k < len && code[k] == '(') { hit = true; break; }
+    }
+    for (size_t a = s; a < i && !hit;) {
+      while (a < i && code[a] == '_') a++;
+      size_t b = a;
+      while (b < i && code[b] != '_') b++;
+      for (size_t w = 0; words[w] && b > a && !hit; w++)
+        hit = strlen(words[w]) == b - a && !strncasecmp(code + a, words[w], b - a);
+      a = b;
+    }
+  }
+  free(code);
+  return hit;
+}
+
 void tl_model_build(tl_file_model *m, TSNode root, const char *src, const char *module, bool is_package,
                     tl_diags *diags, const char *path) {
   m->module = tl_strdup(module);
+  m->uses_accel = tl_accelerator_evidence(src, ts_node_end_byte(root), &m->has_main);
   m->is_package = is_package;
   tl_func top = {tl_strdup("<module>"), tl_strdup(module), tl_strdup(module), -1,
                  ts_node_start_byte(root), ts_node_end_byte(root), 1, 1, false, -1};
@@ -922,7 +1048,8 @@ tl_valkind tl_model_classify(const tl_file_model *m, TSNode n, const char *src, 
       !strcmp(t, "dictionary_comprehension") || !strcmp(t, "tuple") || !strcmp(t, "set") ||
       !strcmp(t, "set_comprehension"))
     return TL_VAL_LIST;
-  if (!strcmp(t, "parenthesized_expression") || !strcmp(t, "await"))
+  /* *t in a tuple or call: the elements of t, where t is */
+  if (!strcmp(t, "parenthesized_expression") || !strcmp(t, "await") || !strcmp(t, "list_splat"))
     return tl_model_classify(m, ts_node_named_child(n, 0), src, func, depth + 1);
   if (!strcmp(t, "identifier") || !strcmp(t, "attribute")) {
     char *d = tl_dotted(n, src);
@@ -954,6 +1081,18 @@ tl_valkind tl_model_classify(const tl_file_model *m, TSNode n, const char *src, 
       }
     }
     free(d);
+    if (!b && k == TL_VAL_UNKNOWN && tl_node_is(n, "attribute")) {
+      /* x.data, p.grad, x.T: tensor attributes that live where their tensor lives */
+      static const char *const same_place[] = {"data", "grad", "T", "mT", "H", "mH", "real", "imag", NULL};
+      TSNode at = ts_node_child_by_field_name(n, "attribute", 9);
+      uint32_t as = ts_node_start_byte(at), al = ts_node_end_byte(at) - as;
+      for (size_t i = 0; same_place[i]; i++)
+        if (strlen(same_place[i]) == al && !memcmp(src + as, same_place[i], al)) {
+          k = tl_model_classify(m, ts_node_child_by_field_name(n, "object", 6), src, func, depth + 1);
+          if (k == TL_VAL_LIST || k == TL_VAL_PY) k = TL_VAL_UNKNOWN;
+          break;
+        }
+    }
     return k;
   }
   if (!strcmp(t, "call")) return tl_classify_call(m, n, src, func, depth);

@@ -313,7 +313,7 @@ bool tl_project_deferred_hold(tl_analysis *a, size_t fi, const tl_candidate *c, 
 static bool tl_guarded_after(const tl_file_model *m, uint32_t byte, uint32_t from) {
   for (size_t i = 0; i < m->guards.n; i++) {
     const tl_range *g = &m->guards.v[i];
-    if (g->start >= from && g->start <= byte && byte < g->end) return true;
+    if (g->start >= from && from >= g->scope && g->start <= byte && byte < g->end) return true;
   }
   return false;
 }
@@ -355,12 +355,21 @@ void tl_project_analyze(tl_analysis *a) {
     p.targets[i] = tl_calloc(m->calls.n + 1, sizeof(tl_target));
     for (size_t c = 0; c < m->calls.n; c++) p.targets[i][c] = tl_resolve(&p, (int32_t)i, &m->calls.v[c]);
   }
-  /* Which functions do per-step work each time they are called (fixpoint over the call graph). */
+  /* Which functions do per-step work each time they are called (fixpoint over the call graph).
+   * A call of a project class constructs an object (whatever its name); a function that runs a
+   * whole training (it has a loop over a DataLoader) is not per-step work for its callers. */
+  bool **whole = tl_calloc(nf ? nf : 1, sizeof *whole);
   for (size_t i = 0; i < nf; i++) {
     const tl_file_model *m = &a->files.v[i].model;
+    whole[i] = tl_calloc(m->funcs.n + 1, sizeof **whole);
+    for (size_t l = 0; l < m->loops.n; l++)
+      if (m->loops.v[l].iterates_loader && m->loops.v[l].func > 0) whole[i][m->loops.v[l].func] = true;
     for (size_t c = 0; c < m->calls.n; c++) {
       const tl_call *cl = &m->calls.v[c];
-      if (cl->top && !cl->guarded && (cl->work || p.targets[i][c].instance)) a->fstate.v[i][cl->func].train_top = true;
+      tl_ref k;
+      bool ctor = cl->work == TL_WORK_MODEL && !p.targets[i][c].instance && tl_class_ref(&p, (int32_t)i, cl->callee, &k);
+      if (cl->top && !cl->guarded && ((cl->work && !ctor) || p.targets[i][c].instance))
+        a->fstate.v[i][cl->func].train_top = true;
     }
   }
   for (int iter = 0, changed = 1; changed && iter < 64; iter++) {
@@ -371,7 +380,7 @@ void tl_project_analyze(tl_analysis *a) {
         const tl_call *cl = &m->calls.v[c];
         tl_ref t = p.targets[i][c].tgt;
         if (!cl->top || cl->guarded || t.file < 0 || a->fstate.v[i][cl->func].train_top) continue;
-        if (a->fstate.v[t.file][t.idx].train_top) {
+        if (a->fstate.v[t.file][t.idx].train_top && !whole[t.file][t.idx]) {
           a->fstate.v[i][cl->func].train_top = true;
           changed = 1;
         }
@@ -386,11 +395,24 @@ void tl_project_analyze(tl_analysis *a) {
       const tl_call *cl = &m->calls.v[c];
       tl_ref t = p.targets[i][c].tgt;
       if (cl->loop < 0 || cl->guarded) continue;
-      if (p.targets[i][c].instance || (t.file >= 0 && a->fstate.v[t.file][t.idx].train_top))
+      if (p.targets[i][c].instance || (t.file >= 0 && a->fstate.v[t.file][t.idx].train_top && !whole[t.file][t.idx]))
         a->step_loops.v[i][cl->loop] = true;
     }
   }
   tl_project_loop_work(&p);
+  for (size_t i = 0; i < nf; i++) free(whole[i]);
+  free(whole);
+  /* A program (an entry point and a step loop of its own) that never names an accelerator runs on
+   * the CPU: nothing in it synchronises with a device. Without an entry point or a step loop the
+   * project is a library or a fragment, placed on a device by code that is not here. */
+  bool accel = false, main_seen = false, step_seen = false;
+  for (size_t i = 0; i < nf; i++) {
+    const tl_file_model *m = &a->files.v[i].model;
+    accel = accel || m->uses_accel;
+    main_seen = main_seen || m->has_main;
+    for (size_t l = 0; l < m->loops.n && !step_seen; l++) step_seen = a->step_loops.v[i][l];
+  }
+  a->cpu_only = !accel && main_seen && step_seen;
   /* Roots, then the call graph breadth first. */
   tl_queue q = {0};
   for (size_t i = 0; i < nf; i++) {

@@ -226,6 +226,9 @@ static tl_rule *tl_rule_parse(const char *path, const char *text, size_t len, tl
       if (!strcmp(val, "file")) r->project_scope = false;
       else if (!strcmp(val, "project")) r->project_scope = true;
       else { tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, vcol, "scope must be file or project"); ok = false; }
+    } else if (!strcmp(key, "needs")) {
+      if (!strcmp(val, "accelerator")) r->needs_accel = true;
+      else if (strcmp(val, "none")) { tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, vcol, "needs must be accelerator or none"); ok = false; }
     } else if (!strcmp(key, "supersedes")) {
       char *save = NULL;
       for (char *t = strtok_r(val, ", ", &save); t; t = strtok_r(NULL, ", ", &save))

@@ -1,4 +1,4 @@
-/* tl_util.c - checked allocation, buffers, line tables and diagnostics. */
+/* tl_util.c - checked allocation, buffers, line tables, diagnostics and comment blanking. */
 #include "tl_util.h"
 
 #include <stdio.h>
@@ -152,4 +152,38 @@ void tl_diags_free(tl_diags *d) {
     free(d->v[i].message);
   }
   tl_vec_free(d);
+}
+
+char *tl_code_text(const char *src, size_t len, bool long_strings) {
+  char *t = tl_malloc(len + 1);
+  memcpy(t, src, len);
+  t[len] = 0;
+  size_t i = 0;
+  while (i < len) {
+    char c = t[i];
+    if (c == '#') {
+      while (i < len && t[i] != '\n' && t[i] != '\r') t[i++] = ' ';
+    } else if (c == '\'' || c == '"') {
+      bool triple = i + 2 < len && t[i + 1] == c && t[i + 2] == c;
+      size_t q = triple ? 3 : 1;
+      i += q;
+      while (i < len) {
+        if (t[i] == '\\' && i + 1 < len) {
+          if (triple && long_strings) {
+            t[i] = ' ';
+            if (t[i + 1] != '\n' && t[i + 1] != '\r') t[i + 1] = ' ';
+          }
+          i += 2;
+          continue;
+        }
+        if (t[i] == c && (!triple || (i + 2 < len && t[i + 1] == c && t[i + 2] == c))) { i += q; break; }
+        if (!triple && (t[i] == '\n' || t[i] == '\r')) break; /* unterminated: stop at the line end */
+        if (triple && long_strings && t[i] != '\n' && t[i] != '\r') t[i] = ' ';
+        i++;
+      }
+    } else {
+      i++;
+    }
+  }
+  return t;
 }

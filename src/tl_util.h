@@ -53,6 +53,11 @@ uint32_t tl_lines_line(const tl_lines *l, uint32_t off);
 /* 1-based column (code points) of byte offset `off`. */
 uint32_t tl_lines_col(const tl_lines *l, const char *text, uint32_t off);
 
+/* A copy of Python source (NUL-terminated, same length and offsets) with every comment blanked
+ * to spaces; with `long_strings`, the contents of triple-quoted strings (docstrings) too. Quotes
+ * and newlines stay, so lines and columns do not move. Caller frees. */
+char *tl_code_text(const char *src, size_t len, bool long_strings);
+
 /* A diagnostic about the input itself (not a finding): unreadable file, bad rule, syntax error.
  * line/col are 0 when the problem has no position. */
 typedef enum {

@@ -130,7 +130,8 @@ static void test_crossfile_chain(tl_ruleset *rs) {
      "import torch.nn as nn\n"
      "class Net(nn.Module):\n"
      "    def fwd(self, x):\n"                  /* line 3 */
-     "        return x * x.max().item()\n"},    /* line 4: TL101 via fwd */
+     "        return x * x.max().item()\n"     /* line 4: TL101 via fwd */
+     "DEVICE = \"cuda\"\n"},                 /* the project uses an accelerator */
   };
   char *got = run(rs, files, 3);
   CHECK_STR(got,
@@ -143,7 +144,8 @@ static void test_crossfile_chain(tl_ruleset *rs) {
 
 static void test_bases_across_files(tl_ruleset *rs) {
   src_file files[] = {
-    {"p/base.py", "import torch\nclass Base(torch.nn.Module):\n    pass\nclass BaseSet(torch.utils.data.Dataset):\n    pass\n"},
+    {"p/base.py", "import torch\nclass Base(torch.nn.Module):\n    pass\nclass BaseSet(torch.utils.data.Dataset):\n    pass\n"
+                  "def place(m):\n    return m.cuda()\n"},
     {"p/net.py",
      "from base import Base, BaseSet\n"
      "import torch\n"
@@ -161,6 +163,37 @@ static void test_bases_across_files(tl_ruleset *rs) {
   CHECK_STR(got,
     "p/net.py:5 TL101 | `Net.forward` runs every step (forward of a Module/Layer subclass) at p/net.py:4\n"
     "p/net.py:8 TL204 | `Data.__getitem__` runs once per sample (Dataset) at p/net.py:7\n");
+  free(got);
+}
+
+/* A program (entry point + step loop) whose code never names an accelerator runs on the CPU: the
+ * synchronisation rules (needs: accelerator) are silent; one file naming a device anywhere in the
+ * project is enough to make them report, and so is the lack of an entry point (a fragment). */
+static void test_cpu_only_project(tl_ruleset *rs) {
+  src_file cpu[] = {
+    {"c/train.py",
+     "# comments may say .cuda() or device='cuda'\n"
+     "def fit(loader, net, opt):\n"
+     "    \"\"\"A docstring saying .to(device) is no code either.\"\"\"\n"
+     "    for x in loader:\n"
+     "        loss = net(x).mean()\n"
+     "        loss.backward()\n"
+     "        opt.step()\n"
+     "        print(loss.item())\n"            /* line 8: silent, CPU only */
+     "if __name__ == '__main__':\n"
+     "    fit(None, None, None)\n"},
+  };
+  char *got = run(rs, cpu, 1);
+  CHECK_STR(got, "");
+  free(got);
+  src_file gpu[] = {cpu[0], {"c/place.py", "def place(t):\n    return t.to(0)\n"}};
+  got = run(rs, gpu, 2);
+  CHECK_STR(got, "c/train.py:8 TL101 | in the step loop at c/train.py:4\n");
+  free(got);
+  src_file fragment[] = {{"c/train.py", "def fit(loader, net, opt):\n    for x in loader:\n        loss = net(x).mean()\n"
+                                        "        loss.backward()\n        opt.step()\n        print(loss.item())\n"}};
+  got = run(rs, fragment, 1);
+  CHECK_STR(got, "c/train.py:6 TL101 | in the step loop at c/train.py:2\n");
   free(got);
 }
 
@@ -212,13 +245,32 @@ static void test_kinds_and_guards(tl_ruleset *rs) {
   free(got);
 }
 
+/* Comments (and, on request, triple-quoted string contents) are blanked in place; strings that
+ * hold '#' and escaped quotes are code. */
+static void test_code_text(void) {
+  const char *src = "x = '#a\\'#b'  # c .cuda()\ns = \"\"\"doc .cuda()\n\\\"\"\" \"\"\"\ny = \"cuda\" # xy\n# last";
+  size_t n = strlen(src);
+  char *t = tl_code_text(src, n, false);
+  CHECK_INT((int)strlen(t), (int)n);
+  CHECK_STR(t, "x = '#a\\'#b'             \ns = \"\"\"doc .cuda()\n\\\"\"\" \"\"\"\ny = \"cuda\"     \n      ");
+  free(t);
+  t = tl_code_text(src, n, true);
+  CHECK_STR(t, "x = '#a\\'#b'             \ns = \"\"\"           \n     \"\"\"\ny = \"cuda\"     \n      ");
+  free(t);
+  t = tl_code_text("'unterminated # not a comment\nz = 1 # c", 39, false);
+  CHECK_STR(t, "'unterminated # not a comment\nz = 1    ");
+  free(t);
+}
+
 int main(void) {
   test_resolve();
   test_field_ids();
   test_func_at();
+  test_code_text();
   tl_ruleset *rs = rules();
   test_crossfile_chain(rs);
   test_bases_across_files(rs);
+  test_cpu_only_project(rs);
   test_kinds_and_guards(rs);
   tl_ruleset_delete(rs);
   TEST_DONE();
