@@ -11,8 +11,6 @@
 
 #define TL_PARSE_TIMEOUT_US (20u * 1000u * 1000u)
 #define TL_QUERY_MATCH_LIMIT 4096u
-#define TL_REGEX_MATCH_LIMIT 100000u
-#define TL_REGEX_DEPTH_LIMIT 2000u
 
 tl_analysis *tl_analysis_new(const tl_ruleset *rules, const tl_options *opts) {
   tl_analysis *a = tl_calloc(1, sizeof *a);

@@ -6,6 +6,10 @@
 
 /* A project predicate of a match, evaluated once the whole project is known: the predicate and
  * its capture's byte range. */
+/* Limits of every regex match (user rules' regexes included): PCRE2's backtracking steps and depth. */
+#define TL_REGEX_MATCH_LIMIT 100000u
+#define TL_REGEX_DEPTH_LIMIT 2000u
+
 typedef struct {
   const tl_pred *pred;    /* owned by the ruleset */
   uint32_t start, end;

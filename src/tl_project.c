@@ -289,11 +289,19 @@ bool tl_project_deferred_hold(tl_analysis *a, size_t fi, const tl_candidate *c, 
       size_t j = 0;
       while (j < a->pmatch.n && a->pmatch.v[j].pred != d->pred) j++;
       if (j == a->pmatch.n) {
+        /* over the code of each file (comments and docstrings blanked), with the usual limits */
         tl_pmatch pm = {d->pred, false};
+        pcre2_match_context *mctx = pcre2_match_context_create(NULL);
+        pcre2_set_match_limit(mctx, TL_REGEX_MATCH_LIMIT);
+        pcre2_set_depth_limit(mctx, TL_REGEX_DEPTH_LIMIT);
         for (size_t i = 0; i < a->files.n && !pm.result; i++) {
           const tl_file *f = &a->files.v[i];
-          pm.result = f->ok && f->text && pcre2_match(d->pred->re, (PCRE2_SPTR)f->text, f->len, 0, 0, md, NULL) >= 0;
+          if (!f->ok || !f->text) continue;
+          char *code = tl_code_text(f->text, f->len, true);
+          pm.result = pcre2_match(d->pred->re, (PCRE2_SPTR)code, f->len, 0, 0, md, mctx) >= 0;
+          free(code);
         }
+        pcre2_match_context_free(mctx);
         tl_vec_push(&a->pmatch, pm);
       }
       r = a->pmatch.v[j].result;
