@@ -34,6 +34,7 @@ static void tl_file_reset(tl_file *f) {
   tl_diags_free(&f->diags);
   tl_vec_free(&f->vals);
   tl_vec_free(&f->fmatch);
+  tl_vec_free(&f->pfmatch);
   f->ok = false;
 }
 
@@ -202,10 +203,20 @@ typedef struct {
  * #file-match? verdicts are kept in the file, for the incremental path). */
 typedef struct tl_file_res {
   tl_resolved_slot resolved[TL_RESOLVED_SLOTS];
+  char *code; /* the text with comments and docstrings blanked (#file-match?), made on first use */
 } tl_file_res;
 
 static void tl_file_res_free(tl_file_res *fr) {
   for (size_t i = 0; i < TL_RESOLVED_SLOTS; i++) free(fr->resolved[i].q);
+  free(fr->code);
+}
+
+/* #file-match?: the regex over the code only (comments and docstrings blanked, same offsets): a
+ * comment saying "never calls .cuda()" is no evidence. The blanked text is made once per file. */
+static bool tl_re_match(tl_worker *w, pcre2_code *re, const char *s, size_t n);
+static bool tl_code_match(tl_worker *w, tl_file_res *fr, pcre2_code *re, const char *src, size_t n) {
+  if (!fr->code) fr->code = tl_code_text(src, n, true);
+  return tl_re_match(w, re, fr->code, n);
 }
 
 /* The resolved dotted name of `n` (owned by the cache), or NULL when n is no dotted name. */
@@ -252,15 +263,6 @@ static bool tl_node_text_eq(TSNode n, const char *src, const char *s) {
 static bool tl_re_match(tl_worker *w, pcre2_code *re, const char *s, size_t n) {
   int rc = pcre2_match(re, (PCRE2_SPTR)s, n, 0, 0, w->md, w->mctx);
   return rc >= 0;
-}
-
-/* #file-match?: the regex over the code only (comments and docstrings blanked, same offsets): a
- * comment saying "never calls .cuda()" is no evidence. */
-static bool tl_code_match(tl_worker *w, pcre2_code *re, const char *src, size_t n) {
-  char *code = tl_code_text(src, n, true);
-  bool r = tl_re_match(w, re, code, n);
-  free(code);
-  return r;
 }
 
 static const char *const tl_reduction_methods[] = {"max", "_max", "min", "_min", "sum", "item", "amax", "amin",
@@ -801,7 +803,7 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
     size_t i = 0;
     while (i < e->fmatch->n && e->fmatch->v[i].pred != p) i++;
     if (i == e->fmatch->n) {
-      tl_filematch fm = {p, tl_code_match(e->w, p->re, src, e->file->len)};
+      tl_filematch fm = {p, tl_code_match(e->w, e->file_res, p->re, src, e->file->len)};
       tl_vec_push(e->fmatch, fm);
     }
     r = e->fmatch->v[i].result;
@@ -1418,8 +1420,9 @@ static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_pre
   tl_snapshot_values(f);
   if (partial) partial = tl_model_same_outside(&g, &prev->model, prev->vals, &f->model, f->vals.v);
   /* #file-match? reads the whole text: every verdict the last run used must stand */
+  tl_file_res file_res = {0}; /* about 2 KiB */
   for (size_t i = 0; partial && i < prev->fmatch.n; i++) {
-    tl_filematch fm = {prev->fmatch.v[i].pred, tl_code_match(w, prev->fmatch.v[i].pred->re, parse_text, f->len)};
+    tl_filematch fm = {prev->fmatch.v[i].pred, tl_code_match(w, &file_res, prev->fmatch.v[i].pred->re, parse_text, f->len)};
     tl_vec_push(&f->fmatch, fm);
     if (fm.result != prev->fmatch.v[i].result) partial = false;
   }
@@ -1428,7 +1431,6 @@ static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_pre
     pcre2_code *eval_re = w->eval_re;
     char *saved = f->text;
     f->text = parse_text; /* predicates read node text from the parsed copy */
-    tl_file_res file_res = {0}; /* about 2 KiB */
     TSQueryMatch mt;
     if (partial) {
       ts_query_cursor_set_byte_range(w->cursor, g.rs, g.re_new);
@@ -1446,12 +1448,12 @@ static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_pre
       while (ts_query_cursor_next_match(w->cursor, &mt)) tl_file_match(a, f, w, &mt, eval_re, &file_res);
       exceeded = ts_query_cursor_did_exceed_match_limit(w->cursor);
     }
-    tl_file_res_free(&file_res);
     f->text = saved;
     if (exceeded)
       tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, 0, 0, "query match limit (%u) exceeded: some findings may be missing",
                    TL_QUERY_MATCH_LIMIT);
   }
+  tl_file_res_free(&file_res);
   if (partial) tl_splice_cands(f, prev, &g);
   f->partial = partial;
   f->reusable = a->opts.keep_trees && !exceeded;

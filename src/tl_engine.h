@@ -58,6 +58,7 @@ typedef struct {
   TL_VEC(tl_range) vals;  /* byte ranges of model.bindings' values, then of every class attribute's ({0,0}: none) */
   bool partial;           /* the last run queried only the changed region */
   tl_filematches fmatch;  /* #file-match? verdicts of the last run */
+  tl_filematches pfmatch; /* #project-match? verdicts on this file's text, until it changes */
 } tl_file;
 
 typedef TL_VEC(char *) tl_strlist;

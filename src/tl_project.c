@@ -295,11 +295,18 @@ bool tl_project_deferred_hold(tl_analysis *a, size_t fi, const tl_candidate *c, 
         pcre2_set_match_limit(mctx, TL_REGEX_MATCH_LIMIT);
         pcre2_set_depth_limit(mctx, TL_REGEX_DEPTH_LIMIT);
         for (size_t i = 0; i < a->files.n && !pm.result; i++) {
-          const tl_file *f = &a->files.v[i];
+          tl_file *f = &a->files.v[i];
           if (!f->ok || !f->text) continue;
-          char *code = tl_code_text(f->text, f->len, true);
-          pm.result = pcre2_match(d->pred->re, (PCRE2_SPTR)code, f->len, 0, 0, md, mctx) >= 0;
-          free(code);
+          /* each file's verdict is kept until the file changes (an editor re-runs one file) */
+          size_t v = 0;
+          while (v < f->pfmatch.n && f->pfmatch.v[v].pred != d->pred) v++;
+          if (v == f->pfmatch.n) {
+            char *code = tl_code_text(f->text, f->len, true);
+            tl_filematch fm = {d->pred, pcre2_match(d->pred->re, (PCRE2_SPTR)code, f->len, 0, 0, md, mctx) >= 0};
+            free(code);
+            tl_vec_push(&f->pfmatch, fm);
+          }
+          pm.result = f->pfmatch.v[v].result;
         }
         pcre2_match_context_free(mctx);
         tl_vec_push(&a->pmatch, pm);
