@@ -25,6 +25,26 @@ cp -r "$tmp/c" "$tmp/d"
 diff -r "$tmp/c" "$tmp/d" >/dev/null && ok || bad "a second --fix changed files again"
 ( cd "$tmp/c" && "$bin" check --diff --unsafe-fixes examples fixtures 2>/dev/null ) | grep -q . && bad "--diff after --fix is not empty" || ok
 
+# The fixed files parse no worse than before (no file gains a syntax error), and every finding
+# whose fix was applied is gone: per rule and file, the findings left after --fix are at most
+# those that had no fix.
+( cd "$tmp/d" && "$bin" check --select ALL --format json examples fixtures > "$tmp/after.json" 2>"$tmp/after.err" )
+( cd "$src" && "$bin" check --select ALL --format json examples fixtures > "$tmp/before.json" 2>"$tmp/before.err" )
+python3 - "$tmp/before.json" "$tmp/after.json" "$tmp/before.err" "$tmp/after.err" <<'PY' && ok || bad "fixed files: new syntax errors, or findings left where a fix was applied"
+import collections, json, re, sys
+before, after = (json.load(open(p))["findings"] for p in sys.argv[1:3])
+def broken(path):
+    return {m.group(1) for m in re.finditer(r"^(\S+?):\d+:\d+: warning: syntax error", open(path).read(), re.M)}
+new_errors = broken(sys.argv[4]) - {p for p in broken(sys.argv[3]) if not p.endswith(".fixed.py")}
+assert not {p for p in new_errors if not p.endswith(".fixed.py")}, new_errors
+unfixable = collections.Counter((f["code"], f["path"]) for f in before if f["fix"] is None)
+fixable = collections.Counter((f["code"], f["path"]) for f in before if f["fix"] is not None)
+left = collections.Counter((f["code"], f["path"]) for f in after)
+assert sum(fixable.values()) > 20, "too few fixes to test"
+bad = {k: (left[k], unfixable[k]) for k in fixable if left[k] > unfixable[k]}
+assert not bad, bad
+PY
+
 # Without --unsafe-fixes nothing unsafe is applied.
 ( cd "$tmp/d" && cp -r "$src/examples" e2 && "$bin" check --fix e2 >/dev/null 2>&1 )
 diff -r "$src/examples" "$tmp/d/e2" >/dev/null && ok || bad "--fix applied an unsafe fix"
