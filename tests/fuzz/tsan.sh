@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tsan.sh TRAINLINT_TSAN SRC [REFERENCE] - the ThreadSanitizer analyzer over fixtures/ and examples/ with several threads: no data race reported, output byte-identical to -j 1 (and to REFERENCE -j 1 when given).
+# tsan.sh TRAINLINT_TSAN SRC [REFERENCE] - the ThreadSanitizer analyzer over fixtures/ and examples/ with several threads and the language server's scripted sessions: no data race reported, output byte-identical to -j 1 (and to REFERENCE -j 1 when given).
 set -u
 bin=$1 src=$2 ref=${3:-}
 [ -x "$bin" ] || { echo "SKIP: $bin not built (see docs/reliability.md)"; exit 77; }
@@ -40,6 +40,10 @@ if [ -n "$ref" ] && [ -x "$ref" ]; then
   "$ref" check -j 1 --format json --show-fixes --unsafe-fixes examples fixtures >"$tmp/ref.out" 2>"$tmp/ref.err"
   cmp -s "$tmp/ref.out" "$tmp/json-j1.out" && ok || bad "the TSan build's output differs from $ref's"
 fi
+# The language server analyses with the same thread pool: its scripted sessions (edits, cross-file
+# re-diagnosis, code actions, configuration reloads) under TSan too.
+python3 "$src/tests/lsp/drive.py" "$bin" "$src"/tests/lsp/sessions/*.session >"$tmp/lsp.out" 2>&1 && ok ||
+  { bad "language-server sessions under TSan"; tail -20 "$tmp/lsp.out"; }
 reports=$(cat "$tmp"/tsan* 2>/dev/null | grep -c 'WARNING: ThreadSanitizer')
 if [ "$reports" = 0 ]; then ok; else
   bad "$reports ThreadSanitizer report(s):"; cat "$tmp"/tsan* | head -100

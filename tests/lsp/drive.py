@@ -306,7 +306,7 @@ def run_session(binary, session, workdir):
         if server:
             server.err.close()
     err = open(stderr_path, encoding="utf-8", errors="replace").read()
-    if re.search(r"ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:", err):
+    if re.search(r"ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:|WARNING: ThreadSanitizer", err):
         print("FAIL %s: sanitizer report:\n%s" % (name, err[-3000:]))
         return False
     print("ok  ", name)
