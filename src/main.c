@@ -318,23 +318,13 @@ static int cmd_check(tl_cli *c) {
       if (fc) tl_vec_push(&seen, fc);
       else none_seen = true;
     }
-    TL_VEC(const char *) wanted = {0};
-    for (size_t r = 0; r < tl_ruleset_count(rs); r++) {
-      const tl_rule *rule = tl_ruleset_rule(rs, r);
-      bool want = none_seen && tl_config_enabled(NULL, rule, "", (const char *const *)c->select.v, c->select.n,
-                                                 (const char *const *)c->ignore.v, c->ignore.n);
-      for (size_t k = 0; k < seen.n && !want; k++)
-        want = tl_config_enabled(seen.v[k], rule, "", (const char *const *)c->select.v, c->select.n,
-                                 (const char *const *)c->ignore.v, c->ignore.n);
-      if (want) tl_vec_push(&wanted, tl_rule_code(rule));
-    }
-    tl_ruleset_select(rs, wanted.v, wanted.n, NULL, 0);
-    if (!wanted.n) tl_ruleset_select(rs, NULL, 0, (const char *const *)all_codes, 1); /* nothing at all */
+    if (none_seen) tl_vec_push(&seen, NULL); /* some file has no configuration: the defaults */
+    tl_config_select_wanted(rs, seen.v, seen.n, (const char *const *)c->select.v, c->select.n,
+                            (const char *const *)c->ignore.v, c->ignore.n);
     if (!tl_ruleset_compile(rs, &d)) {
       tl_ruleset_delete(rs);
       rs = NULL;
     }
-    tl_vec_free(&wanted);
     tl_vec_free(&seen);
   }
   if (!rs) {

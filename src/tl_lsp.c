@@ -474,18 +474,9 @@ static tl_ruleset *tl_lsp_make_rules(tl_lsp *s, char **error) {
     if (fc) tl_vec_push(&seen, fc);
     else none_seen = true;
   }
-  TL_VEC(const char *) wanted = {0};
-  const char *const *sel = (const char *const *)s->select.v, *const *ign = (const char *const *)s->ignore.v;
-  for (size_t r = 0; r < tl_ruleset_count(rs); r++) {
-    const tl_rule *rule = tl_ruleset_rule(rs, r);
-    bool want = none_seen && tl_config_enabled(NULL, rule, "", sel, s->select.n, ign, s->ignore.n);
-    for (size_t k = 0; k < seen.n && !want; k++) want = tl_config_enabled(seen.v[k], rule, "", sel, s->select.n, ign, s->ignore.n);
-    if (want) tl_vec_push(&wanted, tl_rule_code(rule));
-  }
-  const char *all[] = {"ALL"};
-  if (wanted.n) tl_ruleset_select(rs, wanted.v, wanted.n, NULL, 0);
-  else tl_ruleset_select(rs, NULL, 0, all, 1); /* nothing at all */
-  tl_vec_free(&wanted);
+  if (none_seen) tl_vec_push(&seen, NULL); /* some file has no configuration: the defaults */
+  tl_config_select_wanted(rs, seen.v, seen.n, (const char *const *)s->select.v, s->select.n,
+                          (const char *const *)s->ignore.v, s->ignore.n);
   tl_vec_free(&seen);
   if (ok) ok = tl_ruleset_compile(rs, &d);
   for (size_t k = 0; ok && s->primary && k < s->primary->severity.n; k++)
