@@ -11,7 +11,10 @@ typedef struct {
 typedef struct {
   tl_ref tgt;          /* target function, file < 0 when unresolved */
   bool instance;       /* calling an instance of a project Module: its forward */
+  bool virt;           /* `self.m()`: dispatched on the object's class, so overrides of m may run */
 } tl_target;
+
+typedef TL_VEC(tl_ref) tl_refs;
 
 typedef struct {
   tl_analysis *a;
@@ -20,6 +23,7 @@ typedef struct {
   tl_map *locals;      /* per file: "Class", "Class.method", "func" -> encoded entity */
   int8_t **class_kind; /* per file, per class: bit 1 module, bit 2 dataset, 0x40 computed, 0x20 in progress */
   tl_target **targets; /* per file, per call */
+  tl_refs **overrides; /* per file, per function: the methods of project subclasses that override it */
 } tl_proj;
 
 /* Encoded local entities: functions as idx + 1, classes as -(idx + 1). */
@@ -176,7 +180,7 @@ static bool tl_instance_class(tl_proj *p, int32_t fi, int32_t func, const char *
 }
 
 static tl_target tl_resolve(tl_proj *p, int32_t fi, const tl_call *c) {
-  tl_target t = {{-1, -1}, false};
+  tl_target t = {{-1, -1}, false, false};
   const tl_file_model *m = &p->a->files.v[fi].model;
   const char *callee = c->callee;
   int32_t cls = m->funcs.v[c->func].cls;
@@ -209,6 +213,7 @@ static tl_target tl_resolve(tl_proj *p, int32_t fi, const tl_call *c) {
     const char *meth = dot + 1;
     if (!strcmp(recv, "self") && cls >= 0) {
       tl_method(p, (tl_ref){fi, cls}, meth, &t.tgt, 0);
+      t.virt = true;
     } else if (tl_instance_class(p, fi, c->func, recv, c->byte, &inst)) {
       tl_method(p, inst, meth, &t.tgt, 0);
     } else {
@@ -238,6 +243,53 @@ static tl_target tl_resolve(tl_proj *p, int32_t fi, const tl_call *c) {
   return t;
 }
 
+/* Overrides: for each method M of a project class D, every ancestor class's method that a call
+ * `self.<name>()` in that ancestor resolves to gets M as an override (virtual dispatch: the step
+ * loop of a base class's train() runs the subclass's run_step()). */
+static void tl_add_overrides(tl_proj *p, tl_ref cls, tl_ref meth, const char *name, int depth) {
+  if (depth > 16) return;
+  const tl_class *cl = &p->a->files.v[cls.file].model.classes.v[cls.idx];
+  for (size_t i = 0; i < cl->bases.n; i++) {
+    tl_ref base, r;
+    if (!tl_class_ref(p, cls.file, cl->bases.v[i], &base) || (base.file == cls.file && base.idx == cls.idx)) continue;
+    if (tl_method(p, base, name, &r, 0) && !(r.file == meth.file && r.idx == meth.idx)) {
+      tl_refs *o = &p->overrides[r.file][r.idx];
+      bool have = false;
+      for (size_t k = 0; k < o->n && !have; k++) have = o->v[k].file == meth.file && o->v[k].idx == meth.idx;
+      if (!have) tl_vec_push(o, meth);
+    }
+    tl_add_overrides(p, base, meth, name, depth + 1);
+  }
+}
+
+static void tl_index_overrides(tl_proj *p) {
+  size_t nf = p->a->files.n;
+  p->overrides = tl_calloc(nf ? nf : 1, sizeof *p->overrides);
+  for (size_t i = 0; i < nf; i++) p->overrides[i] = tl_calloc(p->a->files.v[i].model.funcs.n + 1, sizeof **p->overrides);
+  for (size_t i = 0; i < nf; i++) {
+    const tl_file_model *m = &p->a->files.v[i].model;
+    for (size_t f = 0; f < m->funcs.n; f++)
+      if (m->funcs.v[f].cls >= 0 && m->funcs.v[f].outer >= 0 && m->funcs.v[m->funcs.v[f].outer].cls < 0 &&
+          strncmp(m->funcs.v[f].name, "__", 2))
+        tl_add_overrides(p, (tl_ref){(int32_t)i, m->funcs.v[f].cls}, (tl_ref){(int32_t)i, (int32_t)f}, m->funcs.v[f].name, 0);
+  }
+}
+
+/* The functions call c of file fi may run: its target, and for `self.m()` the overrides of the
+ * target in project subclasses. Returns how many (at most max) in out. */
+static size_t tl_call_targets(const tl_proj *p, int32_t fi, size_t c, tl_ref *out, size_t max) {
+  const tl_target *t = &p->targets[fi][c];
+  if (t->tgt.file < 0 || !max) return 0;
+  size_t n = 0;
+  out[n++] = t->tgt;
+  if (t->virt) {
+    const tl_refs *o = &p->overrides[t->tgt.file][t->tgt.idx];
+    for (size_t k = 0; k < o->n && n < max; k++) out[n++] = o->v[k];
+  }
+  return n;
+}
+#define TL_MAX_TARGETS 16
+
 /* What each loop does anywhere in it, guarded or not, directly or through the project's functions
  * it calls (TL_WORK_*): a training loop runs a backward pass and an optimizer step. */
 static void tl_project_loop_work(tl_proj *p) {
@@ -255,13 +307,14 @@ static void tl_project_loop_work(tl_proj *p) {
     for (size_t i = 0; i < nf; i++) {
       const tl_file_model *m = &a->files.v[i].model;
       for (size_t c = 0; c < m->calls.n; c++) {
-        tl_ref t = p->targets[i][c].tgt;
-        if (t.file < 0) continue;
+        tl_ref ts[TL_MAX_TARGETS];
+        size_t nt = tl_call_targets(p, (int32_t)i, c, ts, TL_MAX_TARGETS);
         unsigned *w = &fw[i][m->calls.v[c].func];
-        if ((*w | fw[t.file][t.idx]) != *w) {
-          *w |= fw[t.file][t.idx];
-          changed = 1;
-        }
+        for (size_t k = 0; k < nt; k++)
+          if ((*w | fw[ts[k].file][ts[k].idx]) != *w) {
+            *w |= fw[ts[k].file][ts[k].idx];
+            changed = 1;
+          }
       }
     }
   }
@@ -270,8 +323,10 @@ static void tl_project_loop_work(tl_proj *p) {
     unsigned *lw = tl_calloc(m->loops.n + 1, sizeof *lw);
     for (size_t c = 0; c < m->calls.n; c++) {
       const tl_call *cl = &m->calls.v[c];
-      tl_ref t = p->targets[i][c].tgt;
-      unsigned w = cl->work | (p->targets[i][c].instance ? TL_WORK_MODEL : 0) | (t.file >= 0 ? fw[t.file][t.idx] : 0);
+      tl_ref ts[TL_MAX_TARGETS];
+      size_t nt = tl_call_targets(p, (int32_t)i, c, ts, TL_MAX_TARGETS);
+      unsigned w = cl->work | (p->targets[i][c].instance ? TL_WORK_MODEL : 0);
+      for (size_t k = 0; k < nt; k++) w |= fw[ts[k].file][ts[k].idx];
       for (int32_t l = cl->loop; l >= 0; l = m->loops.v[l].parent)
         if (m->loops.v[l].func == cl->func) lw[l] |= w;
     }
@@ -370,6 +425,7 @@ void tl_project_analyze(tl_analysis *a) {
     p.targets[i] = tl_calloc(m->calls.n + 1, sizeof(tl_target));
     for (size_t c = 0; c < m->calls.n; c++) p.targets[i][c] = tl_resolve(&p, (int32_t)i, &m->calls.v[c]);
   }
+  tl_index_overrides(&p);
   /* Which functions do per-step work each time they are called (fixpoint over the call graph).
    * A call of a project class constructs an object (whatever its name); a function that runs a
    * whole training (it has a loop over a DataLoader) is not per-step work for its callers. */
@@ -393,12 +449,15 @@ void tl_project_analyze(tl_analysis *a) {
       const tl_file_model *m = &a->files.v[i].model;
       for (size_t c = 0; c < m->calls.n; c++) {
         const tl_call *cl = &m->calls.v[c];
-        tl_ref t = p.targets[i][c].tgt;
-        if (!cl->top || cl->guarded || t.file < 0 || a->fstate.v[i][cl->func].train_top) continue;
-        if (a->fstate.v[t.file][t.idx].train_top && !whole[t.file][t.idx]) {
-          a->fstate.v[i][cl->func].train_top = true;
-          changed = 1;
-        }
+        tl_ref ts[TL_MAX_TARGETS];
+        size_t nt = tl_call_targets(&p, (int32_t)i, c, ts, TL_MAX_TARGETS);
+        if (!cl->top || cl->guarded || !nt || a->fstate.v[i][cl->func].train_top) continue;
+        for (size_t k = 0; k < nt; k++)
+          if (a->fstate.v[ts[k].file][ts[k].idx].train_top && !whole[ts[k].file][ts[k].idx]) {
+            a->fstate.v[i][cl->func].train_top = true;
+            changed = 1;
+            break;
+          }
       }
     }
   }
@@ -408,10 +467,12 @@ void tl_project_analyze(tl_analysis *a) {
     for (size_t l = 0; l < m->loops.n; l++) a->step_loops.v[i][l] = m->loops.v[l].iterates_loader || m->loops.v[l].work;
     for (size_t c = 0; c < m->calls.n; c++) {
       const tl_call *cl = &m->calls.v[c];
-      tl_ref t = p.targets[i][c].tgt;
       if (cl->loop < 0 || cl->guarded) continue;
-      if (p.targets[i][c].instance || (t.file >= 0 && a->fstate.v[t.file][t.idx].train_top && !whole[t.file][t.idx]))
-        a->step_loops.v[i][cl->loop] = true;
+      tl_ref ts[TL_MAX_TARGETS];
+      size_t nt = tl_call_targets(&p, (int32_t)i, c, ts, TL_MAX_TARGETS);
+      bool work = p.targets[i][c].instance;
+      for (size_t k = 0; k < nt && !work; k++) work = a->fstate.v[ts[k].file][ts[k].idx].train_top && !whole[ts[k].file][ts[k].idx];
+      if (work) a->step_loops.v[i][cl->loop] = true;
     }
   }
   tl_project_loop_work(&p);
@@ -470,14 +531,17 @@ void tl_project_analyze(tl_analysis *a) {
     }
     for (size_t c = 0; c < m->calls.n; c++) {
       const tl_call *cl = &m->calls.v[c];
-      tl_ref t = p.targets[i][c].tgt;
-      if (t.file < 0) continue;
+      tl_ref ts[TL_MAX_TARGETS];
+      size_t nt = tl_call_targets(&p, (int32_t)i, c, ts, TL_MAX_TARGETS);
+      if (!nt) continue;
       /* the outermost step loop containing the call, unguarded from it */
       for (int32_t l = cl->loop; l >= 0; l = m->loops.v[l].parent) {
         const tl_loop *lp = &m->loops.v[l];
         if (lp->func != cl->func || !a->step_loops.v[i][l] || tl_guarded_after(m, cl->byte, lp->start)) continue;
-        tl_hot_reason r = {(int32_t)i, -1, lp->line, lp->col, 2, NULL};
-        tl_mark(a, &q, t, 0, r);
+        for (size_t k = 0; k < nt; k++) {
+          tl_hot_reason r = {(int32_t)i, -1, lp->line, lp->col, 2, NULL};
+          tl_mark(a, &q, ts[k], 0, r);
+        }
         break;
       }
     }
@@ -488,20 +552,26 @@ void tl_project_analyze(tl_analysis *a) {
     const tl_func *fu = &m->funcs.v[it.func];
     for (size_t c = 0; c < m->calls.n; c++) {
       const tl_call *cl = &m->calls.v[c];
-      tl_ref t = p.targets[it.file][c].tgt;
-      if (cl->func != it.func || t.file < 0 || tl_guarded_after(m, cl->byte, fu->start)) continue;
-      tl_hot_reason r = {it.file, it.func, cl->line, cl->col, 1, NULL};
-      tl_mark(a, &q, t, it.kind, r);
+      if (cl->func != it.func || tl_guarded_after(m, cl->byte, fu->start)) continue;
+      tl_ref ts[TL_MAX_TARGETS];
+      size_t nt = tl_call_targets(&p, it.file, c, ts, TL_MAX_TARGETS);
+      for (size_t k = 0; k < nt; k++) {
+        tl_hot_reason r = {it.file, it.func, cl->line, cl->col, 1, NULL};
+        tl_mark(a, &q, ts[k], it.kind, r);
+      }
     }
   }
   tl_vec_free(&q);
   for (size_t i = 0; i < nf; i++) {
     free(p.class_kind[i]);
     free(p.targets[i]);
+    for (size_t f = 0; f < a->files.v[i].model.funcs.n; f++) tl_vec_free(&p.overrides[i][f]);
+    free(p.overrides[i]);
     tl_map_free(&p.locals[i]);
   }
   free(p.class_kind);
   free(p.targets);
+  free(p.overrides);
   free(p.locals);
   tl_map_free(&p.modules);
   tl_map_free(&p.suffixes);
