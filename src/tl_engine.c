@@ -1554,7 +1554,8 @@ static void tl_make_findings(tl_analysis *a) {
       if (rule->needs_accel && a->cpu_only) continue;
       if (rule->project_scope && (picks[c->rule] != fi + 1 || pick_cand[c->rule] != ci)) continue;
       if (c->deferred.n && !tl_project_deferred_hold(a, fi, c, md)) continue;
-      if (rule->hot && !tl_project_hot_at(a, fi, c->func, c->start, rule->hot, &chain, &nchain)) continue;
+      unsigned hot_bits = rule->hot ? tl_project_hot_at(a, fi, c->func, c->start, rule->hot, &chain, &nchain) : 0;
+      if (rule->hot && !hot_bits) continue;
       /* Drop a match inside another match of the same rule, or of a rule that supersedes it. */
       bool dropped = false;
       for (size_t k = 0; k < f->cands.n && !dropped; k++) {
@@ -1606,6 +1607,7 @@ static void tl_make_findings(tl_analysis *a) {
       fd.end_line = tl_lines_line(&f->lines, rend);
       fd.end_col = tl_lines_col(&f->lines, f->text, rend);
       fd.severity = c->severity >= 0 ? (tl_severity)c->severity : rule->severity;
+      if (hot_bits & TL_HOT_EVAL) fd.severity = TL_SEVERITY_INFO; /* paid per evaluation, not per training step */
       fd.message = tl_strdup(c->message);
       fd.hot = chain;
       fd.nhot = nchain;

@@ -290,6 +290,15 @@ static size_t tl_call_targets(const tl_proj *p, int32_t fi, size_t c, tl_ref *ou
 }
 #define TL_MAX_TARGETS 16
 
+/* An evaluation loop: a step loop over a DataLoader that runs no backward pass and no optimizer
+ * step anywhere in it (nor in what it calls). Its per-batch costs are real but paid once per
+ * evaluation, not once per training step. */
+static bool tl_eval_loop(const tl_analysis *a, size_t fi, int32_t l) {
+  const tl_file_model *m = &a->files.v[fi].model;
+  if (l < 0 || (size_t)l >= m->loops.n || fi >= a->loop_work.n || !m->loops.v[l].iterates_loader) return false;
+  return !(a->loop_work.v[fi][l] & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP));
+}
+
 /* What each loop does anywhere in it, guarded or not, directly or through the project's functions
  * it calls (TL_WORK_*): a training loop runs a backward pass and an optimizer step. */
 static void tl_project_loop_work(tl_proj *p) {
@@ -529,23 +538,30 @@ void tl_project_analyze(tl_analysis *a) {
         tl_mark(a, &q, (tl_ref){(int32_t)i, (int32_t)fn}, 1, r);
       }
     }
-    for (size_t c = 0; c < m->calls.n; c++) {
-      const tl_call *cl = &m->calls.v[c];
-      tl_ref ts[TL_MAX_TARGETS];
-      size_t nt = tl_call_targets(&p, (int32_t)i, c, ts, TL_MAX_TARGETS);
-      if (!nt) continue;
-      /* the outermost step loop containing the call, unguarded from it */
-      for (int32_t l = cl->loop; l >= 0; l = m->loops.v[l].parent) {
-        const tl_loop *lp = &m->loops.v[l];
-        if (lp->func != cl->func || !a->step_loops.v[i][l] || tl_guarded_after(m, cl->byte, lp->start)) continue;
-        for (size_t k = 0; k < nt; k++) {
-          tl_hot_reason r = {(int32_t)i, -1, lp->line, lp->col, 2, NULL};
-          tl_mark(a, &q, ts[k], 0, r);
+  }
+  /* Calls in step loops: training loops first, so that a function called from a training loop and
+   * from an evaluation loop keeps the training loop's chain (the first chain wins). */
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < nf; i++) {
+      const tl_file_model *m = &a->files.v[i].model;
+      for (size_t c = 0; c < m->calls.n; c++) {
+        const tl_call *cl = &m->calls.v[c];
+        tl_ref ts[TL_MAX_TARGETS];
+        size_t nt = tl_call_targets(&p, (int32_t)i, c, ts, TL_MAX_TARGETS);
+        if (!nt) continue;
+        /* the outermost step loop containing the call, unguarded from it */
+        for (int32_t l = cl->loop; l >= 0; l = m->loops.v[l].parent) {
+          const tl_loop *lp = &m->loops.v[l];
+          if (lp->func != cl->func || !a->step_loops.v[i][l] || tl_guarded_after(m, cl->byte, lp->start)) continue;
+          if (tl_eval_loop(a, i, l) == (pass == 0)) break;
+          for (size_t k = 0; k < nt; k++) {
+            tl_hot_reason r = {(int32_t)i, -1, lp->line, lp->col, 2, NULL};
+            tl_mark(a, &q, ts[k], 0, r);
+          }
+          break;
         }
-        break;
       }
     }
-  }
   for (size_t qi = 0; qi < q.n; qi++) {
     tl_qitem it = q.v[qi];
     const tl_file_model *m = &a->files.v[it.file].model;
@@ -582,6 +598,12 @@ static void tl_chain_add(tl_chain *v, const char *path, uint32_t line, uint32_t 
   tl_vec_push(v, s);
 }
 
+static int32_t tl_loop_at_pos(const tl_file_model *m, uint32_t line, uint32_t col) {
+  for (size_t l = 0; l < m->loops.n; l++)
+    if (m->loops.v[l].line == line && m->loops.v[l].col == col) return (int32_t)l;
+  return -1;
+}
+
 unsigned tl_project_hot_at(tl_analysis *a, size_t fi, int32_t func, uint32_t byte, unsigned kinds,
                            tl_hot_step **chain, size_t *nchain) {
   *chain = NULL;
@@ -595,10 +617,12 @@ unsigned tl_project_hot_at(tl_analysis *a, size_t fi, int32_t func, uint32_t byt
     for (; l >= 0; l = m->loops.v[l].parent)
       if (m->loops.v[l].func == func && a->step_loops.v[fi][l] && !tl_guarded_after(m, byte, m->loops.v[l].start)) best = l;
     if (best >= 0) {
-      tl_chain_add(&v, f->path, m->loops.v[best].line, m->loops.v[best].col, tl_strdup("in the step loop"));
+      bool ev = tl_eval_loop(a, fi, best);
+      tl_chain_add(&v, f->path, m->loops.v[best].line, m->loops.v[best].col,
+                   tl_strdup(ev ? "in the evaluation loop (no backward pass or optimizer step in it)" : "in the step loop"));
       *chain = v.v;
       *nchain = v.n;
-      return TL_HOT_STEP;
+      return ev ? TL_HOT_STEP | TL_HOT_EVAL : TL_HOT_STEP;
     }
   }
   const tl_func_state *st = &a->fstate.v[fi][func];
@@ -618,7 +642,11 @@ unsigned tl_project_hot_at(tl_analysis *a, size_t fi, int32_t func, uint32_t byt
         break;
       }
       if (r->kind == 2) {
-        tl_chain_add(&v, rf->path, r->line, r->col, tl_strdup("called from the step loop"));
+        bool ev = k == 0 && tl_eval_loop(a, (size_t)r->file, tl_loop_at_pos(&rf->model, r->line, r->col));
+        tl_chain_add(&v, rf->path, r->line, r->col,
+                     tl_strdup(ev ? "called from the evaluation loop (no backward pass or optimizer step in it)"
+                                  : "called from the step loop"));
+        if (ev) bit |= TL_HOT_EVAL;
         break;
       }
       tl_chain_add(&v, rf->path, r->line, r->col,

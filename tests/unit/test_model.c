@@ -197,6 +197,46 @@ static void test_cpu_only_project(tl_ruleset *rs) {
   free(got);
 }
 
+/* An evaluation loop (over a DataLoader, no backward or optimizer step anywhere in it): its
+ * findings are info, and a function called from a training loop and an evaluation loop keeps the
+ * training loop's chain and severity. */
+static void test_eval_loop(tl_ruleset *rs) {
+  const char *text =
+      "import torch\n"
+      "def record(loss):\n"
+      "    return loss.item()\n"                       /* 3: from both loops: training wins */
+      "def fit(model, train_loader, val_loader, opt):\n"
+      "    model.cuda()\n"
+      "    for x, y in val_loader:\n"                  /* 6: evaluation loop (comes first) */
+      "        loss = model(x.cuda(), y.cuda())\n"
+      "        record(loss)\n"
+      "        print(loss.item())\n"                   /* 9: info */
+      "    for x, y in train_loader:\n"                /* 10: training loop */
+      "        loss = model(x.cuda(), y.cuda())\n"
+      "        loss.backward()\n"
+      "        opt.step()\n"
+      "        record(loss)\n"
+      "        print(loss.item())\n";                  /* 15: warning */
+  tl_options o = {1, false};
+  tl_analysis *a = tl_analysis_new(rs, &o);
+  tl_analysis_add_text(a, "e/train.py", text, strlen(text));
+  tl_analysis_run(a);
+  tl_buf b = {0};
+  for (size_t i = 0; i < tl_analysis_finding_count(a); i++) {
+    const tl_finding *f = tl_analysis_finding(a, i);
+    if (strcmp(tl_rule_code(f->rule), "TL101")) continue;
+    char *hot = tl_hot_text(f);
+    tl_buf_printf(&b, "%u %s | %s\n", f->line, f->severity == TL_SEVERITY_INFO ? "info" : "warning", hot);
+    free(hot);
+  }
+  tl_analysis_delete(a);
+  char *got = tl_buf_take(&b);
+  CHECK_STR(got, "3 warning | in `record` at e/train.py:2, called from the step loop at e/train.py:10\n"
+                 "9 info | in the evaluation loop (no backward pass or optimizer step in it) at e/train.py:6\n"
+                 "15 warning | in the step loop at e/train.py:10\n");
+  free(got);
+}
+
 static void test_kinds_and_guards(tl_ruleset *rs) {
   src_file files[] = {
     {"k.py",
@@ -222,7 +262,7 @@ static void test_kinds_and_guards(tl_ruleset *rs) {
      "        stats = torch.ones(3, device='cuda').sum().item()\n" /* 20: once per epoch */
      "        train_one_epoch(model, loader, opt)\n"
      "def train_one_epoch(model, loader, opt):\n"
-     "    for x, y in loader:\n"                 /* 23 */
+     "    for x, y in loader:\n"                 /* 23: no backward in it: an evaluation loop */
      "        n = y.sum().item()\n"              /* 24: batch before .to(): CPU */
      "        x = x.to('cuda')\n"
      "        s = x.sum().item()\n"              /* 26: on the device now */
@@ -239,7 +279,7 @@ static void test_kinds_and_guards(tl_ruleset *rs) {
   CHECK_STR(got,
     "k.py:4 TL601 | \n" /* the project's first CUDA training loop, no mixed precision anywhere */
     "k.py:11 TL101 | in the step loop at k.py:4\n"
-    "k.py:26 TL101 | in the step loop at k.py:23\n"
+    "k.py:26 TL101 | in the evaluation loop (no backward pass or optimizer step in it) at k.py:23\n"
     "k.py:28 TL204 | `collate_fn` runs once per batch in the loader (collate_fn) at k.py:27\n"
     "k.py:33 TL101 | in the step loop at k.py:31\n");
   free(got);
@@ -272,6 +312,7 @@ int main(void) {
   test_bases_across_files(rs);
   test_cpu_only_project(rs);
   test_kinds_and_guards(rs);
+  test_eval_loop(rs);
   tl_ruleset_delete(rs);
   TEST_DONE();
 }
