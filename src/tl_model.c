@@ -358,8 +358,23 @@ static tl_freq tl_freq_test(tl_walk_ctx *c, TSNode cond, int depth) {
   return TL_FREQ_NONE;
 }
 
+/* A statement that ends the process: a call of sys.exit, os._exit, os.abort, exit or quit. */
+static bool tl_no_return_call(tl_walk_ctx *c, TSNode stmt) {
+  if (!tl_node_is(stmt, "expression_statement") || ts_node_named_child_count(stmt) != 1) return false;
+  TSNode call = ts_node_named_child(stmt, 0);
+  if (!tl_node_is(call, "call")) return false;
+  char *d = tl_dotted(TL_CHILD(call, function), c->src);
+  if (!d) return false;
+  char *q = tl_model_resolve(c->m, d);
+  bool r = !strcmp(q, "sys.exit") || !strcmp(q, "os._exit") || !strcmp(q, "os.abort") || !strcmp(d, "exit") ||
+           !strcmp(d, "quit");
+  free(q);
+  free(d);
+  return r;
+}
+
 /* A block in a loop of the current function whose last statement leaves the loop (`break`,
- * `return`, `raise`) runs at most once per run of that loop: the loop start from which it counts as
+ * `return`, `raise`, or a call that ends the process: `sys.exit(1)`) runs at most once per run of that loop: the loop start from which it counts as
  * rare (`break`: the loop it ends; `return`/`raise`: any loop of the function), or 0. */
 static uint32_t tl_exit_scope(tl_walk_ctx *c, TSNode block) {
   if (c->loop < 0 || c->m->loops.v[c->loop].func != c->func || ts_node_is_null(block)) return 0;
@@ -369,7 +384,7 @@ static uint32_t tl_exit_scope(tl_walk_ctx *c, TSNode block) {
     if (!tl_node_is(ch, "comment")) { last = ch; break; }
   }
   if (tl_node_is(last, "break_statement")) return c->m->loops.v[c->loop].start;
-  if (tl_node_is(last, "return_statement") || tl_node_is(last, "raise_statement"))
+  if (tl_node_is(last, "return_statement") || tl_node_is(last, "raise_statement") || tl_no_return_call(c, last))
     return c->m->funcs.v[c->func].start + 1;
   return 0;
 }
