@@ -275,6 +275,38 @@ static bool tl_end_bound(TSNode n, const char *src) {
          tl_icontains(s, len, "last") || tl_icontains(s, len, "final");
 }
 
+/* Is `b` the bound of a loop around `n`: `while it < b:` or `for i in range(..., b)`? A counter that
+ * reaches its loop's own bound does so on one iteration, whatever the bound is called. */
+static bool tl_enclosing_loop_bound(TSNode n, TSNode b, const char *src) {
+  uint32_t bs = ts_node_start_byte(b), bl = ts_node_end_byte(b) - bs;
+  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+    TSNode bound = (TSNode){0};
+    if (tl_node_is(p, "function_definition") || tl_node_is(p, "class_definition")) break;
+    if (tl_node_is(p, "while_statement")) {
+      TSNode c = TL_CHILD(p, condition);
+      if (tl_node_is(c, "comparison_operator") && ts_node_named_child_count(c) == 2) {
+        for (uint32_t i = 0; i < ts_node_child_count(c); i++) {
+          TSNode ch = ts_node_child(c, i);
+          if (!ts_node_is_named(ch) && (!strcmp(ts_node_type(ch), "<") || !strcmp(ts_node_type(ch), "<=")))
+            bound = ts_node_named_child(c, 1);
+        }
+      }
+    } else if (tl_node_is(p, "for_statement")) {
+      TSNode r = TL_CHILD(p, right);
+      TSNode fn = tl_node_is(r, "call") ? TL_CHILD(r, function) : (TSNode){0};
+      TSNode args = tl_node_is(r, "call") ? TL_CHILD(r, arguments) : (TSNode){0};
+      uint32_t na = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+      if (tl_node_is(fn, "identifier") && ts_node_end_byte(fn) - ts_node_start_byte(fn) == 5 &&
+          !memcmp(src + ts_node_start_byte(fn), "range", 5) && (na == 1 || na == 2))
+        bound = ts_node_named_child(args, na - 1);
+    }
+    if (!ts_node_is_null(bound) && ts_node_end_byte(bound) - ts_node_start_byte(bound) == bl &&
+        !memcmp(src + ts_node_start_byte(bound), src + bs, bl))
+      return true;
+  }
+  return false;
+}
+
 /* A test that holds on one iteration (or from the end of training on):
  * `step == 0`, `batch_idx == last_idx`, `i + 1 == len(loader)` with a loop counter (`!=`: the else
  * is rare), and `global_step >= args.max_steps`, `it > max_iters`, `epoch == num_epochs - 1`
@@ -310,7 +342,7 @@ static tl_freq tl_counter_test(TSNode cond, const char *src) {
                  (i + cl == bl || !(isalnum((unsigned char)bs[i + cl]) || bs[i + cl] == '_'));
     if (!mentions) return eq ? TL_FREQ_RARE_THEN : TL_FREQ_RARE_ELSE;
   }
-  if ((counter || tl_step_counter_name(ca, src)) && tl_end_bound(b, src)) {
+  if ((counter || tl_step_counter_name(ca, src)) && (tl_end_bound(b, src) || tl_enclosing_loop_bound(cond, b, src))) {
     bool ge = swapped ? (!strcmp(op, "<=") || !strcmp(op, "<")) : (!strcmp(op, ">=") || !strcmp(op, ">"));
     if (eq || ge) return TL_FREQ_RARE_THEN;
   }
