@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "tl_pool.h"
 #include "tl_source.h"
@@ -464,7 +465,15 @@ static bool tl_is_batch_bound(const tl_match_env *e, TSNode n) {
     TSNode fn = TL_CHILD(n, function);
     TSNode args = TL_CHILD(n, arguments);
     if (tl_node_is(fn, "identifier") && tl_node_text_eq(fn, src, "len") && ts_node_named_child_count(args) == 1) {
-      tl_valkind k = tl_model_classify(e->m, ts_node_named_child(args, 0), src, e->func, 0);
+      TSNode x = ts_node_named_child(args, 0);
+      /* a container named as a list (`logits_list`, `loss_lst`): one entry per head or loss term */
+      TSNode last = tl_node_is(x, "attribute") ? TL_CHILD(x, attribute) : x;
+      if (tl_node_is(last, "identifier")) {
+        uint32_t ls = ts_node_start_byte(last), ll = ts_node_end_byte(last) - ls;
+        if ((ll >= 4 && !strncasecmp(src + ls + ll - 4, "list", 4)) || (ll >= 4 && !strncasecmp(src + ls + ll - 4, "_lst", 4)))
+          return false;
+      }
+      tl_valkind k = tl_model_classify(e->m, x, src, e->func, 0);
       return k != TL_VAL_LIST && k != TL_VAL_PY;
     }
     if (tl_node_is(fn, "attribute")) {
