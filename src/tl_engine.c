@@ -1661,7 +1661,7 @@ void tl_analysis_run(tl_analysis *a) {
     int err;
     PCRE2_SIZE eo;
     ws[i].eval_re = pcre2_compile(
-        (PCRE2_SPTR) "(?i)(^|[^a-z])(val|valid|validation|eval|evaluation|test|testing|dev)([^a-z]|$)",
+        (PCRE2_SPTR) "(?i)(^|[^a-z])(val|valid|validation|eval|evaluation|test|testing|dev)([^a-z]|$|loader|set|data|dl)",
         PCRE2_ZERO_TERMINATED, 0, &err, &eo, NULL);
   }
   tl_run_ctx ctx = {a, ws, todo};
