@@ -694,6 +694,13 @@ static void tl_walk_loop(tl_walk_ctx *c, TSNode n, int depth) {
       if (ts_node_is_null(args) || ts_node_named_child_count(args) == 0) break;
       right = ts_node_named_child(args, 0);
     }
+    /* Another call of a loader (`metric_logger.log_every(data_loader, 10)`, `prefetcher(loader)`)
+     * yields its batches: its first argument is the iterable that counts. */
+    if (tl_node_is(right, "call")) {
+      TSNode args = TL_CHILD(right, arguments);
+      TSNode a0 = ts_node_is_null(args) || !ts_node_named_child_count(args) ? (TSNode){0} : ts_node_named_child(args, 0);
+      if (tl_node_is(a0, "identifier") || tl_node_is(a0, "attribute")) right = a0;
+    }
     iter = tl_dotted(right, c->src);
   }
   tl_vec_push(&c->m->loops, l);

@@ -207,7 +207,7 @@ static void test_eval_loop(tl_ruleset *rs) {
       "    return loss.item()\n"                       /* 3: from both loops: training wins */
       "def fit(model, train_loader, val_loader, opt):\n"
       "    model.cuda()\n"
-      "    for x, y in val_loader:\n"                  /* 6: evaluation loop (comes first) */
+      "    for x, y in logger.log_every(val_loader, 10):\n" /* 6: evaluation loop (comes first) */
       "        loss = model(x.cuda(), y.cuda())\n"
       "        record(loss)\n"
       "        print(loss.item())\n"                   /* 9: info */
