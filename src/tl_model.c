@@ -109,8 +109,8 @@ static void tl_walk_children(tl_walk_ctx *c, TSNode n, int depth) {
 }
 
 static char *tl_join_module(const char *base, const char *name) {
+  if (!name || !*name) return tl_strdup(base ? base : ""); /* `from . import x` at the top level: "" */
   if (!base || !*base) return tl_strdup(name);
-  if (!name || !*name) return tl_strdup(base);
   return tl_printf("%s.%s", base, name);
 }
 
