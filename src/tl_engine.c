@@ -722,6 +722,7 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
   case TL_PRED_EQ:
     if (p->cap[1] != UINT32_MAX) {
       TSNode b = tl_cap(e, p->cap[1]);
+      if (ts_node_is_null(b)) return true; /* optional capture absent, as for the first one */
       uint32_t bs = ts_node_start_byte(b), bl = ts_node_end_byte(b) - bs;
       r = bl == len && !memcmp(src + s, src + bs, len);
     } else {
