@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
 # run.sh HARNESS-BINARY SRC SECONDS - fuzzes one harness from its seeds for SECONDS; a crash fails the test and prints the input.
+# In CTest the run is reproducible: a fixed seed and a fixed number of inputs (TRAINLINT_FUZZ_SEED,
+# TRAINLINT_FUZZ_RUNS), SECONDS only a cap; a slow machine runs a prefix of the same sequence.
+# Exploration with fresh seeds is scripts/fuzz.sh's job.
 set -u
 bin=$1 src=$2 secs=$3
 . "$src/tests/fuzz/common.sh"
@@ -9,7 +12,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/corpus" "$tmp/artifacts"
 fuzz_seeds "$h" "$src" "$tmp/seeds"
-"$bin" -max_total_time="$secs" -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 \
+"$bin" -seed="${TRAINLINT_FUZZ_SEED:-1}" -runs="${TRAINLINT_FUZZ_RUNS:-600}" -max_total_time="$secs" -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 \
   -dict="$(fuzz_dict "$h" "$src")" -artifact_prefix="$tmp/artifacts/" "$tmp/corpus" "$tmp/seeds" >"$tmp/log" 2>&1
 rc=$?
 grep -E '^stat::(number_of_executed_units|peak_rss_mb)' "$tmp/log"
