@@ -308,17 +308,8 @@ static int cmd_check(tl_cli *c) {
   all.ignore.n = 0;
   tl_ruleset *rs = cfg.failed ? NULL : load_rules_ex(&all, &d, false);
   if (rs) {
-    TL_VEC(tl_config *) seen = {0};
-    bool none_seen = false;
-    for (size_t i = 0; i < files.n; i++) {
-      tl_config *fc = cfg_for(&cfg, files.v[i], &d);
-      bool have = fc ? false : none_seen;
-      for (size_t k = 0; fc && k < seen.n && !have; k++) have = seen.v[k] == fc;
-      if (have) continue;
-      if (fc) tl_vec_push(&seen, fc);
-      else none_seen = true;
-    }
-    if (none_seen) tl_vec_push(&seen, NULL); /* some file has no configuration: the defaults */
+    TL_VEC(tl_config *) seen = {0}; /* each file's configuration (NULL: none, the defaults) */
+    for (size_t i = 0; i < files.n; i++) tl_vec_push(&seen, cfg_for(&cfg, files.v[i], &d));
     tl_config_select_wanted(rs, seen.v, seen.n, (const char *const *)c->select.v, c->select.n,
                             (const char *const *)c->ignore.v, c->ignore.n);
     if (!tl_ruleset_compile(rs, &d)) {

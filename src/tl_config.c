@@ -360,16 +360,23 @@ bool tl_config_enabled(const tl_config *c, const tl_rule *rule, const char *file
 
 void tl_config_select_wanted(tl_ruleset *rs, tl_config *const *configs, size_t n, const char *const *cli_select,
                              size_t ncli_select, const char *const *cli_ignore, size_t ncli_ignore) {
+  TL_VEC(tl_config *) distinct = {0};
+  for (size_t i = 0; i < n; i++) {
+    bool have = false;
+    for (size_t k = 0; k < distinct.n && !have; k++) have = distinct.v[k] == configs[i];
+    if (!have) tl_vec_push(&distinct, configs[i]);
+  }
   TL_VEC(const char *) wanted = {0};
   for (size_t r = 0; r < tl_ruleset_count(rs); r++) {
     const tl_rule *rule = tl_ruleset_rule(rs, r);
     bool want = false;
-    for (size_t k = 0; k < n && !want; k++)
-      want = tl_config_enabled(configs[k], rule, "", cli_select, ncli_select, cli_ignore, ncli_ignore);
+    for (size_t k = 0; k < distinct.n && !want; k++)
+      want = tl_config_enabled(distinct.v[k], rule, "", cli_select, ncli_select, cli_ignore, ncli_ignore);
     if (want) tl_vec_push(&wanted, tl_rule_code(rule));
   }
   const char *all[] = {"ALL"};
   if (wanted.n) tl_ruleset_select(rs, wanted.v, wanted.n, NULL, 0);
   else tl_ruleset_select(rs, NULL, 0, all, 1); /* nothing at all */
   tl_vec_free(&wanted);
+  tl_vec_free(&distinct);
 }

@@ -51,9 +51,10 @@ void tl_config_cache_free(tl_config_cache *cache);
 bool tl_config_enabled(const tl_config *c, const tl_rule *rule, const char *file, const char *const *cli_select,
                        size_t ncli_select, const char *const *cli_ignore, size_t ncli_ignore);
 
-/* Selects in `rs` (not yet compiled) only the rules that some file may want: those enabled by one
- * of the `n` configurations (each may be NULL: the defaults) and the command line. With none at
- * all, nothing is selected. Only the selected rules are compiled, so a narrow selection is fast. */
+/* Selects in `rs` (not yet compiled) only the rules that some file may want: those enabled by the
+ * configuration of one of the files (`configs` has one entry per file, NULL where a file has
+ * none: the defaults; repeats are checked once) and the command line. With no file, nothing is
+ * selected. Only the selected rules are compiled, so a narrow selection is fast. */
 void tl_config_select_wanted(tl_ruleset *rs, tl_config *const *configs, size_t n, const char *const *cli_select,
                              size_t ncli_select, const char *const *cli_ignore, size_t ncli_ignore);
 

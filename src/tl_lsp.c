@@ -463,18 +463,9 @@ static tl_ruleset *tl_lsp_make_rules(tl_lsp *s, char **error) {
   tl_ruleset *rs = tl_ruleset_new();
   bool ok = tl_ruleset_add_builtin(rs, &d);
   for (size_t i = 0; i < s->rule_dirs.n; i++) ok = tl_ruleset_add_dir(rs, s->rule_dirs.v[i], &d) && ok;
-  TL_VEC(tl_config *) seen = {0};
-  bool none_seen = s->primary == NULL;
-  if (s->primary) tl_vec_push(&seen, s->primary);
-  for (size_t i = 0; i < s->files.n; i++) {
-    tl_config *fc = tl_lsp_file_config(s, s->files.v[i]);
-    bool have = fc ? false : none_seen;
-    for (size_t k = 0; fc && k < seen.n && !have; k++) have = seen.v[k] == fc;
-    if (have) continue;
-    if (fc) tl_vec_push(&seen, fc);
-    else none_seen = true;
-  }
-  if (none_seen) tl_vec_push(&seen, NULL); /* some file has no configuration: the defaults */
+  TL_VEC(tl_config *) seen = {0}; /* the workspace's and each file's configuration (NULL: the defaults) */
+  tl_vec_push(&seen, s->primary);
+  for (size_t i = 0; i < s->files.n; i++) tl_vec_push(&seen, tl_lsp_file_config(s, s->files.v[i]));
   tl_config_select_wanted(rs, seen.v, seen.n, (const char *const *)s->select.v, s->select.n,
                           (const char *const *)s->ignore.v, s->ignore.n);
   tl_vec_free(&seen);

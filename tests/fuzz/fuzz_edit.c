@@ -14,16 +14,13 @@
 #include "tl_output.h"
 #include "trainlint.h"
 
-const TSLanguage *tree_sitter_python(void);
-
 static tl_ruleset *rules;
 static TSParser *parser;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
   rules = fuzz_all_rules();
-  parser = ts_parser_new();
-  ts_parser_set_language(parser, tree_sitter_python());
+  parser = fuzz_python_parser();
   return 0;
 }
 

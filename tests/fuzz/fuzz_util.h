@@ -8,7 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tree_sitter/api.h>
+
 #include "trainlint.h"
+
+const TSLanguage *tree_sitter_python(void);
 
 /* An invariant of the library's API that must hold for every input: abort (a libFuzzer crash). */
 #define FUZZ_CHECK(cond)                                                                             \
@@ -32,6 +36,13 @@ static inline tl_ruleset *fuzz_all_rules(void) {
   FUZZ_CHECK(tl_ruleset_compile(rules, &d));
   tl_diags_free(&d);
   return rules;
+}
+
+/* A parser for Python (harness set-up: checking texts as tree-sitter alone sees them). */
+static inline TSParser *fuzz_python_parser(void) {
+  TSParser *p = ts_parser_new();
+  FUZZ_CHECK(ts_parser_set_language(p, tree_sitter_python()));
+  return p;
 }
 
 static inline FILE *fuzz_devnull(void) {
