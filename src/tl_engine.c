@@ -849,6 +849,19 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
     }
     break;
   }
+  case TL_PRED_IN_BLOCK: r = tl_pred_in_block(a, p->strs, p->nstrs); break;
+  case TL_PRED_BRANCH_COND:
+  case TL_PRED_BRANCH_BLOCK: {
+    /* vacuous (true, negated or not) when the statement is not in an if/elif branch, as a
+     * predicate on an optional capture that is absent */
+    TSNode block, owner = tl_pred_branch_owner(a, &block);
+    if (ts_node_is_null(owner)) return true;
+    TSNode t = p->op == TL_PRED_BRANCH_COND ? TL_CHILD(owner, condition) : block;
+    if (ts_node_is_null(t)) return true;
+    uint32_t ts = ts_node_start_byte(t);
+    r = tl_re_match(e->w, p->re, src + ts, ts_node_end_byte(t) - ts);
+    break;
+  }
   case TL_PRED_SET_SEVERITY:
     e->severity = !strcmp(p->strs[0], "error") ? TL_SEVERITY_ERROR : !strcmp(p->strs[0], "info") ? TL_SEVERITY_INFO
                                                                                                   : TL_SEVERITY_WARNING;

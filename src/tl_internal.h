@@ -53,6 +53,9 @@ typedef enum {
   TL_PRED_IN_NO_SYNC,    /* #in-no-sync? @call: inside `with model.no_sync()` (or the function turns gradient sync off) */
   TL_PRED_LOOP_MODEL_FROM,/* #loop-model-from? @a "regex": an object called in @a's loop was made by a matching call */
   TL_PRED_LOOP_MODEL_PARAM,/* #loop-model-param? @a: a model called in @a's loop comes from the caller (a parameter) */
+  TL_PRED_IN_BLOCK,      /* #in-block? @s "field" ...: @s is a statement of a block its parent holds in one of the fields */
+  TL_PRED_BRANCH_COND,   /* #branch-condition-match? @s "regex": the `if`/`elif` whose branch holds @s tests a match (vacuous) */
+  TL_PRED_BRANCH_BLOCK,  /* #branch-block-match? @s "regex": the `if`/`elif` branch holding @s matches (vacuous) */
   TL_PRED_PROJECT_MATCH, /* #project-match? "regex": some file of the project matches (deferred: project predicate) */
   TL_PRED_TRAINING_LOOP, /* #training-loop? @loop: a step loop running backward and an optimizer step (deferred) */
   TL_PRED__COUNT
@@ -218,6 +221,9 @@ typedef struct {
 
 bool tl_pred_in_if(const tl_pred_ctx *c, TSNode n, const pcre2_code *re);
 bool tl_pred_inside(TSNode n, char *const *types, size_t ntypes);
+bool tl_pred_in_block(TSNode n, char *const *fields, size_t nfields);
+/* The `if`/`elif` whose consequence directly holds statement n (null node if none); *block: that block. */
+TSNode tl_pred_branch_owner(TSNode n, TSNode *block);
 bool tl_pred_next_statement(const tl_pred_ctx *c, TSNode n, const pcre2_code *re);
 bool tl_pred_value_from(const tl_pred_ctx *c, TSNode n, const pcre2_code *re);
 bool tl_pred_bool_mask(const tl_pred_ctx *c, TSNode n);

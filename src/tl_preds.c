@@ -112,6 +112,32 @@ bool tl_pred_inside(TSNode n, char *const *types, size_t ntypes) {
   return false;
 }
 
+/* ---- #in-block?, #branch-condition-match?, #branch-block-match? ----
+ * They look up from a statement at its block and the block's owner, so a rule can match the
+ * statement alone (a small pattern, cheap to run) instead of a block with alternatives. */
+
+bool tl_pred_in_block(TSNode n, char *const *fields, size_t nfields) {
+  TSNode block = ts_node_parent(n);
+  if (ts_node_is_null(block) || !tl_node_is(block, "block")) return false;
+  TSNode owner = ts_node_parent(block);
+  if (ts_node_is_null(owner)) return false;
+  for (size_t i = 0; i < nfields; i++) {
+    TSNode f = ts_node_child_by_field_name(owner, fields[i], (uint32_t)strlen(fields[i]));
+    if (!ts_node_is_null(f) && ts_node_eq(f, block)) return true;
+  }
+  return false;
+}
+
+TSNode tl_pred_branch_owner(TSNode n, TSNode *block) {
+  *block = ts_node_parent(n);
+  if (ts_node_is_null(*block) || !tl_node_is(*block, "block")) return (TSNode){0};
+  TSNode owner = ts_node_parent(*block);
+  if (ts_node_is_null(owner) || !(tl_node_is(owner, "if_statement") || tl_node_is(owner, "elif_clause")))
+    return (TSNode){0};
+  TSNode cons = TL_CHILD(owner, consequence);
+  return !ts_node_is_null(cons) && ts_node_eq(cons, *block) ? owner : (TSNode){0};
+}
+
 /* ---- #next-statement-match? ---- */
 
 static TSNode tl_next_named_non_comment(TSNode n) {

@@ -29,6 +29,8 @@ static const char *const tl_pred_names[TL_PRED__COUNT] = {
   [TL_PRED_ACCUM_STEP] = "accumulation-step?", [TL_PRED_IN_NO_SYNC] = "in-no-sync?",
   [TL_PRED_LOOP_MODEL_FROM] = "loop-model-from?", [TL_PRED_PROJECT_MATCH] = "project-match?",
   [TL_PRED_TRAINING_LOOP] = "training-loop?", [TL_PRED_LOOP_MODEL_PARAM] = "loop-model-param?",
+  [TL_PRED_IN_BLOCK] = "in-block?", [TL_PRED_BRANCH_COND] = "branch-condition-match?",
+  [TL_PRED_BRANCH_BLOCK] = "branch-block-match?",
 };
 
 /* How many capture and string arguments each predicate takes (-1: one or more strings). */
@@ -48,6 +50,7 @@ static const struct { int caps; int strs; } tl_pred_arity[TL_PRED__COUNT] = {
   [TL_PRED_ASSIGN_TARGET] = {1, 0}, [TL_PRED_KEEPS_GRAPH] = {1, 0}, [TL_PRED_STEP_ACCUM] = {1, 0},
   [TL_PRED_ACCUM_STEP] = {1, 0}, [TL_PRED_IN_NO_SYNC] = {1, 0}, [TL_PRED_LOOP_MODEL_FROM] = {1, 1},
   [TL_PRED_PROJECT_MATCH] = {0, 1}, [TL_PRED_TRAINING_LOOP] = {1, 0}, [TL_PRED_LOOP_MODEL_PARAM] = {1, 0},
+  [TL_PRED_IN_BLOCK] = {1, -1}, [TL_PRED_BRANCH_COND] = {1, 1}, [TL_PRED_BRANCH_BLOCK] = {1, 1},
 };
 
 tl_ruleset *tl_ruleset_new(void) {
@@ -392,7 +395,7 @@ static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, uint
     if (arity_ok && (op == TL_PRED_MATCH || op == TL_PRED_RESOLVES_MATCH || op == TL_PRED_RECEIVER_MATCH ||
                      op == TL_PRED_KWARG_MATCH || op == TL_PRED_FILE_MATCH || op == TL_PRED_IN_IF ||
                      op == TL_PRED_NEXT_STMT || op == TL_PRED_VALUE_FROM || op == TL_PRED_LOOP_MODEL_FROM ||
-                     op == TL_PRED_PROJECT_MATCH)) {
+                     op == TL_PRED_PROJECT_MATCH || op == TL_PRED_BRANCH_COND || op == TL_PRED_BRANCH_BLOCK)) {
       int err;
       PCRE2_SIZE eoff;
       const char *pattern = p.strs[op == TL_PRED_KWARG_MATCH ? 1 : 0];
