@@ -262,7 +262,7 @@ static bool tl_node_text_eq(TSNode n, const char *src, const char *s) {
 }
 
 static bool tl_re_match(tl_worker *w, pcre2_code *re, const char *s, size_t n) {
-  int rc = pcre2_match(re, (PCRE2_SPTR)s, n, 0, 0, w->md, w->mctx);
+  int rc = tl_regex_match(re, s, n, w->md, w->mctx);
   return rc >= 0;
 }
 
@@ -1677,6 +1677,7 @@ void tl_analysis_run(tl_analysis *a) {
     ws[i].eval_re = pcre2_compile(
         (PCRE2_SPTR) "(?i)(^|[^a-z])(val|valid|validation|eval|evaluation|test|testing|dev)([^a-z]|$|loader|set|data|dl)",
         PCRE2_ZERO_TERMINATED, 0, &err, &eo, NULL);
+    tl_regex_jit(ws[i].eval_re);
   }
   tl_run_ctx ctx = {a, ws, todo};
   tl_pool_run(nt, ntodo, tl_file_phase1, &ctx);

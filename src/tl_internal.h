@@ -17,6 +17,13 @@ const TSLanguage *tree_sitter_python(void);
 #include "tl_py_fields.h"
 #define TL_CHILD(n, field) ts_node_child_by_field_id((n), TL_FIELD_##field)
 
+/* ---- regular expressions ----
+ * Rule regexes are JIT-compiled (tl_regex_jit) when PCRE2 can; tl_regex_match runs the JIT code
+ * and, when the JIT stops at one of its own limits (match limit, JIT stack), runs the
+ * interpreter, so that a verdict never depends on whether JIT was available. */
+void tl_regex_jit(pcre2_code *re);
+int tl_regex_match(const pcre2_code *re, const char *s, size_t n, pcre2_match_data *md, pcre2_match_context *mctx);
+
 /* ---- rules (tl_rules.c) ---- */
 
 typedef enum {

@@ -366,7 +366,7 @@ bool tl_project_deferred_hold(tl_analysis *a, size_t fi, const tl_candidate *c, 
           while (v < f->pfmatch.n && f->pfmatch.v[v].pred != d->pred) v++;
           if (v == f->pfmatch.n) {
             char *code = tl_code_text(f->text, f->len, true);
-            tl_filematch fm = {d->pred, pcre2_match(d->pred->re, (PCRE2_SPTR)code, f->len, 0, 0, md, mctx) >= 0};
+            tl_filematch fm = {d->pred, tl_regex_match(d->pred->re, code, f->len, md, mctx) >= 0};
             free(code);
             tl_vec_push(&f->pfmatch, fm);
           }

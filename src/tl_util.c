@@ -1,5 +1,5 @@
 /* tl_util.c - checked allocation, buffers, line tables, diagnostics and comment blanking. */
-#include "tl_util.h"
+#include "tl_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,4 +186,17 @@ char *tl_code_text(const char *src, size_t len, bool long_strings) {
     }
   }
   return t;
+}
+
+/* ---- regular expressions (declared in tl_internal.h) ---- */
+
+void tl_regex_jit(pcre2_code *re) {
+  if (re) (void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE); /* on failure the interpreter runs */
+}
+
+int tl_regex_match(const pcre2_code *re, const char *s, size_t n, pcre2_match_data *md, pcre2_match_context *mctx) {
+  int rc = pcre2_match(re, (PCRE2_SPTR)s, n, 0, 0, md, mctx);
+  if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT)
+    rc = pcre2_match(re, (PCRE2_SPTR)s, n, 0, PCRE2_NO_JIT, md, mctx);
+  return rc;
 }
