@@ -248,12 +248,37 @@ typedef struct {
   tl_filematches *fmatch;       /* #file-match? verdicts of this file, computed once each */
   TL_VEC(tl_deferred) deferred; /* project predicates, checked after the project pass */
   struct tl_file_res *file_res; /* resolved callee names of this file's query pass */
+  struct { uint32_t id; TSNode node; } bound[TL_MAX_BOUND]; /* captures set by #parent!/#field! */
+  unsigned nbound;
 } tl_match_env;
 
 static TSNode tl_cap(const tl_match_env *e, uint32_t id) {
   for (uint16_t i = 0; i < e->match->capture_count; i++)
     if (e->match->captures[i].index == id) return e->match->captures[i].node;
+  for (unsigned i = 0; i < e->nbound; i++)
+    if (e->bound[i].id == id) return e->bound[i].node;
   return (TSNode){0};
+}
+
+/* #parent! and #field!: bind p->cap[1] from the node of p->cap[0]. False (the match is dropped)
+ * when there is nothing to bind. The module node is never bound: predicates stay inside the
+ * top-level statement of their match, which the editor's partial re-analysis relies on. */
+static bool tl_bind(tl_match_env *e, const tl_pred *p) {
+  TSNode a = tl_cap(e, p->cap[0]), b = {0};
+  if (ts_node_is_null(a) || e->nbound == TL_MAX_BOUND) return false;
+  if (p->op == TL_PRED_PARENT) {
+    b = ts_node_parent(a);
+    bool typed = false;
+    for (size_t i = 0; i < p->nstrs && !ts_node_is_null(b) && !typed; i++) typed = tl_node_is(b, p->strs[i]);
+    if (!typed) return false;
+  } else {
+    b = ts_node_child_by_field_name(a, p->strs[0], (uint32_t)strlen(p->strs[0]));
+  }
+  if (ts_node_is_null(b) || tl_node_is(b, "module")) return false;
+  e->bound[e->nbound].id = p->cap[1];
+  e->bound[e->nbound].node = b;
+  e->nbound++;
+  return true;
 }
 
 static bool tl_node_text_eq(TSNode n, const char *src, const char *s) {
@@ -708,6 +733,7 @@ static TSNode tl_kwarg_value(TSNode args, const char *src, const char *name) {
 }
 
 static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re) {
+  if (tl_pred_is_binding(p->op)) return tl_bind(e, p);
   TSNode a = p->cap[0] != UINT32_MAX ? tl_cap(e, p->cap[0]) : (TSNode){0};
   if (p->cap[0] != UINT32_MAX && ts_node_is_null(a)) return true; /* optional capture absent */
   if (tl_pred_is_project(p->op)) {
@@ -987,6 +1013,10 @@ static void tl_file_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQuer
   e.func = tl_model_func_at(&f->model, ts_node_start_byte(anchor));
   for (size_t i = 0; i < pat->preds.n; i++)
     if (!tl_eval_pred(&e, &pat->preds.v[i], eval_re)) { tl_vec_free(&e.deferred); return; }
+  if (rs->finding_cap != UINT32_MAX && e.nbound) { /* @finding bound by #parent!/#field! */
+    TSNode fin = tl_cap(&e, rs->finding_cap);
+    if (!ts_node_is_null(fin)) anchor = fin;
+  }
   TSNode at = ts_node_is_null(e.focus) ? anchor : e.focus;
   tl_candidate c = {0};
   c.rule = pat->rule;

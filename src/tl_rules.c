@@ -30,7 +30,7 @@ static const char *const tl_pred_names[TL_PRED__COUNT] = {
   [TL_PRED_LOOP_MODEL_FROM] = "loop-model-from?", [TL_PRED_PROJECT_MATCH] = "project-match?",
   [TL_PRED_TRAINING_LOOP] = "training-loop?", [TL_PRED_LOOP_MODEL_PARAM] = "loop-model-param?",
   [TL_PRED_IN_BLOCK] = "in-block?", [TL_PRED_BRANCH_COND] = "branch-condition-match?",
-  [TL_PRED_BRANCH_BLOCK] = "branch-block-match?",
+  [TL_PRED_BRANCH_BLOCK] = "branch-block-match?", [TL_PRED_PARENT] = "parent!", [TL_PRED_FIELD] = "field!",
 };
 
 /* How many capture and string arguments each predicate takes (-1: one or more strings). */
@@ -51,6 +51,7 @@ static const struct { int caps; int strs; } tl_pred_arity[TL_PRED__COUNT] = {
   [TL_PRED_ACCUM_STEP] = {1, 0}, [TL_PRED_IN_NO_SYNC] = {1, 0}, [TL_PRED_LOOP_MODEL_FROM] = {1, 1},
   [TL_PRED_PROJECT_MATCH] = {0, 1}, [TL_PRED_TRAINING_LOOP] = {1, 0}, [TL_PRED_LOOP_MODEL_PARAM] = {1, 0},
   [TL_PRED_IN_BLOCK] = {1, -1}, [TL_PRED_BRANCH_COND] = {1, 1}, [TL_PRED_BRANCH_BLOCK] = {1, 1},
+  [TL_PRED_PARENT] = {2, -1}, [TL_PRED_FIELD] = {2, 1},
 };
 
 tl_ruleset *tl_ruleset_new(void) {
@@ -369,6 +370,11 @@ static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, uint
       continue;
     }
     p.op = (tl_pred_op)op;
+    if (p.negated && tl_pred_is_binding(p.op)) {
+      tl_pred_pos(r, q, pi, text_at, name, &line, &col);
+      tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "#%s: a binding predicate has no not- form", name);
+      ok = false;
+    }
     int ncaps = 0;
     TL_VEC(char *) strs = {0};
     for (uint32_t k = i + 1; k < j; k++) {
@@ -442,25 +448,70 @@ static bool tl_ruleset_insert(tl_ruleset *rs, tl_rule *r) {
   return true;
 }
 
+/* Captures bound by #parent! and #field! are not matched by their pattern, but tree-sitter refuses
+ * a predicate naming a capture it does not know. So the names those predicates use are declared
+ * in a pattern put before the rules' text, `((ERROR) @a @b ...)`, which is disabled once
+ * compiled: it never runs. Appends the names used by q's binding predicates to `out`. */
+static void tl_query_bound_names(const char *q, tl_buf *out) {
+  size_t i = 0;
+  int bind_depth = -1, depth = 0; /* depth of the binding predicate's group while inside one */
+  while (q[i]) {
+    char c = q[i];
+    if (c == ';') { while (q[i] && q[i] != '\n') i++; continue; }
+    if (c == '"') {
+      for (i++; q[i] && q[i] != '"'; i++)
+        if (q[i] == '\\' && q[i + 1]) i++;
+      if (q[i]) i++;
+      continue;
+    }
+    if (c == '(') depth++;
+    else if (c == ')') { if (depth == bind_depth) bind_depth = -1; depth--; }
+    else if (c == '#' && (!strncmp(q + i + 1, "parent!", 7) || !strncmp(q + i + 1, "field!", 6))) bind_depth = depth;
+    else if (c == '@' && bind_depth >= 0) {
+      size_t j = i + 1;
+      while (isalnum((unsigned char)q[j]) || (q[j] && strchr("_-.", q[j]))) j++;
+      if (j > i + 1) { tl_buf_putc(out, ' '); tl_buf_put(out, q + i, j - i); }
+      i = j;
+      continue;
+    }
+    i++;
+  }
+}
+
+/* The declaration pattern for `names` (from tl_query_bound_names), or "" when there are none. */
+static void tl_query_decl(tl_buf *out, const tl_buf *names) {
+  if (!names->len) return;
+  tl_buf_puts(out, "((ERROR)");
+  tl_buf_put(out, names->data, names->len);
+  tl_buf_puts(out, ")\n");
+}
+
 /* Compiles one rule's query alone: validates it with located errors and checks its predicates. */
 static bool tl_rule_check_query(tl_rule *r, tl_diags *diags) {
   uint32_t eoff;
   TSQueryError etype;
-  TSQuery *q = ts_query_new(tree_sitter_python(), r->query_src, (uint32_t)strlen(r->query_src), &eoff, &etype);
+  tl_buf names = {0}, src = {0};
+  tl_query_bound_names(r->query_src, &names);
+  tl_query_decl(&src, &names);
+  uint32_t skip = (uint32_t)src.len, decl_patterns = names.len ? 1 : 0;
+  tl_buf_puts(&src, r->query_src);
+  TSQuery *q = ts_query_new(tree_sitter_python(), src.data, (uint32_t)src.len, &eoff, &etype);
+  tl_buf_free(&names);
+  tl_buf_free(&src);
   if (!q) {
     uint32_t line, col;
-    tl_query_offset_pos(r, eoff, &line, &col);
+    tl_query_offset_pos(r, eoff > skip ? eoff - skip : 0, &line, &col);
     tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "query: %s", tl_query_error_name(etype));
     return false;
   }
   bool ok = true;
-  if (ts_query_pattern_count(q) == 0) {
+  if (ts_query_pattern_count(q) <= decl_patterns) {
     tl_diags_add(diags, TL_DIAG_ERROR, r->path, r->query_line, 1, "query has no pattern");
     ok = false;
   }
-  for (uint32_t i = 0; i < ts_query_pattern_count(q); i++) {
+  for (uint32_t i = decl_patterns; i < ts_query_pattern_count(q); i++) {
     tl_pattern tmp = {0};
-    ok = tl_preds_parse(r, q, i, 0, &tmp, diags) && ok;
+    ok = tl_preds_parse(r, q, i, skip, &tmp, diags) && ok;
     tl_preds_free(&tmp);
   }
   /* Fix operations must name captures of the query (or names bound by predicates). */
@@ -616,8 +667,13 @@ bool tl_ruleset_compile(tl_ruleset *rs, tl_diags *diags) {
   /* One query for every enabled rule; each rule's text is a known range of the source, which is
    * how patterns are mapped back to rules. Only when the whole fails to compile are the rules
    * compiled one by one, to say which one is wrong and where. */
-  tl_buf src = {0};
+  tl_buf src = {0}, names = {0};
   TL_VEC(uint32_t) owners = {0}, starts = {0};
+  for (size_t i = 0; i < rs->rules.n; i++)
+    if (rs->rules.v[i]->enabled) tl_query_bound_names(rs->rules.v[i]->query_src, &names);
+  tl_query_decl(&src, &names);
+  uint32_t decl_end = (uint32_t)src.len;
+  tl_buf_free(&names);
   for (size_t i = 0; i < rs->rules.n; i++) {
     tl_rule *r = rs->rules.v[i];
     if (!r->enabled) continue;
@@ -627,7 +683,7 @@ bool tl_ruleset_compile(tl_ruleset *rs, tl_diags *diags) {
     tl_buf_putc(&src, '\n');
   }
   bool ok = true;
-  if (src.len) {
+  if (owners.n) {
     uint32_t eoff;
     TSQueryError et;
     rs->query = ts_query_new(tree_sitter_python(), src.data, (uint32_t)src.len, &eoff, &et);
@@ -641,6 +697,12 @@ bool tl_ruleset_compile(tl_ruleset *rs, tl_diags *diags) {
     } else {
       for (uint32_t p = 0; p < ts_query_pattern_count(rs->query); p++) {
         uint32_t at = ts_query_start_byte_for_pattern(rs->query, p);
+        if (at < decl_end) { /* the declaration of bound captures: never run */
+          ts_query_disable_pattern(rs->query, p);
+          tl_pattern none = {UINT32_MAX, {0}};
+          tl_vec_push(&rs->patterns, none);
+          continue;
+        }
         size_t k = 0;
         while (k + 1 < starts.n && starts.v[k + 1] <= at) k++;
         tl_rule *r = rs->rules.v[owners.v[k]];

@@ -85,4 +85,31 @@ printf -- '---\ncode: TLX02\nname: x\nmessage: m\n---\n```query\n(call function:
 "$bin" check --rules "$tmp/rules" "$tmp/proj/train.py" >/dev/null 2>"$tmp/err4.txt"; rc=$?
 [ "$rc" = 2 ] && grep -q "bad.md:7:18: error: query: unknown node type" "$tmp/err4.txt" && ok || bad "bad query not located: $(cat "$tmp/err4.txt")"
 
+# Binding predicates: #parent!/#field! bind captures the pattern does not match (a message names
+# one); their not- form is refused; errors in a rule using them are still located.
+cat > "$tmp/rules/bad.md" <<'MD'
+---
+code: TLX03
+name: lr-literal
+hot: none
+message: "`{{fn}}` gets lr"
+---
+```query
+((keyword_argument name: (identifier) @k) @kw
+ (#eq? @k "lr")
+ (#parent! @kw @args "argument_list")
+ (#parent! @args @call "call")
+ (#field! @call "function" @fn))
+```
+MD
+printf 'import torch\nopt = torch.optim.SGD(params, lr=0.1)\nclass C(Base, lr=1):\n    pass\n' > "$tmp/proj/lr.py"
+"$bin" check --rules "$tmp/rules" --select TLX03 --format concise --no-source "$tmp/proj/lr.py" >"$tmp/out5.txt" 2>&1
+grep -q 'lr.py:2:31: TLX03 `torch.optim.SGD` gets lr' "$tmp/out5.txt" && [ "$(grep -c TLX03 "$tmp/out5.txt")" = 1 ] && ok || bad "#parent!/#field! binding: $(cat "$tmp/out5.txt")"
+sed -i 's/(#parent! @args @call "call")/(#not-parent! @args @call "call")/' "$tmp/rules/bad.md"
+"$bin" check --rules "$tmp/rules" "$tmp/proj/lr.py" >/dev/null 2>"$tmp/err5.txt"; rc=$?
+[ "$rc" = 2 ] && grep -q "bad.md:11:3: error: #not-parent!: a binding predicate has no not- form" "$tmp/err5.txt" && ok || bad "#not-parent! not refused: $(cat "$tmp/err5.txt")"
+sed -i 's/(#not-parent! @args @call "call")/(#parent! @args @call "call")/; s/(keyword_argument name:/(keyword_argumnt name:/' "$tmp/rules/bad.md"
+"$bin" check --rules "$tmp/rules" "$tmp/proj/lr.py" >/dev/null 2>"$tmp/err6.txt"; rc=$?
+[ "$rc" = 2 ] && grep -q "bad.md:8:3: error: query: unknown node type" "$tmp/err6.txt" && ok || bad "error in a rule with #parent! not located: $(cat "$tmp/err6.txt")"
+
 finish
