@@ -999,10 +999,21 @@ static void tl_report_syntax(tl_file *f, TSNode root) {
   if (!found) tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, 1, 1, "syntax error");
 }
 
+static void tl_pattern_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQueryMatch *mt, const tl_pattern *pat,
+                             pcre2_code *eval_re, tl_file_res *file_res);
+
+/* A match of one pattern, and of the patterns of the same structure compiled once with it. */
 static void tl_file_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQueryMatch *mt, pcre2_code *eval_re,
                           tl_file_res *file_res) {
+  const tl_pattern *pat = &a->rules->patterns.v[mt->pattern_index];
+  tl_pattern_match(a, f, w, mt, pat, eval_re, file_res);
+  for (size_t i = 0; i < pat->members.n; i++)
+    tl_pattern_match(a, f, w, mt, &a->rules->patterns.v[pat->members.v[i]], eval_re, file_res);
+}
+
+static void tl_pattern_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQueryMatch *mt, const tl_pattern *pat,
+                             pcre2_code *eval_re, tl_file_res *file_res) {
   const tl_ruleset *rs = a->rules;
-  const tl_pattern *pat = &rs->patterns.v[mt->pattern_index];
   const tl_rule *rule = rs->rules.v[pat->rule];
   TSNode anchor = {0};
   tl_match_env e = {.file = f, .m = &f->model, .src = f->text, .match = mt, .w = w, .severity = -1,

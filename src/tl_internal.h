@@ -105,6 +105,7 @@ struct tl_rule {
 typedef struct {
   uint32_t rule;
   TL_VEC(tl_pred) preds;
+  TL_VEC(uint32_t) members; /* disabled patterns of the same structure: checked with this one's matches */
 } tl_pattern;
 
 struct tl_ruleset {

@@ -84,7 +84,10 @@ static void tl_rule_free(tl_rule *r) {
 static void tl_ruleset_clear_query(tl_ruleset *rs) {
   if (rs->query) ts_query_delete(rs->query);
   rs->query = NULL;
-  for (size_t i = 0; i < rs->patterns.n; i++) tl_preds_free(&rs->patterns.v[i]);
+  for (size_t i = 0; i < rs->patterns.n; i++) {
+    tl_preds_free(&rs->patterns.v[i]);
+    tl_vec_free(&rs->patterns.v[i].members);
+  }
   tl_vec_free(&rs->patterns);
 }
 
@@ -660,90 +663,263 @@ static int tl_rule_cmp(const void *a, const void *b) {
   return strcmp((*(tl_rule *const *)a)->code, (*(tl_rule *const *)b)->code);
 }
 
+/* ---- one query for every enabled rule ----
+ *
+ * Patterns with the same structure (the same text once comments, whitespace and predicates are
+ * left out, captures named alike) match the same nodes, so the query runs each structure once:
+ * the second and later ones are compiled as `((ERROR) <their predicates>)`, disabled, and every
+ * match of the first is also checked against their predicates (tl_pattern.members). Compiling
+ * and matching cost grow with the patterns (docs/rules.md, "Writing cheap queries"). */
+
+typedef struct { uint32_t start, end; } tl_span;
+typedef TL_VEC(tl_span) tl_spans;
+
+/* Skips a comment or a string at q[i]; returns the index after it, or i when there is none. */
+static size_t tl_query_skip(const char *q, size_t i) {
+  if (q[i] == ';') { while (q[i] && q[i] != '\n') i++; return i; }
+  if (q[i] == '"') {
+    for (i++; q[i] && q[i] != '"'; i++)
+      if (q[i] == '\\' && q[i + 1]) i++;
+    return q[i] ? i + 1 : i;
+  }
+  return i;
+}
+
+/* The top-level patterns of a query text: a parenthesised or bracketed group with the captures
+ * and quantifiers after it. False when the text does not split cleanly. */
+static bool tl_query_split(const char *q, tl_spans *out) {
+  size_t i = 0;
+  int depth = 0;
+  while (q[i]) {
+    size_t j = tl_query_skip(q, i);
+    if (j != i) { i = j; continue; }
+    char c = q[i];
+    if (c == '(' || c == '[') {
+      if (depth == 0) { tl_span sp = {(uint32_t)i, 0}; tl_vec_push(out, sp); }
+      depth++;
+    } else if (c == ')' || c == ']') {
+      if (--depth < 0) return false;
+      if (depth == 0) out->v[out->n - 1].end = (uint32_t)i + 1;
+    } else if (depth == 0 && !isspace((unsigned char)c)) {
+      if (!out->n) return false;
+      if (c == '@') { /* a capture of the whole pattern */
+        i++;
+        while (isalnum((unsigned char)q[i]) || (q[i] && strchr("_-.", q[i]))) i++;
+        out->v[out->n - 1].end = (uint32_t)i;
+        continue;
+      }
+      if (c == '?' || c == '*' || c == '+') out->v[out->n - 1].end = (uint32_t)i + 1;
+      else return false;
+    }
+    i++;
+  }
+  return depth == 0;
+}
+
+/* The structure of q[sp]: no comments, no predicate groups, single spaces. *preds gets the
+ * predicate groups. */
+static void tl_query_structure(const char *q, tl_span sp, tl_buf *shape, tl_buf *preds) {
+  size_t i = sp.start;
+  bool space = false;
+  while (i < sp.end) {
+    if (q[i] == ';') { i = tl_query_skip(q, i); space = true; continue; }
+    if (q[i] == '(' && q[i + 1 + strspn(q + i + 1, " \t\r\n")] == '#') {
+      size_t k = i;
+      int d = 0;
+      while (k < sp.end) {
+        size_t j = tl_query_skip(q, k);
+        if (j != k) { k = j; continue; }
+        if (q[k] == '(') d++;
+        else if (q[k] == ')' && --d == 0) { k++; break; }
+        k++;
+      }
+      tl_buf_putc(preds, ' ');
+      tl_buf_put(preds, q + i, k - i);
+      i = k;
+      space = true;
+      continue;
+    }
+    if (q[i] == '"') {
+      size_t j = tl_query_skip(q, i);
+      if (space && shape->len) tl_buf_putc(shape, ' ');
+      space = false;
+      tl_buf_put(shape, q + i, j - i);
+      i = j;
+      continue;
+    }
+    if (isspace((unsigned char)q[i])) { space = true; i++; continue; }
+    if (space && shape->len && !strchr(")]", q[i]) && !strchr("([", shape->data[shape->len - 1])) tl_buf_putc(shape, ' ');
+    space = false;
+    tl_buf_putc(shape, q[i++]);
+  }
+}
+
+typedef struct {
+  tl_buf src;
+  TL_VEC(uint32_t) owners, starts; /* enabled rules and where their text starts in src */
+  TL_VEC(uint32_t) rep;            /* per piece emitted: UINT32_MAX, or the offset of its twin */
+  TL_VEC(uint32_t) piece_at;       /* per piece emitted: its offset in src */
+  uint32_t decl_end;
+} tl_qsrc;
+
+static void tl_qsrc_free(tl_qsrc *s) {
+  tl_buf_free(&s->src);
+  tl_vec_free(&s->owners); tl_vec_free(&s->starts); tl_vec_free(&s->rep); tl_vec_free(&s->piece_at);
+}
+
+/* Builds the query source; with `dedupe`, patterns whose structure came before become holders. */
+static bool tl_qsrc_build(tl_ruleset *rs, bool dedupe, tl_qsrc *out) {
+  tl_buf names = {0};
+  for (size_t i = 0; i < rs->rules.n; i++)
+    if (rs->rules.v[i]->enabled) tl_query_bound_names(rs->rules.v[i]->query_src, &names);
+  tl_query_decl(&out->src, &names);
+  out->decl_end = (uint32_t)out->src.len;
+  tl_buf_free(&names);
+  TL_VEC(char *) shapes = {0};
+  TL_VEC(uint32_t) shape_at = {0};
+  bool ok = true;
+  for (size_t i = 0; i < rs->rules.n && ok; i++) {
+    tl_rule *r = rs->rules.v[i];
+    if (!r->enabled) continue;
+    tl_vec_push(&out->owners, (uint32_t)i);
+    tl_vec_push(&out->starts, (uint32_t)out->src.len);
+    tl_spans spans = {0};
+    if (!dedupe || !tl_query_split(r->query_src, &spans)) {
+      if (dedupe) ok = false;
+      tl_buf_puts(&out->src, r->query_src);
+      tl_buf_putc(&out->src, '\n');
+      tl_vec_free(&spans);
+      continue;
+    }
+    for (size_t k = 0; k < spans.n; k++) {
+      tl_buf shape = {0}, preds = {0};
+      tl_query_structure(r->query_src, spans.v[k], &shape, &preds);
+      char *key = tl_buf_take(&shape);
+      size_t twin = 0;
+      while (twin < shapes.n && strcmp(shapes.v[twin], key)) twin++;
+      tl_vec_push(&out->piece_at, (uint32_t)out->src.len);
+      if (twin < shapes.n) {
+        tl_vec_push(&out->rep, shape_at.v[twin]);
+        tl_buf_puts(&out->src, "((ERROR)");
+        tl_buf_put(&out->src, preds.data, preds.len);
+        tl_buf_puts(&out->src, ")\n");
+        free(key);
+      } else {
+        tl_vec_push(&out->rep, UINT32_MAX);
+        tl_vec_push(&shapes, key);
+        tl_vec_push(&shape_at, (uint32_t)out->src.len);
+        tl_buf_put(&out->src, r->query_src + spans.v[k].start, spans.v[k].end - spans.v[k].start);
+        tl_buf_putc(&out->src, '\n');
+      }
+      tl_buf_free(&preds);
+    }
+    tl_vec_free(&spans);
+  }
+  for (size_t i = 0; i < shapes.n; i++) free(shapes.v[i]);
+  tl_vec_free(&shapes);
+  tl_vec_free(&shape_at);
+  return ok;
+}
+
+/* Compiles `qs` into rs->query and rs->patterns. Errors go to diags. */
+static bool tl_ruleset_build(tl_ruleset *rs, const tl_qsrc *qs, tl_diags *diags) {
+  uint32_t eoff;
+  TSQueryError et;
+  rs->query = ts_query_new(tree_sitter_python(), qs->src.data, (uint32_t)qs->src.len, &eoff, &et);
+  if (!rs->query) {
+    bool located = false;
+    for (size_t k = 0; k < qs->owners.n; k++) located = !tl_rule_check_query(rs->rules.v[qs->owners.v[k]], diags) || located;
+    if (!located)
+      tl_diags_add(diags, TL_DIAG_ERROR, "<rules>", 0, 0, "the rules' queries do not compile together (offset %u: %s)",
+                   eoff, tl_query_error_name(et));
+    return false;
+  }
+  bool ok = true;
+  uint32_t np = ts_query_pattern_count(rs->query);
+  TL_VEC(uint32_t) at_of = {0};
+  for (uint32_t p = 0; p < np; p++) {
+    uint32_t at = ts_query_start_byte_for_pattern(rs->query, p);
+    tl_vec_push(&at_of, at);
+    if (at < qs->decl_end) { /* the declaration of bound captures: never run */
+      ts_query_disable_pattern(rs->query, p);
+      tl_pattern none = {UINT32_MAX, {0}, {0}};
+      tl_vec_push(&rs->patterns, none);
+      continue;
+    }
+    size_t k = 0;
+    while (k + 1 < qs->starts.n && qs->starts.v[k + 1] <= at) k++;
+    tl_rule *r = rs->rules.v[qs->owners.v[k]];
+    tl_pattern pat = {qs->owners.v[k], {0}, {0}};
+    ok = tl_preds_parse(r, rs->query, p, qs->starts.v[k], &pat, diags) && ok;
+    tl_vec_push(&rs->patterns, pat);
+  }
+  /* holders: disabled, checked with their twin's matches */
+  for (size_t i = 0; i < qs->piece_at.n; i++) {
+    if (qs->rep.v[i] == UINT32_MAX) continue;
+    uint32_t holder = UINT32_MAX, twin = UINT32_MAX;
+    for (uint32_t p = 0; p < np; p++) {
+      if (at_of.v[p] == qs->piece_at.v[i]) holder = p;
+      if (at_of.v[p] == qs->rep.v[i]) twin = p;
+    }
+    if (holder == UINT32_MAX || twin == UINT32_MAX) { ok = false; continue; }
+    ts_query_disable_pattern(rs->query, holder);
+    tl_vec_push(&rs->patterns.v[twin].members, holder);
+  }
+  tl_vec_free(&at_of);
+  /* a rule without any pattern, and fixes naming captures no pattern has */
+  for (size_t k = 0; k < qs->owners.n; k++) {
+    tl_rule *r = rs->rules.v[qs->owners.v[k]];
+    bool any = false;
+    for (size_t p = 0; p < rs->patterns.n && !any; p++) any = rs->patterns.v[p].rule == qs->owners.v[k];
+    if (!any) {
+      tl_diags_add(diags, TL_DIAG_ERROR, r->path, r->query_line, 1, "query has no pattern");
+      ok = false;
+    }
+    for (size_t i = 0; i < r->fix.n; i++) {
+      const char *c = r->fix.v[i].capture;
+      bool found = !strcmp(c, "focus") || !strcmp(c, "configured");
+      for (uint32_t n = 0; n < ts_query_capture_count(rs->query) && !found; n++) {
+        uint32_t l;
+        const char *nm = ts_query_capture_name_for_id(rs->query, n, &l);
+        found = strlen(c) == l && !memcmp(nm, c, l);
+      }
+      if (!found) {
+        tl_diags_add(diags, TL_DIAG_ERROR, r->path, r->query_line, 1, "fix names @%s, which the query does not capture", c);
+        ok = false;
+      }
+    }
+  }
+  rs->finding_cap = UINT32_MAX;
+  for (uint32_t k = 0; k < ts_query_capture_count(rs->query); k++) {
+    uint32_t l;
+    const char *nm = ts_query_capture_name_for_id(rs->query, k, &l);
+    if (l == 7 && !memcmp(nm, "finding", 7)) rs->finding_cap = k;
+  }
+  return ok;
+}
+
 bool tl_ruleset_compile(tl_ruleset *rs, tl_diags *diags) {
   tl_ruleset_clear_query(rs);
   if (rs->rules.n) qsort(rs->rules.v, rs->rules.n, sizeof *rs->rules.v, tl_rule_cmp);
   if (!rs->selected) tl_ruleset_select(rs, NULL, 0, NULL, 0);
   /* One query for every enabled rule; each rule's text is a known range of the source, which is
-   * how patterns are mapped back to rules. Only when the whole fails to compile are the rules
-   * compiled one by one, to say which one is wrong and where. */
-  tl_buf src = {0}, names = {0};
-  TL_VEC(uint32_t) owners = {0}, starts = {0};
-  for (size_t i = 0; i < rs->rules.n; i++)
-    if (rs->rules.v[i]->enabled) tl_query_bound_names(rs->rules.v[i]->query_src, &names);
-  tl_query_decl(&src, &names);
-  uint32_t decl_end = (uint32_t)src.len;
-  tl_buf_free(&names);
-  for (size_t i = 0; i < rs->rules.n; i++) {
-    tl_rule *r = rs->rules.v[i];
-    if (!r->enabled) continue;
-    tl_vec_push(&owners, (uint32_t)i);
-    tl_vec_push(&starts, (uint32_t)src.len);
-    tl_buf_puts(&src, r->query_src);
-    tl_buf_putc(&src, '\n');
-  }
+   * how patterns are mapped back to rules. The shared structures are tried first; anything
+   * wrong there (a text the splitter does not follow, a bad predicate) is reported from the
+   * plain concatenation, where every position is the rule file's own. */
+  tl_qsrc qs = {0};
   bool ok = true;
-  if (owners.n) {
-    uint32_t eoff;
-    TSQueryError et;
-    rs->query = ts_query_new(tree_sitter_python(), src.data, (uint32_t)src.len, &eoff, &et);
-    if (!rs->query) {
-      bool located = false;
-      for (size_t k = 0; k < owners.n; k++) located = !tl_rule_check_query(rs->rules.v[owners.v[k]], diags) || located;
-      if (!located)
-        tl_diags_add(diags, TL_DIAG_ERROR, "<rules>", 0, 0, "the rules' queries do not compile together (offset %u: %s)",
-                     eoff, tl_query_error_name(et));
-      ok = false;
-    } else {
-      for (uint32_t p = 0; p < ts_query_pattern_count(rs->query); p++) {
-        uint32_t at = ts_query_start_byte_for_pattern(rs->query, p);
-        if (at < decl_end) { /* the declaration of bound captures: never run */
-          ts_query_disable_pattern(rs->query, p);
-          tl_pattern none = {UINT32_MAX, {0}};
-          tl_vec_push(&rs->patterns, none);
-          continue;
-        }
-        size_t k = 0;
-        while (k + 1 < starts.n && starts.v[k + 1] <= at) k++;
-        tl_rule *r = rs->rules.v[owners.v[k]];
-        tl_pattern pat = {owners.v[k], {0}};
-        ok = tl_preds_parse(r, rs->query, p, starts.v[k], &pat, diags) && ok;
-        tl_vec_push(&rs->patterns, pat);
-      }
-      /* a rule without any pattern, and fixes naming captures no pattern has */
-      for (size_t k = 0; k < owners.n; k++) {
-        tl_rule *r = rs->rules.v[owners.v[k]];
-        bool any = false;
-        for (size_t p = 0; p < rs->patterns.n && !any; p++) any = rs->patterns.v[p].rule == owners.v[k];
-        if (!any) {
-          tl_diags_add(diags, TL_DIAG_ERROR, r->path, r->query_line, 1, "query has no pattern");
-          ok = false;
-        }
-        for (size_t i = 0; i < r->fix.n; i++) {
-          const char *c = r->fix.v[i].capture;
-          bool found = !strcmp(c, "focus") || !strcmp(c, "configured");
-          for (uint32_t n = 0; n < ts_query_capture_count(rs->query) && !found; n++) {
-            uint32_t l;
-            const char *nm = ts_query_capture_name_for_id(rs->query, n, &l);
-            found = strlen(c) == l && !memcmp(nm, c, l);
-          }
-          if (!found) {
-            tl_diags_add(diags, TL_DIAG_ERROR, r->path, r->query_line, 1, "fix names @%s, which the query does not capture", c);
-            ok = false;
-          }
-        }
-      }
-      rs->finding_cap = UINT32_MAX;
-      for (uint32_t k = 0; k < ts_query_capture_count(rs->query); k++) {
-        uint32_t l;
-        const char *nm = ts_query_capture_name_for_id(rs->query, k, &l);
-        if (l == 7 && !memcmp(nm, "finding", 7)) rs->finding_cap = k;
-      }
-    }
+  if (tl_qsrc_build(rs, true, &qs) && qs.owners.n) {
+    tl_diags quiet = {0};
+    ok = tl_ruleset_build(rs, &qs, &quiet);
+    tl_diags_free(&quiet);
+    if (ok) { tl_qsrc_free(&qs); return true; }
+    tl_ruleset_clear_query(rs);
   }
-  tl_vec_free(&starts);
-  tl_buf_free(&src);
-  tl_vec_free(&owners);
+  tl_qsrc_free(&qs);
+  memset(&qs, 0, sizeof qs);
+  tl_qsrc_build(rs, false, &qs);
+  if (qs.owners.n) ok = tl_ruleset_build(rs, &qs, diags);
+  tl_qsrc_free(&qs);
   return ok;
 }
 

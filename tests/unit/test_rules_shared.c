@@ -1,0 +1,105 @@
+/* test_rules_shared.c - patterns of the same structure run once in the query (their predicates are
+ * checked on the first one's matches) and binding predicates: the same findings as separate
+ * patterns, in every rule, whatever the predicates say and wherever they are written. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tl_internal.h"
+#include "tl_test.h"
+#include "trainlint.h"
+
+static const char *rule_a = /* two patterns of one structure in one rule, predicates inside the node */
+  "---\ncode: TLA01\nname: a\nhot: none\nmessage: \"a {{fn}}\"\n---\n```query\n"
+  "; a comment with ( and \" in it\n"
+  "((call function: (identifier) @fn) @finding (#eq? @fn \"foo\"))\n"
+  "((call\n   function: (identifier) @fn\n   (#match? @fn \"^ba[r;(]$\")) @finding)\n"
+  "```\n";
+static const char *rule_b = /* the same structure in another rule, and one that differs by a capture name */
+  "---\ncode: TLB01\nname: b\nhot: none\nmessage: \"b {{finding}}\"\n---\n```query\n"
+  "((call function: (identifier) @fn) @finding (#any-of? @fn \"foo\" \"baz\"))\n"
+  "((call function: (identifier) @name) @finding (#eq? @name \"qux\"))\n"
+  "```\n";
+static const char *rule_c = /* a keyword argument reaching its call with #parent!/#field! */
+  "---\ncode: TLC01\nname: c\nhot: none\nmessage: \"c {{callee}}\"\n---\n```query\n"
+  "((keyword_argument name: (identifier) @k) @finding\n"
+  " (#eq? @k \"lr\")\n (#parent! @finding @args \"argument_list\")\n (#parent! @args @call \"call\")\n"
+  " (#field! @call \"function\" @callee))\n"
+  "```\n";
+
+static const char *src =
+  "foo()\n"
+  "bar()\n"
+  "baz()\n"
+  "qux()\n"
+  "opt = SGD(p, lr=0.1)\n"
+  "class K(Base, lr=2):\n"
+  "    pass\n";
+
+static char *run(tl_ruleset *rs) {
+  tl_options o = {1, false};
+  tl_analysis *a = tl_analysis_new(rs, &o);
+  tl_analysis_add_text(a, "m.py", src, strlen(src));
+  tl_analysis_run(a);
+  tl_buf b = {0};
+  for (size_t i = 0; i < tl_analysis_finding_count(a); i++) {
+    const tl_finding *f = tl_analysis_finding(a, i);
+    tl_buf_printf(&b, "%u:%u %s %s\n", f->line, f->col, tl_rule_code(f->rule), f->message);
+  }
+  tl_analysis_delete(a);
+  return tl_buf_take(&b);
+}
+
+int main(void) {
+  tl_diags d = {0};
+  tl_ruleset *rs = tl_ruleset_new();
+  CHECK(tl_ruleset_add_text(rs, "a.md", rule_a, strlen(rule_a), &d));
+  CHECK(tl_ruleset_add_text(rs, "b.md", rule_b, strlen(rule_b), &d));
+  CHECK(tl_ruleset_add_text(rs, "c.md", rule_c, strlen(rule_c), &d));
+  const char *all[] = {"ALL"};
+  tl_ruleset_select(rs, all, 1, NULL, 0);
+  CHECK(tl_ruleset_compile(rs, &d));
+  CHECK_INT(d.n, 0);
+
+  /* The query: the declaration of bound captures, then TLA01's two patterns (one structure: the
+   * second is a holder), TLB01's first (a holder of the same structure) and its second (another
+   * capture name: its own structure), TLC01's. Three patterns run; the structure shared by three
+   * rules' patterns has two members. */
+  size_t members = 0;
+  for (uint32_t p = 0; p < rs->patterns.n; p++) members += rs->patterns.v[p].members.n;
+  CHECK_INT(rs->patterns.n, 6);
+  CHECK_INT(members, 2);
+
+  char *got = run(rs);
+  CHECK_STR(got,
+            "1:1 TLA01 a foo\n"
+            "1:1 TLB01 b foo()\n"
+            "2:1 TLA01 a bar\n"
+            "3:1 TLB01 b baz()\n"
+            "4:1 TLB01 b qux()\n"
+            "5:14 TLC01 c SGD\n");
+  free(got);
+
+  /* Each rule alone gives the same findings (no sharing across rules then). */
+  const char *only[] = {"TLB01"};
+  tl_ruleset_select(rs, only, 1, NULL, 0);
+  CHECK(tl_ruleset_compile(rs, &d));
+  got = run(rs);
+  CHECK_STR(got, "1:1 TLB01 b foo()\n3:1 TLB01 b baz()\n4:1 TLB01 b qux()\n");
+  free(got);
+
+  tl_ruleset_delete(rs);
+
+  /* The built-in rules share structures too (a rule text the splitter could not follow would
+   * make the whole query fall back to plain concatenation, with no members). */
+  rs = tl_ruleset_new();
+  CHECK(tl_ruleset_add_builtin(rs, &d));
+  tl_ruleset_select(rs, all, 1, NULL, 0);
+  CHECK(tl_ruleset_compile(rs, &d));
+  members = 0;
+  for (uint32_t p = 0; p < rs->patterns.n; p++) members += rs->patterns.v[p].members.n;
+  fprintf(stderr, "built-in rules: %zu patterns, %zu of them checked with a twin's matches\n", rs->patterns.n, members);
+  CHECK(members > 0);
+  tl_ruleset_delete(rs);
+  tl_diags_free(&d);
+  TEST_DONE();
+}
