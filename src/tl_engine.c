@@ -36,6 +36,8 @@ static void tl_file_reset(tl_file *f) {
   tl_vec_free(&f->vals);
   tl_vec_free(&f->fmatch);
   tl_vec_free(&f->pfmatch);
+  free(f->code);
+  f->code = NULL;
   f->ok = false;
 }
 
@@ -204,19 +206,17 @@ typedef struct {
  * #file-match? verdicts are kept in the file, for the incremental path). */
 typedef struct tl_file_res {
   tl_resolved_slot resolved[TL_RESOLVED_SLOTS];
-  char *code; /* the text with comments and docstrings blanked (#file-match?), made on first use */
+  const char *code; /* the file's code text (tl_file.code), for #file-match? */
 } tl_file_res;
 
 static void tl_file_res_free(tl_file_res *fr) {
   for (size_t i = 0; i < TL_RESOLVED_SLOTS; i++) free(fr->resolved[i].q);
-  free(fr->code);
 }
 
 /* #file-match?: the regex over the code only (comments and docstrings blanked, same offsets): a
  * comment saying "never calls .cuda()" is no evidence. The blanked text is made once per file. */
 static bool tl_re_match(tl_worker *w, pcre2_code *re, const char *s, size_t n);
-static bool tl_code_match(tl_worker *w, tl_file_res *fr, pcre2_code *re, const char *src, size_t n) {
-  if (!fr->code) fr->code = tl_code_text(src, n, true);
+static bool tl_code_match(tl_worker *w, tl_file_res *fr, pcre2_code *re, size_t n) {
   return tl_re_match(w, re, fr->code, n);
 }
 
@@ -839,7 +839,7 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
     size_t i = 0;
     while (i < e->fmatch->n && e->fmatch->v[i].pred != p) i++;
     if (i == e->fmatch->n) {
-      tl_filematch fm = {p, tl_code_match(e->w, e->file_res, p->re, src, e->file->len)};
+      tl_filematch fm = {p, tl_code_match(e->w, e->file_res, p->re, e->file->len)};
       tl_vec_push(e->fmatch, fm);
     }
     r = e->fmatch->v[i].result;
@@ -1002,6 +1002,19 @@ static void tl_report_syntax(tl_file *f, TSNode root) {
 static void tl_pattern_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQueryMatch *mt, const tl_pattern *pat,
                              pcre2_code *eval_re, tl_file_res *file_res);
 
+/* Predicates that read only the text and shape of their captures, not the enclosing function. */
+static bool tl_pred_text_only(tl_pred_op op) {
+  switch (op) {
+  case TL_PRED_EQ: case TL_PRED_MATCH: case TL_PRED_ANY_OF: case TL_PRED_RESOLVES_TO: case TL_PRED_RESOLVES_MATCH:
+  case TL_PRED_ARG_COUNT: case TL_PRED_HAS_KWARG: case TL_PRED_KWARG_MATCH: case TL_PRED_RECEIVER_MATCH:
+  case TL_PRED_FILE_MATCH: case TL_PRED_SET_SEVERITY: case TL_PRED_PARENT: case TL_PRED_FIELD: case TL_PRED_IN_BLOCK:
+  case TL_PRED_BRANCH_COND: case TL_PRED_BRANCH_BLOCK: case TL_PRED_INSIDE:
+    return true;
+  default:
+    return false;
+  }
+}
+
 /* A match of one pattern, and of the patterns of the same structure compiled once with it. */
 static void tl_file_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQueryMatch *mt, pcre2_code *eval_re,
                           tl_file_res *file_res) {
@@ -1021,9 +1034,18 @@ static void tl_pattern_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQ
   if (rs->finding_cap != UINT32_MAX) anchor = tl_cap(&e, rs->finding_cap);
   if (ts_node_is_null(anchor) && mt->capture_count) anchor = mt->captures[0].node;
   if (ts_node_is_null(anchor)) return;
-  e.func = tl_model_func_at(&f->model, ts_node_start_byte(anchor));
-  for (size_t i = 0; i < pat->preds.n; i++)
-    if (!tl_eval_pred(&e, &pat->preds.v[i], eval_re)) { tl_vec_free(&e.deferred); return; }
+  /* The enclosing function is looked up only when a predicate needs it: most matches fail on a
+   * first predicate that only reads text (an #eq?, a resolved name). */
+  bool have_func = false;
+  for (size_t i = 0; i < pat->preds.n; i++) {
+    const tl_pred *p = &pat->preds.v[i];
+    if (!have_func && !tl_pred_text_only(p->op)) {
+      e.func = tl_model_func_at(&f->model, ts_node_start_byte(anchor));
+      have_func = true;
+    }
+    if (!tl_eval_pred(&e, p, eval_re)) { tl_vec_free(&e.deferred); return; }
+  }
+  if (!have_func) e.func = tl_model_func_at(&f->model, ts_node_start_byte(anchor));
   if (rs->finding_cap != UINT32_MAX && e.nbound) { /* @finding bound by #parent!/#field! */
     TSNode fin = tl_cap(&e, rs->finding_cap);
     if (!ts_node_is_null(fin)) anchor = fin;
@@ -1476,7 +1498,10 @@ static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_pre
   bool is_pkg;
   char *module = tl_module_name(f->path, &is_pkg);
   for (size_t i = 0; i < a->step_iterables.n; i++) tl_vec_push(&f->model.step_iterables, a->step_iterables.v[i]);
-  tl_model_build(&f->model, root, parse_text, module, is_pkg, &f->diags, f->path);
+  free(f->code); /* comments and docstrings blanked, once for the model, #file-match? and #project-match? */
+  f->code = tl_code_text(parse_text, f->len, true);
+  f->code_is_text = parse_text == f->text;
+  tl_model_build(&f->model, root, parse_text, f->code, module, is_pkg, &f->diags, f->path);
   free(module);
   f->ok = true;
 
@@ -1484,9 +1509,9 @@ static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_pre
   tl_snapshot_values(f);
   if (partial) partial = tl_model_same_outside(&g, &prev->model, prev->vals, &f->model, f->vals.v);
   /* #file-match? reads the whole text: every verdict the last run used must stand */
-  tl_file_res file_res = {0}; /* about 2 KiB */
+  tl_file_res file_res = {.code = f->code}; /* about 2 KiB */
   for (size_t i = 0; partial && i < prev->fmatch.n; i++) {
-    tl_filematch fm = {prev->fmatch.v[i].pred, tl_code_match(w, &file_res, prev->fmatch.v[i].pred->re, parse_text, f->len)};
+    tl_filematch fm = {prev->fmatch.v[i].pred, tl_code_match(w, &file_res, prev->fmatch.v[i].pred->re, f->len)};
     tl_vec_push(&f->fmatch, fm);
     if (fm.result != prev->fmatch.v[i].result) partial = false;
   }

@@ -59,6 +59,8 @@ typedef struct {
   bool partial;           /* the last run queried only the changed region */
   tl_filematches fmatch;  /* #file-match? verdicts of the last run */
   tl_filematches pfmatch; /* #project-match? verdicts on this file's text, until it changes */
+  char *code;             /* the parsed text with comments and docstrings blanked (same offsets), by phase 1 */
+  bool code_is_text;      /* `code` was made from `text` itself (no BOM or lone CR normalised) */
 } tl_file;
 
 typedef TL_VEC(char *) tl_strlist;

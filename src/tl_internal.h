@@ -198,9 +198,10 @@ typedef struct tl_file_model {
   tl_suppressions suppressions;   /* noqa / trainlint: ignore comments */
 } tl_file_model;
 
-/* Builds the model of one parsed file. `module` is the dotted module name (copied). */
-void tl_model_build(tl_file_model *m, TSNode root, const char *src, const char *module, bool is_package,
-                    tl_diags *diags, const char *path);
+/* Builds the model of one parsed file. `code` is src with comments and docstrings blanked
+ * (tl_code_text); `module` is the dotted module name (copied). */
+void tl_model_build(tl_file_model *m, TSNode root, const char *src, const char *code, const char *module,
+                    bool is_package, tl_diags *diags, const char *path);
 void tl_model_free(tl_file_model *m);
 /* Resolves a dotted name through the file's imports ("T.arange" -> "torch.arange"). Caller frees. */
 char *tl_model_resolve(const tl_file_model *m, const char *dotted);

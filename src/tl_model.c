@@ -781,13 +781,12 @@ static bool tl_is_loader_name(const tl_file_model *m, const char *d) {
  * that picks one by itself (`cuda`, `device`, `gpu`, `xla`, `mps`, `npu`, `paddle`, `lightning`,
  * `accelerate`, `deepspeed`, `transformers`, ...), or a `.to(` call. Generous on purpose: a
  * project without any of it is CPU-only and the synchronisation rules stay quiet there. */
-static bool tl_accelerator_evidence(const char *src, size_t len, bool *has_main) {
+static bool tl_accelerator_evidence(const char *code, size_t len, bool *has_main) {
   static const char *const words[] = {"cuda", "cudnn", "nccl", "gpu", "gpus", "device", "devices", "accelerator",
                                       "accelerators", "accelerate", "xla", "mps", "npu", "tpu", "xpu", "hpu", "mlu",
                                       "ipu", "rocm", "paddle", "paddlepaddle", "lightning", "deepspeed", "transformers",
                                       "dataparallel", "distributeddataparallel", "fsdp", "megatron", "colossalai",
                                       "apex", "triton", NULL};
-  char *code = tl_code_text(src, len, true);
   bool hit = false;
   *has_main = strstr(code, "__name__") && strstr(code, "__main__");
   for (size_t i = 0; i < len && !hit;) {
@@ -809,14 +808,13 @@ static bool tl_accelerator_evidence(const char *src, size_t len, bool *has_main)
       a = b;
     }
   }
-  free(code);
   return hit;
 }
 
-void tl_model_build(tl_file_model *m, TSNode root, const char *src, const char *module, bool is_package,
-                    tl_diags *diags, const char *path) {
+void tl_model_build(tl_file_model *m, TSNode root, const char *src, const char *code, const char *module,
+                    bool is_package, tl_diags *diags, const char *path) {
   m->module = tl_strdup(module);
-  m->uses_accel = tl_accelerator_evidence(src, ts_node_end_byte(root), &m->has_main);
+  m->uses_accel = tl_accelerator_evidence(code, ts_node_end_byte(root), &m->has_main);
   m->is_package = is_package;
   tl_func top = {tl_strdup("<module>"), tl_strdup(module), tl_strdup(module), -1,
                  ts_node_start_byte(root), ts_node_end_byte(root), 1, 1, false, -1};

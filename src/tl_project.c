@@ -365,9 +365,9 @@ bool tl_project_deferred_hold(tl_analysis *a, size_t fi, const tl_candidate *c, 
           size_t v = 0;
           while (v < f->pfmatch.n && f->pfmatch.v[v].pred != d->pred) v++;
           if (v == f->pfmatch.n) {
-            char *code = tl_code_text(f->text, f->len, true);
+            char *code = f->code && f->code_is_text ? f->code : tl_code_text(f->text, f->len, true);
             tl_filematch fm = {d->pred, tl_regex_match(d->pred->re, code, f->len, md, mctx) >= 0};
-            free(code);
+            if (code != f->code) free(code);
             tl_vec_push(&f->pfmatch, fm);
           }
           pm.result = f->pfmatch.v[v].result;
