@@ -248,7 +248,7 @@ typedef struct {
   tl_filematches *fmatch;       /* #file-match? verdicts of this file, computed once each */
   TL_VEC(tl_deferred) deferred; /* project predicates, checked after the project pass */
   struct tl_file_res *file_res; /* resolved callee names of this file's query pass */
-  struct { uint32_t id; TSNode node; } bound[TL_MAX_BOUND]; /* captures set by #parent!/#field! */
+  struct { uint32_t id; TSNode node; } bound[TL_MAX_BOUND]; /* captures set by binding predicates */
   unsigned nbound;
 } tl_match_env;
 
@@ -260,9 +260,10 @@ static TSNode tl_cap(const tl_match_env *e, uint32_t id) {
   return (TSNode){0};
 }
 
-/* #parent! and #field!: bind p->cap[1] from the node of p->cap[0]. False (the match is dropped)
- * when there is nothing to bind. The module node is never bound: predicates stay inside the
- * top-level statement of their match, which the editor's partial re-analysis relies on. */
+/* #parent!, #field!, #child!, #next-sibling!: bind p->cap[1] from the node of p->cap[0]. False (the match is dropped)
+ * when there is nothing to bind. The module node is never bound, nor the statement after a
+ * top-level one: predicates stay inside the top-level statement of their match, which the
+ * editor's partial re-analysis relies on. */
 static bool tl_bind(tl_match_env *e, const tl_pred *p) {
   TSNode a = tl_cap(e, p->cap[0]), b = {0};
   if (ts_node_is_null(a) || e->nbound == TL_MAX_BOUND) return false;
@@ -271,8 +272,18 @@ static bool tl_bind(tl_match_env *e, const tl_pred *p) {
     bool typed = false;
     for (size_t i = 0; i < p->nstrs && !ts_node_is_null(b) && !typed; i++) typed = tl_node_is(b, p->strs[i]);
     if (!typed) return false;
-  } else {
+  } else if (p->op == TL_PRED_FIELD) {
     b = ts_node_child_by_field_name(a, p->strs[0], (uint32_t)strlen(p->strs[0]));
+  } else if (p->op == TL_PRED_CHILD) {
+    uint32_t n = ts_node_named_child_count(a);
+    for (uint32_t i = 0; i < n && ts_node_is_null(b); i++) {
+      TSNode ch = ts_node_named_child(a, i);
+      for (size_t k = 0; k < p->nstrs && ts_node_is_null(b); k++)
+        if (tl_node_is(ch, p->strs[k])) b = ch;
+    }
+  } else { /* not across top-level statements: see above */
+    TSNode up = ts_node_parent(a);
+    if (!ts_node_is_null(up) && !tl_node_is(up, "module")) b = ts_node_next_named_sibling(a);
   }
   if (ts_node_is_null(b) || tl_node_is(b, "module")) return false;
   e->bound[e->nbound].id = p->cap[1];
