@@ -782,11 +782,14 @@ static bool tl_is_loader_name(const tl_file_model *m, const char *d) {
  * `accelerate`, `deepspeed`, `transformers`, ...), or a `.to(` call. Generous on purpose: a
  * project without any of it is CPU-only and the synchronisation rules stay quiet there. */
 static bool tl_accelerator_evidence(const char *code, size_t len, bool *has_main) {
-  static const char *const words[] = {"cuda", "cudnn", "nccl", "gpu", "gpus", "device", "devices", "accelerator",
-                                      "accelerators", "accelerate", "xla", "mps", "npu", "tpu", "xpu", "hpu", "mlu",
-                                      "ipu", "rocm", "paddle", "paddlepaddle", "lightning", "deepspeed", "transformers",
-                                      "dataparallel", "distributeddataparallel", "fsdp", "megatron", "colossalai",
-                                      "apex", "triton", NULL};
+#define TL_W(s) {s, sizeof s - 1}
+  static const struct { const char *w; size_t n; } words[] = {
+    TL_W("cuda"), TL_W("cudnn"), TL_W("nccl"), TL_W("gpu"), TL_W("gpus"), TL_W("device"), TL_W("devices"),
+    TL_W("accelerator"), TL_W("accelerators"), TL_W("accelerate"), TL_W("xla"), TL_W("mps"), TL_W("npu"), TL_W("tpu"),
+    TL_W("xpu"), TL_W("hpu"), TL_W("mlu"), TL_W("ipu"), TL_W("rocm"), TL_W("paddle"), TL_W("paddlepaddle"),
+    TL_W("lightning"), TL_W("deepspeed"), TL_W("transformers"), TL_W("dataparallel"), TL_W("distributeddataparallel"),
+    TL_W("fsdp"), TL_W("megatron"), TL_W("colossalai"), TL_W("apex"), TL_W("triton")};
+#undef TL_W
   bool hit = false;
   *has_main = strstr(code, "__name__") && strstr(code, "__main__");
   for (size_t i = 0; i < len && !hit;) {
@@ -803,8 +806,9 @@ static bool tl_accelerator_evidence(const char *code, size_t len, bool *has_main
       while (a < i && code[a] == '_') a++;
       size_t b = a;
       while (b < i && code[b] != '_') b++;
-      for (size_t w = 0; words[w] && b > a && !hit; w++)
-        hit = strlen(words[w]) == b - a && !strncasecmp(code + a, words[w], b - a);
+      for (size_t w = 0; w < sizeof words / sizeof *words && b > a && !hit; w++)
+        hit = words[w].n == b - a && tolower((unsigned char)code[a]) == words[w].w[0] &&
+              !strncasecmp(code + a, words[w].w, b - a);
       a = b;
     }
   }
