@@ -1010,8 +1010,14 @@ static void tl_report_syntax(tl_file *f, TSNode root) {
   if (!found) tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, 1, 1, "syntax error");
 }
 
+/* Verdicts of pure predicates shared by the patterns checked on one match (tl_pred.memo). */
+typedef struct {
+  struct { uint32_t key; bool result; } v[32];
+  unsigned n;
+} tl_memo;
+
 static void tl_pattern_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQueryMatch *mt, const tl_pattern *pat,
-                             pcre2_code *eval_re, tl_file_res *file_res);
+                             pcre2_code *eval_re, tl_file_res *file_res, tl_memo *memo);
 
 /* Predicates that read only the text and shape of their captures, not the enclosing function. */
 static bool tl_pred_text_only(tl_pred_op op) {
@@ -1030,13 +1036,20 @@ static bool tl_pred_text_only(tl_pred_op op) {
 static void tl_file_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQueryMatch *mt, pcre2_code *eval_re,
                           tl_file_res *file_res) {
   const tl_pattern *pat = &a->rules->patterns.v[mt->pattern_index];
-  tl_pattern_match(a, f, w, mt, pat, eval_re, file_res);
+  tl_memo memo = {.n = 0};
+  tl_pattern_match(a, f, w, mt, pat, eval_re, file_res, &memo);
   for (size_t i = 0; i < pat->members.n; i++)
-    tl_pattern_match(a, f, w, mt, &a->rules->patterns.v[pat->members.v[i]], eval_re, file_res);
+    tl_pattern_match(a, f, w, mt, &a->rules->patterns.v[pat->members.v[i]], eval_re, file_res, &memo);
+}
+
+static bool tl_memo_get(const tl_memo *m, uint32_t key, bool *result) {
+  for (unsigned i = 0; i < m->n; i++)
+    if (m->v[i].key == key) { *result = m->v[i].result; return true; }
+  return false;
 }
 
 static void tl_pattern_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQueryMatch *mt, const tl_pattern *pat,
-                             pcre2_code *eval_re, tl_file_res *file_res) {
+                             pcre2_code *eval_re, tl_file_res *file_res, tl_memo *memo) {
   const tl_ruleset *rs = a->rules;
   const tl_rule *rule = rs->rules.v[pat->rule];
   TSNode anchor = {0};
@@ -1054,7 +1067,17 @@ static void tl_pattern_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQ
       e.func = tl_model_func_at(&f->model, ts_node_start_byte(anchor));
       have_func = true;
     }
-    if (!tl_eval_pred(&e, p, eval_re)) { tl_vec_free(&e.deferred); return; }
+    /* a verdict another pattern of this match already has (not once captures were bound) */
+    bool r, shared = p->memo && !e.nbound;
+    if (!shared || !tl_memo_get(memo, p->memo, &r)) {
+      r = tl_eval_pred(&e, p, eval_re);
+      if (shared && memo->n < sizeof memo->v / sizeof *memo->v) {
+        memo->v[memo->n].key = p->memo;
+        memo->v[memo->n].result = r;
+        memo->n++;
+      }
+    }
+    if (!r) { tl_vec_free(&e.deferred); return; }
   }
   if (!have_func) e.func = tl_model_func_at(&f->model, ts_node_start_byte(anchor));
   if (rs->finding_cap != UINT32_MAX && e.nbound) { /* @finding bound by #parent!/#field! */

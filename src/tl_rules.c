@@ -824,6 +824,44 @@ static bool tl_qsrc_build(tl_ruleset *rs, bool dedupe, tl_qsrc *out) {
   return ok;
 }
 
+/* A pure predicate: its verdict depends only on the match (no focus, severity or binding set, not
+ * deferred), so patterns checked on the same match may share it. */
+static bool tl_pred_pure(const tl_pred *p) {
+  return !tl_pred_is_binding(p->op) && !tl_pred_is_project(p->op) && p->op != TL_PRED_SET_SEVERITY &&
+         p->op != TL_PRED_HAS_REDUCTION && p->op != TL_PRED_FORCED_CONST;
+}
+
+static bool tl_pred_same(const tl_pred *a, const tl_pred *b) {
+  if (a->op != b->op || a->negated != b->negated || a->cap[0] != b->cap[0] || a->cap[1] != b->cap[1] ||
+      a->nstrs != b->nstrs)
+    return false;
+  for (size_t i = 0; i < a->nstrs; i++)
+    if (strcmp(a->strs[i], b->strs[i])) return false;
+  return true;
+}
+
+/* Gives equal pure predicates of a pattern and its members one key, for tl_file_match's memo. */
+static void tl_memo_keys(tl_ruleset *rs) {
+  uint32_t next = 1;
+  for (size_t p = 0; p < rs->patterns.n; p++) {
+    tl_pattern *rep = &rs->patterns.v[p];
+    if (!rep->members.n) continue;
+    TL_VEC(tl_pred *) all = {0};
+    for (size_t m = 0; m <= rep->members.n; m++) {
+      tl_pattern *pt = m == 0 ? rep : &rs->patterns.v[rep->members.v[m - 1]];
+      for (size_t i = 0; i < pt->preds.n; i++)
+        if (tl_pred_pure(&pt->preds.v[i])) tl_vec_push(&all, &pt->preds.v[i]);
+    }
+    for (size_t i = 0; i < all.n; i++) {
+      if (all.v[i]->memo) continue;
+      for (size_t j = i + 1; j < all.n; j++)
+        if (!all.v[j]->memo && tl_pred_same(all.v[i], all.v[j])) all.v[i]->memo = all.v[j]->memo = next;
+      if (all.v[i]->memo) next++;
+    }
+    tl_vec_free(&all);
+  }
+}
+
 /* Compiles `qs` into rs->query and rs->patterns. Errors go to diags. */
 static bool tl_ruleset_build(tl_ruleset *rs, const tl_qsrc *qs, tl_diags *diags) {
   uint32_t eoff;
@@ -869,6 +907,7 @@ static bool tl_ruleset_build(tl_ruleset *rs, const tl_qsrc *qs, tl_diags *diags)
     tl_vec_push(&rs->patterns.v[twin].members, holder);
   }
   tl_vec_free(&at_of);
+  tl_memo_keys(rs);
   /* a rule without any pattern, and fixes naming captures no pattern has */
   for (size_t k = 0; k < qs->owners.n; k++) {
     tl_rule *r = rs->rules.v[qs->owners.v[k]];

@@ -26,6 +26,11 @@ static const char *rule_c = /* a keyword argument reaching its call with #parent
   " (#field! @call \"function\" @callee))\n"
   "```\n";
 
+static const char *rule_d = /* the same structure; a predicate equal to TLA01's but negated: not shared */
+  "---\ncode: TLD01\nname: d\nhot: none\nmessage: \"d {{fn}}\"\n---\n```query\n"
+  "((call function: (identifier) @fn) @finding (#not-eq? @fn \"foo\") (#not-eq? @fn \"qux\"))\n"
+  "```\n";
+
 static const char *src =
   "foo()\n"
   "bar()\n"
@@ -55,6 +60,7 @@ int main(void) {
   CHECK(tl_ruleset_add_text(rs, "a.md", rule_a, strlen(rule_a), &d));
   CHECK(tl_ruleset_add_text(rs, "b.md", rule_b, strlen(rule_b), &d));
   CHECK(tl_ruleset_add_text(rs, "c.md", rule_c, strlen(rule_c), &d));
+  CHECK(tl_ruleset_add_text(rs, "d.md", rule_d, strlen(rule_d), &d));
   const char *all[] = {"ALL"};
   tl_ruleset_select(rs, all, 1, NULL, 0);
   CHECK(tl_ruleset_compile(rs, &d));
@@ -66,16 +72,19 @@ int main(void) {
    * rules' patterns has two members. */
   size_t members = 0;
   for (uint32_t p = 0; p < rs->patterns.n; p++) members += rs->patterns.v[p].members.n;
-  CHECK_INT(rs->patterns.n, 6);
-  CHECK_INT(members, 2);
+  CHECK_INT(rs->patterns.n, 7);
+  CHECK_INT(members, 3);
 
   char *got = run(rs);
   CHECK_STR(got,
             "1:1 TLA01 a foo\n"
             "1:1 TLB01 b foo()\n"
             "2:1 TLA01 a bar\n"
+            "2:1 TLD01 d bar\n"
             "3:1 TLB01 b baz()\n"
+            "3:1 TLD01 d baz\n"
             "4:1 TLB01 b qux()\n"
+            "5:7 TLD01 d SGD\n"
             "5:14 TLC01 c SGD\n");
   free(got);
 
