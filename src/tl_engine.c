@@ -178,12 +178,24 @@ void tl_analysis_remove(tl_analysis *a, const char *path) {
 
 /* ---- per-thread state ---- */
 
+/* Verdicts of #resolves-match? by (predicate, resolved name): the same few hundred names
+ * ("torch.zeros", "self.linear") come back in every file, each checked against a dozen regexes. */
+#define TL_RCACHE_SLOTS 4096u
+#define TL_RCACHE_NAME 47u
+typedef struct {
+  const tl_pred *pred; /* NULL: empty */
+  uint8_t len;
+  bool result;
+  char name[TL_RCACHE_NAME + 1];
+} tl_rcache_slot;
+
 typedef struct {
   TSParser *parser;
   TSQueryCursor *cursor;
   pcre2_match_data *md;
   pcre2_match_context *mctx;
   pcre2_code *eval_re; /* names of validation/test data */
+  tl_rcache_slot *rcache; /* TL_RCACHE_SLOTS */
 } tl_worker;
 
 typedef struct {
@@ -218,6 +230,24 @@ static void tl_file_res_free(tl_file_res *fr) {
 static bool tl_re_match(tl_worker *w, pcre2_code *re, const char *s, size_t n);
 static bool tl_code_match(tl_worker *w, tl_file_res *fr, pcre2_code *re, size_t n) {
   return tl_re_match(w, re, fr->code, n);
+}
+
+static bool tl_re_match(tl_worker *w, pcre2_code *re, const char *s, size_t n);
+
+/* #resolves-match? on a resolved name, through the worker's cache (a slot is overwritten on
+ * collision; names longer than TL_RCACHE_NAME are not cached). */
+static bool tl_resolves_match(tl_worker *w, const tl_pred *p, const char *q) {
+  size_t n = strlen(q);
+  if (n > TL_RCACHE_NAME) return tl_re_match(w, p->re, q, n);
+  uint64_t h = 1469598103934665603u ^ (uintptr_t)p;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)q[i]) * 1099511628211u;
+  tl_rcache_slot *sl = &w->rcache[h % TL_RCACHE_SLOTS];
+  if (sl->pred == p && sl->len == n && !memcmp(sl->name, q, n)) return sl->result;
+  sl->pred = p;
+  sl->len = (uint8_t)n;
+  memcpy(sl->name, q, n);
+  sl->result = tl_re_match(w, p->re, q, n);
+  return sl->result;
 }
 
 /* The resolved dotted name of `n` (owned by the cache), or NULL when n is no dotted name. */
@@ -774,7 +804,7 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
   case TL_PRED_RESOLVES_MATCH: {
     const char *q = tl_resolved(e->file_res, e->m, a, src);
     if (!q) break;
-    if (p->op == TL_PRED_RESOLVES_MATCH) r = tl_re_match(e->w, p->re, q, strlen(q));
+    if (p->op == TL_PRED_RESOLVES_MATCH) r = tl_resolves_match(e->w, p, q);
     else
       for (size_t i = 0; i < p->nstrs && !r; i++) r = !strcmp(q, p->strs[i]);
     /* `frameworks` in the configuration: APIs of the other framework are not recognised */
@@ -1778,6 +1808,7 @@ void tl_analysis_run(tl_analysis *a) {
         (PCRE2_SPTR) "(?i)(^|[^a-z])(val|valid|validation|eval|evaluation|test|testing|dev)([^a-z]|$|loader|set|data|dl)",
         PCRE2_ZERO_TERMINATED, 0, &err, &eo, NULL);
     tl_regex_jit(ws[i].eval_re);
+    ws[i].rcache = tl_calloc(TL_RCACHE_SLOTS, sizeof *ws[i].rcache);
   }
   tl_run_ctx ctx = {a, ws, todo};
   tl_pool_run(nt, ntodo, tl_file_phase1, &ctx);
@@ -1789,6 +1820,7 @@ void tl_analysis_run(tl_analysis *a) {
     pcre2_match_data_free(ws[i].md);
     pcre2_match_context_free(ws[i].mctx);
     pcre2_code_free(ws[i].eval_re);
+    free(ws[i].rcache);
   }
   free(ws);
   for (size_t i = 0; i < a->files.n; i++) {
