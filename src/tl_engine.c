@@ -178,7 +178,7 @@ void tl_analysis_remove(tl_analysis *a, const char *path) {
 
 /* ---- per-thread state ---- */
 
-/* Verdicts of #resolves-match? by (predicate, resolved name): the same few hundred names
+/* Verdicts of #resolves-match? and #match? by (predicate, text): the same few hundred names
  * ("torch.zeros", "self.linear") come back in every file, each checked against a dozen regexes. */
 #define TL_RCACHE_SLOTS 4096u
 #define TL_RCACHE_NAME 47u
@@ -234,10 +234,9 @@ static bool tl_code_match(tl_worker *w, tl_file_res *fr, pcre2_code *re, size_t 
 
 static bool tl_re_match(tl_worker *w, pcre2_code *re, const char *s, size_t n);
 
-/* #resolves-match? on a resolved name, through the worker's cache (a slot is overwritten on
- * collision; names longer than TL_RCACHE_NAME are not cached). */
-static bool tl_resolves_match(tl_worker *w, const tl_pred *p, const char *q) {
-  size_t n = strlen(q);
+/* A regex predicate on a short text (a resolved name, a callee), through the worker's cache (a
+ * slot is overwritten on collision; texts longer than TL_RCACHE_NAME are not cached). */
+static bool tl_cached_match(tl_worker *w, const tl_pred *p, const char *q, size_t n) {
   if (n > TL_RCACHE_NAME) return tl_re_match(w, p->re, q, n);
   uint64_t h = 1469598103934665603u ^ (uintptr_t)p;
   for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)q[i]) * 1099511628211u;
@@ -796,7 +795,7 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
       r = strlen(p->strs[0]) == len && !memcmp(src + s, p->strs[0], len);
     }
     break;
-  case TL_PRED_MATCH: r = tl_re_match(e->w, p->re, src + s, len); break;
+  case TL_PRED_MATCH: r = tl_cached_match(e->w, p, src + s, len); break;
   case TL_PRED_ANY_OF:
     for (size_t i = 0; i < p->nstrs && !r; i++) r = strlen(p->strs[i]) == len && !memcmp(src + s, p->strs[i], len);
     break;
@@ -804,7 +803,7 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
   case TL_PRED_RESOLVES_MATCH: {
     const char *q = tl_resolved(e->file_res, e->m, a, src);
     if (!q) break;
-    if (p->op == TL_PRED_RESOLVES_MATCH) r = tl_resolves_match(e->w, p, q);
+    if (p->op == TL_PRED_RESOLVES_MATCH) r = tl_cached_match(e->w, p, q, strlen(q));
     else
       for (size_t i = 0; i < p->nstrs && !r; i++) r = !strcmp(q, p->strs[i]);
     /* `frameworks` in the configuration: APIs of the other framework are not recognised */
