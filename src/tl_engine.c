@@ -281,11 +281,12 @@ typedef struct {
   unsigned nbound;
 } tl_match_env;
 
+/* A capture of the match; a binding predicate's capture takes precedence (the latest binding). */
 static TSNode tl_cap(const tl_match_env *e, uint32_t id) {
+  for (unsigned i = e->nbound; i-- > 0;)
+    if (e->bound[i].id == id) return e->bound[i].node;
   for (uint16_t i = 0; i < e->match->capture_count; i++)
     if (e->match->captures[i].index == id) return e->match->captures[i].node;
-  for (unsigned i = 0; i < e->nbound; i++)
-    if (e->bound[i].id == id) return e->bound[i].node;
   return (TSNode){0};
 }
 
