@@ -290,7 +290,7 @@ static TSNode tl_cap(const tl_match_env *e, uint32_t id) {
   return (TSNode){0};
 }
 
-/* #parent!, #field!, #child!, #next-sibling!: bind p->cap[1] from the node of p->cap[0]. False (the match is dropped)
+/* #parent!, #field!, #child!, #last-child!, #next-sibling!: bind p->cap[1] from the node of p->cap[0]. False (the match is dropped)
  * when there is nothing to bind. The module node is never bound, nor the statement after a
  * top-level one: predicates stay inside the top-level statement of their match, which the
  * editor's partial re-analysis relies on. */
@@ -311,6 +311,9 @@ static bool tl_bind(tl_match_env *e, const tl_pred *p) {
       for (size_t k = 0; k < p->nstrs && ts_node_is_null(b); k++)
         if (tl_node_is(ch, p->strs[k])) b = ch;
     }
+  } else if (p->op == TL_PRED_LAST_CHILD) {
+    uint32_t n = ts_node_named_child_count(a);
+    if (n) b = ts_node_named_child(a, n - 1);
   } else { /* not across top-level statements: see above */
     TSNode up = ts_node_parent(a);
     if (!ts_node_is_null(up) && !tl_node_is(up, "module")) b = ts_node_next_named_sibling(a);

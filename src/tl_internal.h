@@ -67,6 +67,7 @@ typedef enum {
   TL_PRED_FIELD,         /* #field! @a "field" @b: binds @b to @a's child in that field */
   TL_PRED_CHILD,         /* #child! @a @b "type" ...: binds @b to @a's first named child of one of the types */
   TL_PRED_NEXT_SIBLING,  /* #next-sibling! @a @b: binds @b to @a's next named sibling (a comment counts) */
+  TL_PRED_LAST_CHILD,    /* #last-child! @a @b: binds @b to @a's last named child (a comment counts) */
   TL_PRED_PROJECT_MATCH, /* #project-match? "regex": some file of the project matches (deferred: project predicate) */
   TL_PRED_TRAINING_LOOP, /* #training-loop? @loop: a step loop running backward and an optimizer step (deferred) */
   TL_PRED__COUNT
@@ -252,7 +253,8 @@ bool tl_pred_loop_model_param(const tl_pred_ctx *c, TSNode n);
 #define TL_MAX_BOUND 8 /* captures one match may bind with #parent!/#field! */
 /* Binding predicates set a capture the pattern does not match itself (see tl_rules.c). */
 static inline bool tl_pred_is_binding(tl_pred_op op) {
-  return op == TL_PRED_PARENT || op == TL_PRED_FIELD || op == TL_PRED_CHILD || op == TL_PRED_NEXT_SIBLING;
+  return op == TL_PRED_PARENT || op == TL_PRED_FIELD || op == TL_PRED_CHILD || op == TL_PRED_NEXT_SIBLING ||
+         op == TL_PRED_LAST_CHILD;
 }
 static inline bool tl_pred_is_project(tl_pred_op op) { return op == TL_PRED_PROJECT_MATCH || op == TL_PRED_TRAINING_LOOP; }
 bool tl_node_is(TSNode n, const char *type);

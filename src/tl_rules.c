@@ -32,6 +32,7 @@ static const char *const tl_pred_names[TL_PRED__COUNT] = {
   [TL_PRED_IN_BLOCK] = "in-block?", [TL_PRED_BRANCH_COND] = "branch-condition-match?",
   [TL_PRED_BRANCH_BLOCK] = "branch-block-match?", [TL_PRED_PARENT] = "parent!", [TL_PRED_FIELD] = "field!",
   [TL_PRED_CHILD] = "child!", [TL_PRED_NEXT_SIBLING] = "next-sibling!",
+  [TL_PRED_LAST_CHILD] = "last-child!",
 };
 
 /* How many capture and string arguments each predicate takes (-1: one or more strings). */
@@ -52,7 +53,7 @@ static const struct { int caps; int strs; } tl_pred_arity[TL_PRED__COUNT] = {
   [TL_PRED_ACCUM_STEP] = {1, 0}, [TL_PRED_IN_NO_SYNC] = {1, 0}, [TL_PRED_LOOP_MODEL_FROM] = {1, 1},
   [TL_PRED_PROJECT_MATCH] = {0, 1}, [TL_PRED_TRAINING_LOOP] = {1, 0}, [TL_PRED_LOOP_MODEL_PARAM] = {1, 0},
   [TL_PRED_IN_BLOCK] = {1, -1}, [TL_PRED_BRANCH_COND] = {1, 1}, [TL_PRED_BRANCH_BLOCK] = {1, 1},
-  [TL_PRED_PARENT] = {2, -1}, [TL_PRED_FIELD] = {2, 1}, [TL_PRED_CHILD] = {2, -1}, [TL_PRED_NEXT_SIBLING] = {2, 0},
+  [TL_PRED_PARENT] = {2, -1}, [TL_PRED_FIELD] = {2, 1}, [TL_PRED_CHILD] = {2, -1}, [TL_PRED_NEXT_SIBLING] = {2, 0}, [TL_PRED_LAST_CHILD] = {2, 0},
 };
 
 tl_ruleset *tl_ruleset_new(void) {
@@ -452,7 +453,7 @@ static bool tl_ruleset_insert(tl_ruleset *rs, tl_rule *r) {
   return true;
 }
 
-/* Captures bound by #parent!, #field!, #child! and #next-sibling! are not matched by their pattern, but tree-sitter refuses
+/* Captures bound by #parent!, #field!, #child!, #last-child! and #next-sibling! are not matched by their pattern, but tree-sitter refuses
  * a predicate naming a capture it does not know. So the names those predicates use are declared
  * in a pattern put before the rules' text, `((ERROR) @a @b ...)`, which is disabled once
  * compiled: it never runs. Appends the names used by q's binding predicates to `out`. */
@@ -471,7 +472,8 @@ static void tl_query_bound_names(const char *q, tl_buf *out) {
     if (c == '(') depth++;
     else if (c == ')') { if (depth == bind_depth) bind_depth = -1; depth--; }
     else if (c == '#' && (!strncmp(q + i + 1, "parent!", 7) || !strncmp(q + i + 1, "field!", 6) ||
-                          !strncmp(q + i + 1, "child!", 6) || !strncmp(q + i + 1, "next-sibling!", 13)))
+                          !strncmp(q + i + 1, "child!", 6) || !strncmp(q + i + 1, "next-sibling!", 13) ||
+                          !strncmp(q + i + 1, "last-child!", 11)))
       bind_depth = depth;
     else if (c == '@' && bind_depth >= 0) {
       size_t j = i + 1;
