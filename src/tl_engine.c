@@ -306,7 +306,8 @@ static bool tl_bind(tl_match_env *e, const tl_pred *p) {
     b = ts_node_child_by_field_name(a, p->strs[0], (uint32_t)strlen(p->strs[0]));
   } else if (p->op == TL_PRED_CHILD) {
     uint32_t n = ts_node_named_child_count(a);
-    for (uint32_t i = 0; i < n && ts_node_is_null(b); i++) {
+    if (!p->nstrs && n) b = ts_node_named_child(a, 0);
+    for (uint32_t i = 0; i < n && ts_node_is_null(b) && p->nstrs; i++) {
       TSNode ch = ts_node_named_child(a, i);
       for (size_t k = 0; k < p->nstrs && ts_node_is_null(b); k++)
         if (tl_node_is(ch, p->strs[k])) b = ch;
@@ -920,6 +921,10 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
     break;
   }
   case TL_PRED_IN_BLOCK: r = tl_pred_in_block(a, p->strs, p->nstrs); break;
+  case TL_PRED_TYPE:
+    for (size_t i = 0; i < p->nstrs && !r; i++) r = tl_node_is(a, p->strs[i]);
+    break;
+  case TL_PRED_CHILD_COUNT: r = ts_node_named_child_count(a) == (uint32_t)strtoul(p->strs[0], NULL, 10); break;
   case TL_PRED_BRANCH_COND:
   case TL_PRED_BRANCH_BLOCK: {
     /* vacuous (true, negated or not) when the statement is not in an if/elif branch, as a
@@ -1058,7 +1063,8 @@ static bool tl_pred_text_only(tl_pred_op op) {
   case TL_PRED_EQ: case TL_PRED_MATCH: case TL_PRED_ANY_OF: case TL_PRED_RESOLVES_TO: case TL_PRED_RESOLVES_MATCH:
   case TL_PRED_ARG_COUNT: case TL_PRED_HAS_KWARG: case TL_PRED_KWARG_MATCH: case TL_PRED_RECEIVER_MATCH:
   case TL_PRED_FILE_MATCH: case TL_PRED_SET_SEVERITY: case TL_PRED_PARENT: case TL_PRED_FIELD: case TL_PRED_IN_BLOCK:
-  case TL_PRED_BRANCH_COND: case TL_PRED_BRANCH_BLOCK: case TL_PRED_INSIDE:
+  case TL_PRED_BRANCH_COND: case TL_PRED_BRANCH_BLOCK: case TL_PRED_INSIDE: case TL_PRED_TYPE:
+  case TL_PRED_CHILD_COUNT: case TL_PRED_CHILD: case TL_PRED_LAST_CHILD: case TL_PRED_NEXT_SIBLING:
     return true;
   default:
     return false;

@@ -65,9 +65,11 @@ typedef enum {
   TL_PRED_BRANCH_BLOCK,  /* #branch-block-match? @s "regex": the `if`/`elif` branch holding @s matches (vacuous) */
   TL_PRED_PARENT,        /* #parent! @a @b "type" ...: binds @b to @a's parent, which has one of the types */
   TL_PRED_FIELD,         /* #field! @a "field" @b: binds @b to @a's child in that field */
-  TL_PRED_CHILD,         /* #child! @a @b "type" ...: binds @b to @a's first named child of one of the types */
+  TL_PRED_CHILD,         /* #child! @a @b ["type" ...]: binds @b to @a's first named child (of one of the types) */
   TL_PRED_NEXT_SIBLING,  /* #next-sibling! @a @b: binds @b to @a's next named sibling (a comment counts) */
   TL_PRED_LAST_CHILD,    /* #last-child! @a @b: binds @b to @a's last named child (a comment counts) */
+  TL_PRED_TYPE,          /* #type? @a "type" ...: the node has one of the grammar types */
+  TL_PRED_CHILD_COUNT,   /* #child-count? @a "N": the node has N named children (comments count) */
   TL_PRED_PROJECT_MATCH, /* #project-match? "regex": some file of the project matches (deferred: project predicate) */
   TL_PRED_TRAINING_LOOP, /* #training-loop? @loop: a step loop running backward and an optimizer step (deferred) */
   TL_PRED__COUNT

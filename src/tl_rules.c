@@ -32,10 +32,10 @@ static const char *const tl_pred_names[TL_PRED__COUNT] = {
   [TL_PRED_IN_BLOCK] = "in-block?", [TL_PRED_BRANCH_COND] = "branch-condition-match?",
   [TL_PRED_BRANCH_BLOCK] = "branch-block-match?", [TL_PRED_PARENT] = "parent!", [TL_PRED_FIELD] = "field!",
   [TL_PRED_CHILD] = "child!", [TL_PRED_NEXT_SIBLING] = "next-sibling!",
-  [TL_PRED_LAST_CHILD] = "last-child!",
+  [TL_PRED_LAST_CHILD] = "last-child!", [TL_PRED_TYPE] = "type?", [TL_PRED_CHILD_COUNT] = "child-count?",
 };
 
-/* How many capture and string arguments each predicate takes (-1: one or more strings). */
+/* How many capture and string arguments each predicate takes (-1: one or more strings, -2: any). */
 static const struct { int caps; int strs; } tl_pred_arity[TL_PRED__COUNT] = {
   [TL_PRED_EQ] = {1, 1}, /* or two captures, handled specially */
   [TL_PRED_MATCH] = {1, 1}, [TL_PRED_ANY_OF] = {1, -1},
@@ -53,7 +53,7 @@ static const struct { int caps; int strs; } tl_pred_arity[TL_PRED__COUNT] = {
   [TL_PRED_ACCUM_STEP] = {1, 0}, [TL_PRED_IN_NO_SYNC] = {1, 0}, [TL_PRED_LOOP_MODEL_FROM] = {1, 1},
   [TL_PRED_PROJECT_MATCH] = {0, 1}, [TL_PRED_TRAINING_LOOP] = {1, 0}, [TL_PRED_LOOP_MODEL_PARAM] = {1, 0},
   [TL_PRED_IN_BLOCK] = {1, -1}, [TL_PRED_BRANCH_COND] = {1, 1}, [TL_PRED_BRANCH_BLOCK] = {1, 1},
-  [TL_PRED_PARENT] = {2, -1}, [TL_PRED_FIELD] = {2, 1}, [TL_PRED_CHILD] = {2, -1}, [TL_PRED_NEXT_SIBLING] = {2, 0}, [TL_PRED_LAST_CHILD] = {2, 0},
+  [TL_PRED_PARENT] = {2, -1}, [TL_PRED_FIELD] = {2, 1}, [TL_PRED_CHILD] = {2, -2}, [TL_PRED_NEXT_SIBLING] = {2, 0}, [TL_PRED_LAST_CHILD] = {2, 0}, [TL_PRED_TYPE] = {1, -1}, [TL_PRED_CHILD_COUNT] = {1, 1},
 };
 
 tl_ruleset *tl_ruleset_new(void) {
@@ -396,11 +396,11 @@ static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, uint
     p.nstrs = strs.n;
     int want_caps = tl_pred_arity[op].caps, want_strs = tl_pred_arity[op].strs;
     bool arity_ok = (op == TL_PRED_EQ) ? (ncaps == 2 && strs.n == 0) || (ncaps == 1 && strs.n == 1)
-                    : ncaps == want_caps && (want_strs < 0 ? strs.n >= 1 : (int)strs.n == want_strs);
+                    : ncaps == want_caps && (want_strs == -2 || (want_strs < 0 ? strs.n >= 1 : (int)strs.n == want_strs));
     if (!arity_ok) {
       tl_pred_pos(r, q, pi, text_at, name, &line, &col);
       tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "#%s takes %d capture(s) and %s string(s)", name,
-                   want_caps, want_strs < 0 ? "one or more" : want_strs ? "one" : "no");
+                   want_caps, want_strs == -2 ? "any number of" : want_strs < 0 ? "one or more" : want_strs ? "one" : "no");
       ok = false;
     }
     if (arity_ok && (op == TL_PRED_MATCH || op == TL_PRED_RESOLVES_MATCH || op == TL_PRED_RECEIVER_MATCH ||
@@ -427,12 +427,12 @@ static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, uint
       tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "#set-severity! takes error, warning or info");
       ok = false;
     }
-    if (arity_ok && op == TL_PRED_ARG_COUNT) {
+    if (arity_ok && (op == TL_PRED_ARG_COUNT || op == TL_PRED_CHILD_COUNT)) {
       char *end;
       strtol(p.strs[0], &end, 10);
       if (*end || !*p.strs[0]) {
         tl_pred_pos(r, q, pi, text_at, name, &line, &col);
-        tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "#arg-count? needs a number");
+        tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "#%s needs a number", base);
         ok = false;
       }
     }
