@@ -303,7 +303,7 @@ static bool tl_bind(tl_match_env *e, const tl_pred *p) {
     for (size_t i = 0; i < p->nstrs && !ts_node_is_null(b) && !typed; i++) typed = tl_node_is(b, p->strs[i]);
     if (!typed) return false;
   } else if (p->op == TL_PRED_FIELD) {
-    b = ts_node_child_by_field_name(a, p->strs[0], (uint32_t)strlen(p->strs[0]));
+    b = ts_node_child_by_field_id(a, p->field);
   } else if (p->op == TL_PRED_CHILD) {
     uint32_t n = ts_node_named_child_count(a);
     if (!p->nstrs && n) b = ts_node_named_child(a, 0);

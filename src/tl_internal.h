@@ -83,6 +83,7 @@ typedef struct {
   size_t nstrs;
   pcre2_code *re;        /* for MATCH / RESOLVES_MATCH / RECEIVER_MATCH */
   uint32_t memo;         /* patterns sharing a structure: equal pure predicates share this key (0: none) */
+  TSFieldId field;       /* #field!: the grammar's id of the field named by strs[0] */
 } tl_pred;
 
 typedef enum { TL_FIXOP_REPLACE, TL_FIXOP_DELETE, TL_FIXOP_INSERT_BEFORE, TL_FIXOP_INSERT_AFTER } tl_fixop_kind;

@@ -427,6 +427,14 @@ static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, uint
       tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "#set-severity! takes error, warning or info");
       ok = false;
     }
+    if (arity_ok && op == TL_PRED_FIELD) {
+      p.field = ts_language_field_id_for_name(tree_sitter_python(), p.strs[0], (uint32_t)strlen(p.strs[0]));
+      if (!p.field) {
+        tl_pred_pos(r, q, pi, text_at, name, &line, &col);
+        tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "#field!: the grammar has no field \"%s\"", p.strs[0]);
+        ok = false;
+      }
+    }
     if (arity_ok && (op == TL_PRED_ARG_COUNT || op == TL_PRED_CHILD_COUNT)) {
       char *end;
       strtol(p.strs[0], &end, 10);

@@ -108,7 +108,10 @@ grep -q 'lr.py:2:31: TLX03 `torch.optim.SGD` gets lr' "$tmp/out5.txt" && [ "$(gr
 sed -i 's/(#parent! @args @call "call")/(#not-parent! @args @call "call")/' "$tmp/rules/bad.md"
 "$bin" check --rules "$tmp/rules" "$tmp/proj/lr.py" >/dev/null 2>"$tmp/err5.txt"; rc=$?
 [ "$rc" = 2 ] && grep -q "bad.md:11:3: error: #not-parent!: a binding predicate has no not- form" "$tmp/err5.txt" && ok || bad "#not-parent! not refused: $(cat "$tmp/err5.txt")"
-sed -i 's/(#not-parent! @args @call "call")/(#parent! @args @call "call")/; s/(keyword_argument name:/(keyword_argumnt name:/' "$tmp/rules/bad.md"
+sed -i 's/(#not-parent! @args @call "call")/(#parent! @args @call "call")/; s/"function" @fn/"functon" @fn/' "$tmp/rules/bad.md"
+"$bin" check --rules "$tmp/rules" "$tmp/proj/lr.py" >/dev/null 2>"$tmp/err7.txt"; rc=$?
+[ "$rc" = 2 ] && grep -q 'bad.md:12:3: error: #field!: the grammar has no field "functon"' "$tmp/err7.txt" && ok || bad "unknown field not refused: $(cat "$tmp/err7.txt")"
+sed -i 's/"functon" @fn/"function" @fn/; s/(keyword_argument name:/(keyword_argumnt name:/' "$tmp/rules/bad.md"
 "$bin" check --rules "$tmp/rules" "$tmp/proj/lr.py" >/dev/null 2>"$tmp/err6.txt"; rc=$?
 [ "$rc" = 2 ] && grep -q "bad.md:8:3: error: query: unknown node type" "$tmp/err6.txt" && ok || bad "error in a rule with #parent! not located: $(cat "$tmp/err6.txt")"
 
