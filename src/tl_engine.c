@@ -1050,7 +1050,7 @@ static void tl_report_syntax(tl_file *f, TSNode root) {
 
 /* Verdicts of pure predicates shared by the patterns checked on one match (tl_pred.memo). */
 typedef struct {
-  struct { uint32_t key; bool result; } v[32];
+  struct { uint32_t key; bool result; TSNode node; } v[32]; /* node: what a binding predicate bound */
   unsigned n;
 } tl_memo;
 
@@ -1081,10 +1081,10 @@ static void tl_file_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQuer
     tl_pattern_match(a, f, w, mt, &a->rules->patterns.v[pat->members.v[i]], eval_re, file_res, &memo);
 }
 
-static bool tl_memo_get(const tl_memo *m, uint32_t key, bool *result) {
+static int tl_memo_find(const tl_memo *m, uint32_t key) {
   for (unsigned i = 0; i < m->n; i++)
-    if (m->v[i].key == key) { *result = m->v[i].result; return true; }
-  return false;
+    if (m->v[i].key == key) return (int)i;
+  return -1;
 }
 
 static void tl_pattern_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQueryMatch *mt, const tl_pattern *pat,
@@ -1106,13 +1106,23 @@ static void tl_pattern_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQ
       e.func = tl_model_func_at(&f->model, ts_node_start_byte(anchor));
       have_func = true;
     }
-    /* a verdict another pattern of this match already has (not once captures were bound) */
+    /* a verdict (or a binding) another pattern of this match already has; not once captures
+     * were bound, since the predicate may read them */
     bool r, shared = p->memo && !e.nbound;
-    if (!shared || !tl_memo_get(memo, p->memo, &r)) {
+    int hit = shared ? tl_memo_find(memo, p->memo) : -1;
+    if (hit >= 0) {
+      r = memo->v[hit].result;
+      if (r && tl_pred_is_binding(p->op)) {
+        e.bound[0].id = p->cap[1];
+        e.bound[0].node = memo->v[hit].node;
+        e.nbound = 1;
+      }
+    } else {
       r = tl_eval_pred(&e, p, eval_re);
       if (shared && memo->n < sizeof memo->v / sizeof *memo->v) {
         memo->v[memo->n].key = p->memo;
         memo->v[memo->n].result = r;
+        memo->v[memo->n].node = r && tl_pred_is_binding(p->op) ? e.bound[e.nbound - 1].node : (TSNode){0};
         memo->n++;
       }
     }

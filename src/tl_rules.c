@@ -834,11 +834,12 @@ static bool tl_qsrc_build(tl_ruleset *rs, bool dedupe, tl_qsrc *out) {
   return ok;
 }
 
-/* A pure predicate: its verdict depends only on the match (no focus, severity or binding set, not
- * deferred), so patterns checked on the same match may share it. */
+/* A pure predicate: its verdict (for a binding predicate: the node it binds) depends only on the
+ * match (no focus or severity set, not deferred), so patterns checked on the same match may
+ * share it. */
 static bool tl_pred_pure(const tl_pred *p) {
-  return !tl_pred_is_binding(p->op) && !tl_pred_is_project(p->op) && p->op != TL_PRED_SET_SEVERITY &&
-         p->op != TL_PRED_HAS_REDUCTION && p->op != TL_PRED_FORCED_CONST;
+  return !tl_pred_is_project(p->op) && p->op != TL_PRED_SET_SEVERITY && p->op != TL_PRED_HAS_REDUCTION &&
+         p->op != TL_PRED_FORCED_CONST;
 }
 
 static bool tl_pred_same(const tl_pred *a, const tl_pred *b) {
