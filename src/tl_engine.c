@@ -1329,6 +1329,7 @@ static void tl_file_phase1(void *ctxp, unsigned worker, size_t idx) {
   tl_file_reset(f);
   f->dirty = false;
   f->reusable = f->partial = false;
+  f->model_copied = 0;
   tl_file_phase1_run(ctx, w, f, &prev);
   f->edited = false;
   if (prev.valid) {
@@ -1422,7 +1423,12 @@ static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_pre
   bool is_pkg;
   char *module = tl_module_name(f->path, &is_pkg);
   for (size_t i = 0; i < a->step_iterables.n; i++) tl_vec_push(&f->model.step_iterables, a->step_iterables.v[i]);
-  tl_model_build(&f->model, root, parse_text, module, is_pkg, &f->diags, f->path);
+  /* the model: the top-level statements outside the region copied from the last run's */
+  long copied = partial ? tl_model_rebuild(&f->model, &prev->model, root, parse_text, module, is_pkg, &f->diags,
+                                           f->path, g.rs, g.re_old, g.re_new)
+                        : -1;
+  if (copied < 0) tl_model_build(&f->model, root, parse_text, module, is_pkg, &f->diags, f->path);
+  f->model_copied = copied > 0 ? (size_t)copied : 0;
   free(module);
   f->ok = true;
 
@@ -1667,7 +1673,10 @@ void tl_analysis_run(tl_analysis *a) {
   }
   tl_run_ctx ctx = {a, ws, todo};
   tl_pool_run(nt, ntodo, tl_file_phase1, &ctx);
-  for (size_t i = 0; i < ntodo; i++) a->partial_runs += a->files.v[todo[i]].partial;
+  for (size_t i = 0; i < ntodo; i++) {
+    a->partial_runs += a->files.v[todo[i]].partial;
+    a->model_copied += a->files.v[todo[i]].model_copied;
+  }
   free(todo);
   for (unsigned i = 0; i < nt; i++) {
     ts_parser_delete(ws[i].parser);

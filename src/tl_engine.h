@@ -57,6 +57,7 @@ typedef struct {
   bool reusable;          /* the last run queried the whole file: its model and candidates may be reused */
   TL_VEC(tl_range) vals;  /* byte ranges of model.bindings' values, then of every class attribute's ({0,0}: none) */
   bool partial;           /* the last run queried only the changed region */
+  size_t model_copied;    /* top-level statements whose model the last run copied from the run before */
   tl_filematches fmatch;  /* #file-match? verdicts of the last run */
   tl_filematches pfmatch; /* #project-match? verdicts on this file's text, until it changes */
 } tl_file;
@@ -98,6 +99,7 @@ struct tl_analysis {
   TL_VEC(char *) step_iterables;  /* configured loader names */
   tl_strlist frameworks;          /* configured frameworks; empty: all */
   size_t partial_runs;            /* files re-queried only over their changed statements (for tests) */
+  size_t model_copied;            /* top-level statements whose model was copied, not walked (for tests) */
   bool cpu_only;                  /* a program that never names an accelerator (tl_project.c) */
 };
 

@@ -2,7 +2,9 @@
  * examples, each applied through tl_analysis_edit and re-run incrementally (the editor path,
  * which re-queries only the changed statements when it can): after every run the findings and
  * diagnostics must equal those of a fresh analysis of the same texts, and the partial path must
- * have been taken for most runs (else this would test nothing new). */
+ * have been taken for most runs (else this would test nothing new). The file models rebuilt after
+ * an edit (tl_model_rebuild: the statements outside the edit copied from the last run's model) must
+ * equal models built from scratch, field by field. */
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -60,6 +62,97 @@ static char *render(tl_analysis *a) {
   for (size_t i = 0; i < d->n; i++)
     tl_buf_printf(&b, "diag %s:%u:%u %s\n", d->v[i].path, d->v[i].line, d->v[i].col, d->v[i].message);
   return tl_buf_take(&b);
+}
+
+/* Everything in a file model (value nodes by range and symbol: the engine drops the nodes). */
+static void dump_binding(tl_buf *b, const tl_binding *x) {
+  tl_buf_printf(b, " %s@%u f%d k%d c=%s l%d v[%u,%u)s%u;", x->name, x->byte, x->func, (int)x->kind, x->ctor ? x->ctor : "-",
+                x->from_loop, x->vstart, x->vend, (unsigned)x->vsym);
+}
+
+static char *dump_model(const tl_file_model *m) {
+  tl_buf b = {0};
+  tl_buf_printf(&b, "module %s pkg%d accel%d main%d sorted%d deep%d\n", m->module, m->is_package, m->uses_accel,
+                m->has_main, m->funcs_sorted, m->deep);
+  for (size_t i = 0; i < m->import_log.n; i++) {
+    intptr_t v = 0;
+    tl_buf_printf(&b, "import %s=%s (%s)\n", m->import_log.v[i].alias, m->import_log.v[i].qual,
+                  tl_map_get(&m->imports, m->import_log.v[i].alias, &v) ? (const char *)v : "?");
+  }
+  tl_buf_printf(&b, "imports %zu\n", m->imports.count);
+  for (size_t i = 0; i < m->funcs.n; i++) {
+    const tl_func *f = &m->funcs.v[i];
+    tl_buf_printf(&b, "func %s %s %s cls%d [%u,%u) %u:%u collate%d outer%d\n", f->name, f->qual, f->display, f->cls,
+                  f->start, f->end, f->line, f->col, f->is_collate, f->outer);
+  }
+  for (size_t i = 0; i < m->classes.n; i++) {
+    const tl_class *k = &m->classes.v[i];
+    tl_buf_printf(&b, "class %s %s line%u bases", k->name, k->qual, k->line);
+    for (size_t j = 0; j < k->bases.n; j++) tl_buf_printf(&b, " %s", k->bases.v[j]);
+    for (size_t j = 0; j < k->attrs.n; j++) dump_binding(&b, &k->attrs.v[j]);
+    tl_buf_printf(&b, "\n");
+  }
+  for (size_t i = 0; i < m->loops.n; i++) {
+    const tl_loop *l = &m->loops.v[i];
+    tl_buf_printf(&b, "loop f%d p%d [%u,%u) %u:%u w%d ld%d work%u it=%s\n", l->func, l->parent, l->start, l->end, l->line,
+                  l->col, l->is_while, l->iterates_loader, l->work, m->loop_iters.v[i] ? m->loop_iters.v[i] : "-");
+  }
+  for (size_t i = 0; i < m->calls.n; i++) {
+    const tl_call *c = &m->calls.v[i];
+    tl_buf_printf(&b, "call %s @%u %u:%u f%d l%d top%d g%d w%u\n", c->callee, c->byte, c->line, c->col, c->func, c->loop,
+                  c->top, c->guarded, c->work);
+  }
+  tl_buf_printf(&b, "bindings");
+  for (size_t i = 0; i < m->bindings.n; i++) dump_binding(&b, &m->bindings.v[i]);
+  tl_buf_printf(&b, "\norder");
+  for (size_t i = 0; i < m->bindings.n; i++) tl_buf_printf(&b, " %u", m->bind_order[i]);
+  tl_buf_printf(&b, "\nfirst");
+  for (size_t i = 0; i <= m->funcs.n; i++) tl_buf_printf(&b, " %u", m->bind_first[i]);
+  tl_buf_printf(&b, "\nguards");
+  for (size_t i = 0; i < m->guards.n; i++) tl_buf_printf(&b, " [%u,%u)s%u", m->guards.v[i].start, m->guards.v[i].end, m->guards.v[i].scope);
+  tl_buf_printf(&b, "\nloaders");
+  for (size_t i = 0; i < m->loader_names.n; i++) tl_buf_printf(&b, " %s", m->loader_names.v[i]);
+  tl_buf_printf(&b, "\ncollates");
+  for (size_t i = 0; i < m->collate_names.n; i++) tl_buf_printf(&b, " %s", m->collate_names.v[i]);
+  tl_buf_printf(&b, "\nguard names");
+  for (size_t i = 0; i < m->guard_log.n; i++) tl_buf_printf(&b, " %s", m->guard_log.v[i]);
+  tl_buf_printf(&b, "\n");
+  for (size_t i = 0; i < m->suppressions.n; i++) {
+    const tl_suppression *sp = &m->suppressions.v[i];
+    tl_buf_printf(&b, "suppression %u:%u [%u,%u) file%d all%d", sp->line, sp->col, sp->start, sp->end, sp->file_level, sp->all);
+    for (size_t j = 0; j < sp->codes.n; j++) tl_buf_printf(&b, " %s", sp->codes.v[j]);
+    tl_buf_printf(&b, "\n");
+  }
+  for (size_t i = 0; i < m->segs.n; i++) {
+    const tl_segment *g = &m->segs.v[i];
+    tl_buf_printf(&b, "seg [%u,%u) r%u %u %u %u %u %u %u %u %u %u %u %u\n", g->start, g->end, g->row, g->funcs, g->classes,
+                  g->loops, g->calls, g->bindings, g->guards, g->loaders, g->collates, g->imports, g->gvars, g->supps);
+  }
+  return tl_buf_take(&b);
+}
+
+/* The model of every file of `a` against one built from scratch from the same text. */
+static void check_models(tl_analysis *a) {
+  TSParser *p = ts_parser_new();
+  ts_parser_set_language(p, tree_sitter_python());
+  for (size_t i = 0; i < a->files.n; i++) {
+    tl_file *f = &a->files.v[i];
+    if (!f->ok || !f->text || memchr(f->text, '\r', f->len) || (f->len >= 3 && !memcmp(f->text, "\xEF\xBB\xBF", 3)))
+      continue;
+    TSTree *t = ts_parser_parse_string(p, NULL, f->text, (uint32_t)f->len);
+    tl_file_model m = {0};
+    tl_diags d = {0};
+    tl_model_build(&m, ts_tree_root_node(t), f->text, f->model.module, f->model.is_package, &d, f->path);
+    char *got = dump_model(&f->model), *want = dump_model(&m);
+    if (strcmp(got, want)) fprintf(stderr, "%s: the model differs from a fresh one (%zu statements copied)\n", f->path, f->model_copied);
+    CHECK_STR(got, want);
+    free(got);
+    free(want);
+    tl_model_free(&m);
+    tl_diags_free(&d);
+    ts_tree_delete(t);
+  }
+  ts_parser_delete(p);
 }
 
 static char *fresh(const tl_ruleset *rs, const doc *docs, size_t n) {
@@ -142,7 +235,7 @@ static char *random_edit(const doc *d, uint32_t *start, uint32_t *old_end, uint3
 static int cmp_str(const void *x, const void *y) { return strcmp(*(char *const *)x, *(char *const *)y); }
 
 /* Random edits over the Python files of one directory (one project). */
-static void run_dir(const tl_ruleset *rs, const char *dir, size_t *runs, size_t *partial) {
+static void run_dir(const tl_ruleset *rs, const char *dir, size_t *runs, size_t *partial, size_t *copied) {
   DIR *dp = opendir(dir);
   if (!dp) return;
   char *names[64];
@@ -167,7 +260,7 @@ static void run_dir(const tl_ruleset *rs, const char *dir, size_t *runs, size_t 
   tl_analysis *a = tl_analysis_new(rs, &o);
   for (size_t i = 0; i < nn; i++) tl_analysis_add_text(a, docs[i].path, docs[i].text, docs[i].len);
   tl_analysis_run(a);
-  size_t before = a->partial_runs;
+  size_t before = a->partial_runs, copied_before = a->model_copied;
   for (int k = 0; k < EDITS_PER_DIR; k++) {
     int nedits = rnd(4) == 0 ? 2 + (int)rnd(2) : 1; /* sometimes a burst, analysed once */
     for (int j = 0; j < nedits; j++) {
@@ -182,6 +275,7 @@ static void run_dir(const tl_ruleset *rs, const char *dir, size_t *runs, size_t 
     }
     tl_analysis_run(a);
     (*runs)++;
+    check_models(a);
     char *got = render(a), *want = fresh(rs, docs, nn);
     if (strcmp(got, want)) fprintf(stderr, "%s: after edit %d (seed state %llx):\n", dir, k, (unsigned long long)rng);
     CHECK_STR(got, want);
@@ -189,6 +283,7 @@ static void run_dir(const tl_ruleset *rs, const char *dir, size_t *runs, size_t 
     free(want);
   }
   *partial += a->partial_runs - before;
+  *copied += a->model_copied - copied_before;
   tl_analysis_delete(a);
   for (size_t i = 0; i < nn; i++) {
     free(docs[i].path);
@@ -203,7 +298,7 @@ int main(void) {
   const char *all[] = {"ALL"};
   tl_ruleset_select(rs, all, 1, NULL, 0);
   CHECK(tl_ruleset_compile(rs, &d));
-  size_t runs = 0, partial = 0;
+  size_t runs = 0, partial = 0, copied = 0;
   char dir[4096];
   DIR *dp = opendir(TL_SOURCE_DIR "/fixtures");
   CHECK(dp != NULL);
@@ -216,13 +311,15 @@ int main(void) {
   qsort(codes, nc, sizeof *codes, cmp_str);
   for (size_t i = 0; i < nc; i++) {
     snprintf(dir, sizeof dir, "%s/fixtures/%s", TL_SOURCE_DIR, codes[i]);
-    run_dir(rs, dir, &runs, &partial);
+    run_dir(rs, dir, &runs, &partial, &copied);
     free(codes[i]);
   }
-  run_dir(rs, TL_SOURCE_DIR "/examples", &runs, &partial);
-  printf("%zu incremental runs, %zu files re-queried only over their changed statements\n", runs, partial);
+  run_dir(rs, TL_SOURCE_DIR "/examples", &runs, &partial, &copied);
+  printf("%zu incremental runs, %zu files re-queried only over their changed statements, %zu top-level statements' "
+         "models copied\n", runs, partial, copied);
   CHECK(runs >= 20 * EDITS_PER_DIR);
   CHECK(partial * 2 >= runs); /* the partial path was taken for at least half of the runs */
+  CHECK(copied >= 2 * runs);  /* and models were mostly copied, not walked again */
   tl_ruleset_delete(rs);
   tl_diags_free(&d);
   TEST_DONE();
