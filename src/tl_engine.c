@@ -36,6 +36,8 @@ static void tl_file_reset(tl_file *f) {
   tl_vec_free(&f->vals);
   tl_vec_free(&f->fmatch);
   tl_vec_free(&f->pfmatch);
+  free(f->code);
+  f->code = NULL;
   f->ok = false;
 }
 
@@ -204,20 +206,18 @@ typedef struct {
  * #file-match? verdicts are kept in the file, for the incremental path). */
 typedef struct tl_file_res {
   tl_resolved_slot resolved[TL_RESOLVED_SLOTS];
-  char *code; /* the text with comments and docstrings blanked (#file-match?), made on first use */
 } tl_file_res;
 
 static void tl_file_res_free(tl_file_res *fr) {
   for (size_t i = 0; i < TL_RESOLVED_SLOTS; i++) free(fr->resolved[i].q);
-  free(fr->code);
 }
 
 /* #file-match?: the regex over the code only (comments and docstrings blanked, same offsets): a
  * comment saying "never calls .cuda()" is no evidence. The blanked text is made once per file. */
 static bool tl_re_match(tl_worker *w, pcre2_code *re, const char *s, size_t n);
-static bool tl_code_match(tl_worker *w, tl_file_res *fr, pcre2_code *re, const char *src, size_t n) {
-  if (!fr->code) fr->code = tl_code_text(src, n, true);
-  return tl_re_match(w, re, fr->code, n);
+static bool tl_code_match(tl_worker *w, const tl_file *f, pcre2_code *re) {
+  /* the text was checked to be UTF-8 in phase 1, and blanking keeps it so */
+  return pcre2_match(re, (PCRE2_SPTR)f->code, f->len, 0, PCRE2_NO_UTF_CHECK, w->md, w->mctx) >= 0;
 }
 
 /* The resolved dotted name of `n` (owned by the cache), or NULL when n is no dotted name. */
@@ -813,7 +813,7 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
     size_t i = 0;
     while (i < e->fmatch->n && e->fmatch->v[i].pred != p) i++;
     if (i == e->fmatch->n) {
-      tl_filematch fm = {p, tl_code_match(e->w, e->file_res, p->re, src, e->file->len)};
+      tl_filematch fm = {p, tl_code_match(e->w, e->file, p->re)};
       tl_vec_push(e->fmatch, fm);
     }
     r = e->fmatch->v[i].result;
@@ -1423,11 +1423,15 @@ static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_pre
   bool is_pkg;
   char *module = tl_module_name(f->path, &is_pkg);
   for (size_t i = 0; i < a->step_iterables.n; i++) tl_vec_push(&f->model.step_iterables, a->step_iterables.v[i]);
+  /* the code without comments and docstrings, made once for the model, #file-match? and #project-match? */
+  f->code = tl_code_text(parse_text, f->len, true);
+  f->code_is_text = parse_text == f->text;
+  const char *code = ts_node_end_byte(root) == f->len ? f->code : NULL;
   /* the model: the top-level statements outside the region copied from the last run's */
-  long copied = partial ? tl_model_rebuild(&f->model, &prev->model, root, parse_text, module, is_pkg, &f->diags,
-                                           f->path, g.rs, g.re_old, g.re_new)
+  long copied = partial ? tl_model_rebuild(&f->model, &prev->model, root, parse_text, code, module, is_pkg,
+                                           &f->diags, f->path, g.rs, g.re_old, g.re_new)
                         : -1;
-  if (copied < 0) tl_model_build(&f->model, root, parse_text, module, is_pkg, &f->diags, f->path);
+  if (copied < 0) tl_model_rebuild(&f->model, NULL, root, parse_text, code, module, is_pkg, &f->diags, f->path, 0, 0, 0);
   f->model_copied = copied > 0 ? (size_t)copied : 0;
   free(module);
   f->ok = true;
@@ -1438,7 +1442,7 @@ static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_pre
   /* #file-match? reads the whole text: every verdict the last run used must stand */
   tl_file_res file_res = {0}; /* about 2 KiB */
   for (size_t i = 0; partial && i < prev->fmatch.n; i++) {
-    tl_filematch fm = {prev->fmatch.v[i].pred, tl_code_match(w, &file_res, prev->fmatch.v[i].pred->re, parse_text, f->len)};
+    tl_filematch fm = {prev->fmatch.v[i].pred, tl_code_match(w, f, prev->fmatch.v[i].pred->re)};
     tl_vec_push(&f->fmatch, fm);
     if (fm.result != prev->fmatch.v[i].result) partial = false;
   }
@@ -1700,6 +1704,10 @@ void tl_analysis_run(tl_analysis *a) {
   }
   tl_project_analyze(a);
   tl_make_findings(a);
+  for (size_t i = 0; i < a->files.n; i++) { /* made again when the file changes */
+    free(a->files.v[i].code);
+    a->files.v[i].code = NULL;
+  }
 }
 
 size_t tl_analysis_finding_count(const tl_analysis *a) { return a->findings.n; }

@@ -42,6 +42,8 @@ typedef struct {
   size_t len;
   char *mem;              /* in-memory contents given by tl_analysis_add_text, else NULL */
   bool ok;                /* read and parsed */
+  char *code;             /* the parsed text with comments and docstrings blanked (tl_code_text) once parsed */
+  bool code_is_text;      /* `code` blanks `text` itself (no BOM or lone CR replaced for the parser) */
   bool dirty;             /* changed since the last run: phase 1 must run again */
   bool in_memory;         /* contents come from tl_analysis_add_text/set_text/edit, not the disk */
   TSTree *tree;           /* kept for incremental re-parsing when opts.keep_trees */

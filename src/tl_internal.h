@@ -211,10 +211,12 @@ void tl_model_build(tl_file_model *m, TSNode root, const char *src, const char *
  * their offsets, lines and indexes moved and their value nodes found again in the new tree; the
  * others are walked, as are the ones after the region when the walk's state there (imports so far,
  * module-level frequency-test names) differs. Equal to tl_model_build's model (tests/unit/
- * test_incremental_random.c). Returns the number of statements reused, or -1 when `old` cannot be
- * used (then `m` is untouched and tl_model_build must be called). */
-long tl_model_rebuild(tl_file_model *m, const tl_file_model *old, TSNode root, const char *src, const char *module,
-                      bool is_package, tl_diags *diags, const char *path, uint32_t lo, uint32_t hi_old, uint32_t hi_new);
+ * test_incremental_random.c). `code` is tl_code_text(src, ..., true) when the caller has it, else
+ * NULL. With `old` NULL: tl_model_build. Returns the number of statements copied, or -1 when `old`
+ * cannot be used (then `m` is untouched: call it again without `old`). */
+long tl_model_rebuild(tl_file_model *m, const tl_file_model *old, TSNode root, const char *src, const char *code,
+                      const char *module, bool is_package, tl_diags *diags, const char *path, uint32_t lo,
+                      uint32_t hi_old, uint32_t hi_new);
 void tl_model_free(tl_file_model *m);
 /* Resolves a dotted name through the file's imports ("T.arange" -> "torch.arange"). Caller frees. */
 char *tl_model_resolve(const tl_file_model *m, const char *dotted);

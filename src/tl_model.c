@@ -788,13 +788,14 @@ static bool tl_is_loader_name(const tl_file_model *m, const char *d) {
  * that picks one by itself (`cuda`, `device`, `gpu`, `xla`, `mps`, `npu`, `paddle`, `lightning`,
  * `accelerate`, `deepspeed`, `transformers`, ...), or a `.to(` call. Generous on purpose: a
  * project without any of it is CPU-only and the synchronisation rules stay quiet there. */
-static bool tl_accelerator_evidence(const char *src, size_t len, bool *has_main) {
+static bool tl_accelerator_evidence(const char *src, const char *code_text, size_t len, bool *has_main) {
   static const char *const words[] = {"cuda", "cudnn", "nccl", "gpu", "gpus", "device", "devices", "accelerator",
                                       "accelerators", "accelerate", "xla", "mps", "npu", "tpu", "xpu", "hpu", "mlu",
                                       "ipu", "rocm", "paddle", "paddlepaddle", "lightning", "deepspeed", "transformers",
                                       "dataparallel", "distributeddataparallel", "fsdp", "megatron", "colossalai",
                                       "apex", "triton", NULL};
-  char *code = tl_code_text(src, len, true);
+  char *own = code_text ? NULL : tl_code_text(src, len, true);
+  const char *code = code_text ? code_text : own;
   bool hit = false;
   *has_main = strstr(code, "__name__") && strstr(code, "__main__");
   for (size_t i = 0; i < len && !hit;) {
@@ -816,7 +817,7 @@ static bool tl_accelerator_evidence(const char *src, size_t len, bool *has_main)
       a = b;
     }
   }
-  free(code);
+  free(own);
   return hit;
 }
 
@@ -832,16 +833,23 @@ static tl_segment tl_segment_end(const tl_file_model *m, size_t i) {
   return e;
 }
 
-/* The node of `top`'s subtree with exactly this range and symbol (a value node of a binding), or
- * a null node. */
-static TSNode tl_find_node(TSTreeCursor *cur, TSNode top, uint32_t s, uint32_t e, TSSymbol sym) {
-  ts_tree_cursor_reset(cur, top);
+/* The node with exactly this range and symbol (a value node of a binding) under the cursor's root,
+ * or a null node. The cursor moves from where the last search left it: right to a sibling while the
+ * range is further on, up while it is not inside, then down (values come mostly in source order). */
+static TSNode tl_find_node(TSTreeCursor *cur, uint32_t s, uint32_t e, TSSymbol sym) {
   for (;;) {
     TSNode n = ts_tree_cursor_current_node(cur);
     uint32_t ns = ts_node_start_byte(n), ne = ts_node_end_byte(n);
-    if (ns > s || ne < e) return (TSNode){0};
-    if (ns == s && ne == e && ts_node_symbol(n) == sym) return n;
-    if (ts_tree_cursor_goto_first_child_for_byte(cur, s) < 0) return (TSNode){0};
+    if (ns <= s && ne >= e) {
+      if (ns == s && ne == e && ts_node_symbol(n) == sym) return n;
+      if (ts_tree_cursor_goto_first_child_for_byte(cur, s) < 0) return (TSNode){0};
+      TSNode c = ts_tree_cursor_current_node(cur);
+      if (ts_node_start_byte(c) > s || ts_node_end_byte(c) < e) return (TSNode){0};
+    } else if (ne <= s && ne < e) {
+      if (!ts_tree_cursor_goto_next_sibling(cur) && !ts_tree_cursor_goto_parent(cur)) return (TSNode){0};
+    } else if (!ts_tree_cursor_goto_parent(cur)) {
+      return (TSNode){0};
+    }
   }
 }
 
@@ -958,10 +966,11 @@ typedef TL_VEC(TSNode) tl_nodes;
 static bool tl_find_values(TSTreeCursor *cur, TSNode top, const tl_file_model *o, const tl_segment *b,
                            const tl_segment *e, int64_t d, tl_nodes *out) {
   out->n = 0;
+  ts_tree_cursor_reset(cur, top);
   for (uint32_t i = b->bindings; i < e->bindings; i++) {
     const tl_binding *x = &o->bindings.v[i];
     TSNode n = (TSNode){0};
-    if (x->vsym && ts_node_is_null(n = tl_find_node(cur, top, (uint32_t)(x->vstart + d), (uint32_t)(x->vend + d), x->vsym)))
+    if (x->vsym && ts_node_is_null(n = tl_find_node(cur, (uint32_t)(x->vstart + d), (uint32_t)(x->vend + d), x->vsym)))
       return false;
     tl_vec_push(out, n);
   }
@@ -969,7 +978,7 @@ static bool tl_find_values(TSTreeCursor *cur, TSNode top, const tl_file_model *o
     for (size_t j = 0; j < o->classes.v[i].attrs.n; j++) {
       const tl_binding *x = &o->classes.v[i].attrs.v[j];
       TSNode n = (TSNode){0};
-      if (x->vsym && ts_node_is_null(n = tl_find_node(cur, top, (uint32_t)(x->vstart + d), (uint32_t)(x->vend + d), x->vsym)))
+      if (x->vsym && ts_node_is_null(n = tl_find_node(cur, (uint32_t)(x->vstart + d), (uint32_t)(x->vend + d), x->vsym)))
         return false;
       tl_vec_push(out, n);
     }
@@ -998,11 +1007,11 @@ static void tl_segment_open(tl_file_model *m, TSNode ch) {
 
 /* The walk of the module, by top-level statement: copied from `old` where `old` is given and the
  * statement is outside the region (see tl_model_rebuild), else walked. Returns the number copied. */
-static long tl_model_walk(tl_file_model *m, const tl_file_model *old, TSNode root, const char *src, const char *module,
-                          bool is_package, tl_diags *diags, const char *path, uint32_t lo, uint32_t hi_old,
+static long tl_model_walk(tl_file_model *m, const tl_file_model *old, TSNode root, const char *src, const char *code,
+                          const char *module, bool is_package, tl_diags *diags, const char *path, uint32_t lo, uint32_t hi_old,
                           uint32_t hi_new) {
   m->module = tl_strdup(module);
-  m->uses_accel = tl_accelerator_evidence(src, ts_node_end_byte(root), &m->has_main);
+  m->uses_accel = tl_accelerator_evidence(src, code, ts_node_end_byte(root), &m->has_main);
   m->is_package = is_package;
   tl_func top = {tl_strdup("<module>"), tl_strdup(module), tl_strdup(module), -1,
                  ts_node_start_byte(root), ts_node_end_byte(root), 1, 1, false, -1};
@@ -1102,14 +1111,15 @@ static long tl_model_walk(tl_file_model *m, const tl_file_model *old, TSNode roo
 
 void tl_model_build(tl_file_model *m, TSNode root, const char *src, const char *module, bool is_package,
                     tl_diags *diags, const char *path) {
-  tl_model_walk(m, NULL, root, src, module, is_package, diags, path, 0, 0, 0);
+  tl_model_walk(m, NULL, root, src, NULL, module, is_package, diags, path, 0, 0, 0);
 }
 
-long tl_model_rebuild(tl_file_model *m, const tl_file_model *old, TSNode root, const char *src, const char *module,
-                      bool is_package, tl_diags *diags, const char *path, uint32_t lo, uint32_t hi_old, uint32_t hi_new) {
+long tl_model_rebuild(tl_file_model *m, const tl_file_model *old, TSNode root, const char *src, const char *code,
+                      const char *module, bool is_package, tl_diags *diags, const char *path, uint32_t lo,
+                      uint32_t hi_old, uint32_t hi_new) {
   /* the depth diagnostic is given once per file, by the first deep statement: walk it all again */
-  if (!old || old->deep || !old->segs.n || !old->funcs.n || hi_old < lo || hi_new < lo) return -1;
-  return tl_model_walk(m, old, root, src, module, is_package, diags, path, lo, hi_old, hi_new);
+  if (old && (old->deep || !old->segs.n || !old->funcs.n || hi_old < lo || hi_new < lo)) return -1;
+  return tl_model_walk(m, old, root, src, code, module, is_package, diags, path, lo, hi_old, hi_new);
 }
 
 void tl_model_free(tl_file_model *m) {

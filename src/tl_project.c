@@ -365,9 +365,10 @@ bool tl_project_deferred_hold(tl_analysis *a, size_t fi, const tl_candidate *c, 
           size_t v = 0;
           while (v < f->pfmatch.n && f->pfmatch.v[v].pred != d->pred) v++;
           if (v == f->pfmatch.n) {
-            char *code = tl_code_text(f->text, f->len, true);
-            tl_filematch fm = {d->pred, pcre2_match(d->pred->re, (PCRE2_SPTR)code, f->len, 0, 0, md, mctx) >= 0};
-            free(code);
+            /* (f->text was checked to be UTF-8 when read, and blanking keeps it so) */
+            char *code = f->code && f->code_is_text ? f->code : tl_code_text(f->text, f->len, true);
+            tl_filematch fm = {d->pred, pcre2_match(d->pred->re, (PCRE2_SPTR)code, f->len, 0, PCRE2_NO_UTF_CHECK, md, mctx) >= 0};
+            if (code != f->code) free(code);
             tl_vec_push(&f->pfmatch, fm);
           }
           pm.result = f->pfmatch.v[v].result;

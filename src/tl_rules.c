@@ -397,6 +397,9 @@ static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, uint
       PCRE2_SIZE eoff;
       const char *pattern = p.strs[op == TL_PRED_KWARG_MATCH ? 1 : 0];
       p.re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF | (op == TL_PRED_FILE_MATCH || op == TL_PRED_PROJECT_MATCH ? PCRE2_MULTILINE : 0), &err, &eoff, NULL);
+      /* JIT-compiled where PCRE2 supports it (same matches; where it fails, the interpreter runs):
+       * #file-match? and #project-match? scan whole files after every edit */
+      if (p.re) (void)pcre2_jit_compile(p.re, PCRE2_JIT_COMPLETE);
       if (!p.re) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(err, msg, sizeof msg);
