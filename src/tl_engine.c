@@ -38,6 +38,8 @@ static void tl_file_reset(tl_file *f) {
   tl_vec_free(&f->pfmatch);
   free(f->code);
   f->code = NULL;
+  free(f->call_map);
+  f->call_map = NULL;
   f->ok = false;
 }
 
@@ -47,6 +49,7 @@ static void tl_file_free(tl_file *f) {
   free(f->mem);
   if (f->tree) ts_tree_delete(f->tree);
   tl_file_reset(f);
+  free(f->targets);
 }
 
 static void tl_findings_clear(tl_analysis *a) {
@@ -170,6 +173,10 @@ void tl_analysis_remove(tl_analysis *a, const char *path) {
   if (!f) return;
   tl_project_free(a); /* indexed by file: rebuilt by the next run */
   tl_findings_clear(a);
+  for (size_t k = 0; k < a->files.n; k++) { /* they name files by index */
+    free(a->files.v[k].targets);
+    a->files.v[k].targets = NULL;
+  }
   size_t i = (size_t)(f - a->files.v);
   tl_file_free(f);
   memmove(&a->files.v[i], &a->files.v[i + 1], (a->files.n - i - 1) * sizeof *a->files.v);
@@ -1277,6 +1284,23 @@ typedef struct {
   size_t len;
 } tl_prev;
 
+/* After a partial run: per call of the new model `b`, the index of the same call in the old model
+ * `a`, or UINT32_MAX for the calls inside the region or of a function inside it. The others are
+ * the calls tl_model_same_outside found equal, in the same order: they resolve as before (the
+ * bindings of their functions, the classes and the functions are the same). */
+static uint32_t *tl_map_calls(const tl_region *g, const tl_file_model *a, const tl_file_model *b) {
+  uint32_t *map = tl_malloc((b->calls.n + 1) * sizeof *map);
+  size_t i = 0;
+  for (size_t j = 0; j < b->calls.n; j++) {
+    const tl_call *y = &b->calls.v[j];
+    map[j] = UINT32_MAX;
+    if (tl_func_local(b, y->func, g->rs, g->re_new) || tl_in_new(g, y->byte)) continue;
+    while (i < a->calls.n && (tl_func_local(a, a->calls.v[i].func, g->rs, g->re_old) || tl_in_old(g, a->calls.v[i].byte))) i++;
+    if (i < a->calls.n) map[j] = (uint32_t)i++;
+  }
+  return map;
+}
+
 /* Candidates: the old ones before the region, the new ones inside it, the old ones after it
  * (shifted): the order a query over the whole file gives. */
 static void tl_splice_cands(tl_file *f, tl_prev *p, const tl_region *g) {
@@ -1327,6 +1351,7 @@ static void tl_file_phase1(void *ctxp, unsigned worker, size_t idx) {
     f->text = NULL;
   }
   tl_file_reset(f);
+  f->rerun = true;
   f->dirty = false;
   f->reusable = f->partial = false;
   f->model_copied = 0;
@@ -1474,7 +1499,10 @@ static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_pre
                    TL_QUERY_MATCH_LIMIT);
   }
   tl_file_res_free(&file_res);
-  if (partial) tl_splice_cands(f, prev, &g);
+  if (partial) {
+    tl_splice_cands(f, prev, &g);
+    f->call_map = tl_map_calls(&g, &prev->model, &f->model);
+  }
   f->partial = partial;
   f->reusable = a->opts.keep_trees && !exceeded;
   /* The tree is gone after this: drop the model's node references. */
@@ -1655,8 +1683,10 @@ void tl_analysis_run(tl_analysis *a) {
   tl_diags_free(&a->diags);
   a->suppressed = 0;
   size_t *todo = tl_calloc(a->files.n + 1, sizeof *todo), ntodo = 0;
-  for (size_t i = 0; i < a->files.n; i++)
+  for (size_t i = 0; i < a->files.n; i++) {
+    a->files.v[i].rerun = false;
     if (a->files.v[i].dirty) todo[ntodo++] = i;
+  }
   unsigned nt = tl_pool_threads(a->opts.threads, ntodo);
   tl_worker *ws = tl_calloc(nt, sizeof *ws);
   for (unsigned i = 0; i < nt; i++) {

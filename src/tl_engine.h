@@ -36,6 +36,18 @@ typedef struct {
 } tl_filematch;
 typedef TL_VEC(tl_filematch) tl_filematches;
 
+/* A function of the project: its file, and its index in that file's model. */
+typedef struct {
+  int32_t file, idx;
+} tl_ref;
+
+/* What a call resolves to (tl_project.c). */
+typedef struct {
+  tl_ref tgt;          /* target function, file < 0 when unresolved */
+  bool instance;       /* calling an instance of a project Module: its forward */
+  bool virt;           /* `self.m()`: dispatched on the object's class, so overrides of m may run */
+} tl_target;
+
 typedef struct {
   char *path;
   char *text;             /* as read (NULL when unreadable) */
@@ -60,6 +72,11 @@ typedef struct {
   TL_VEC(tl_range) vals;  /* byte ranges of model.bindings' values, then of every class attribute's ({0,0}: none) */
   bool partial;           /* the last run queried only the changed region */
   size_t model_copied;    /* top-level statements whose model the last run copied from the run before */
+  bool rerun;             /* phase 1 ran for this file in the current run */
+  uint32_t *call_map;     /* after a partial phase 1: per call, the same call's index in the last run's model, or
+                           * UINT32_MAX (a call inside the region or of a function inside it), else NULL */
+  tl_target *targets;     /* per call of the model the last project pass saw (tl_project.c), or NULL */
+  size_t ntargets;
   tl_filematches fmatch;  /* #file-match? verdicts of the last run */
   tl_filematches pfmatch; /* #project-match? verdicts on this file's text, until it changes */
 } tl_file;
@@ -102,6 +119,7 @@ struct tl_analysis {
   tl_strlist frameworks;          /* configured frameworks; empty: all */
   size_t partial_runs;            /* files re-queried only over their changed statements (for tests) */
   size_t model_copied;            /* top-level statements whose model was copied, not walked (for tests) */
+  size_t targets_kept;            /* call targets taken from the last project pass, not resolved again (for tests) */
   bool cpu_only;                  /* a program that never names an accelerator (tl_project.c) */
 };
 

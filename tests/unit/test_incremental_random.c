@@ -4,7 +4,8 @@
  * diagnostics must equal those of a fresh analysis of the same texts, and the partial path must
  * have been taken for most runs (else this would test nothing new). The file models rebuilt after
  * an edit (tl_model_rebuild: the statements outside the edit copied from the last run's model) must
- * equal models built from scratch, field by field. */
+ * equal models built from scratch, field by field, and the call targets kept from the last project
+ * pass (tl_project.c) those a fresh analysis resolves. */
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -57,6 +58,15 @@ static char *render(tl_analysis *a) {
       tl_buf_printf(&b, " fix[%u,%u)=%s", f->fix.v[k].start, f->fix.v[k].end, f->fix.v[k].text);
     tl_buf_printf(&b, "\n");
     free(hot);
+  }
+  /* the call targets the project pass resolved (or kept from the last run) */
+  for (size_t i = 0; i < a->files.n; i++) {
+    const tl_file *f = &a->files.v[i];
+    tl_buf_printf(&b, "targets %s:", f->path);
+    for (size_t c = 0; f->targets && c < f->ntargets; c++)
+      tl_buf_printf(&b, " %d.%d%s%s", f->targets[c].tgt.file, f->targets[c].tgt.idx, f->targets[c].instance ? "i" : "",
+                    f->targets[c].virt ? "v" : "");
+    tl_buf_printf(&b, "\n");
   }
   const tl_diags *d = tl_analysis_diags(a);
   for (size_t i = 0; i < d->n; i++)
@@ -235,7 +245,7 @@ static char *random_edit(const doc *d, uint32_t *start, uint32_t *old_end, uint3
 static int cmp_str(const void *x, const void *y) { return strcmp(*(char *const *)x, *(char *const *)y); }
 
 /* Random edits over the Python files of one directory (one project). */
-static void run_dir(const tl_ruleset *rs, const char *dir, size_t *runs, size_t *partial, size_t *copied) {
+static void run_dir(const tl_ruleset *rs, const char *dir, size_t *runs, size_t *partial, size_t *copied, size_t *kept) {
   DIR *dp = opendir(dir);
   if (!dp) return;
   char *names[64];
@@ -260,7 +270,7 @@ static void run_dir(const tl_ruleset *rs, const char *dir, size_t *runs, size_t 
   tl_analysis *a = tl_analysis_new(rs, &o);
   for (size_t i = 0; i < nn; i++) tl_analysis_add_text(a, docs[i].path, docs[i].text, docs[i].len);
   tl_analysis_run(a);
-  size_t before = a->partial_runs, copied_before = a->model_copied;
+  size_t before = a->partial_runs, copied_before = a->model_copied, kept_before = a->targets_kept;
   for (int k = 0; k < EDITS_PER_DIR; k++) {
     int nedits = rnd(4) == 0 ? 2 + (int)rnd(2) : 1; /* sometimes a burst, analysed once */
     for (int j = 0; j < nedits; j++) {
@@ -284,6 +294,7 @@ static void run_dir(const tl_ruleset *rs, const char *dir, size_t *runs, size_t 
   }
   *partial += a->partial_runs - before;
   *copied += a->model_copied - copied_before;
+  *kept += a->targets_kept - kept_before;
   tl_analysis_delete(a);
   for (size_t i = 0; i < nn; i++) {
     free(docs[i].path);
@@ -298,7 +309,7 @@ int main(void) {
   const char *all[] = {"ALL"};
   tl_ruleset_select(rs, all, 1, NULL, 0);
   CHECK(tl_ruleset_compile(rs, &d));
-  size_t runs = 0, partial = 0, copied = 0;
+  size_t runs = 0, partial = 0, copied = 0, kept = 0;
   char dir[4096];
   DIR *dp = opendir(TL_SOURCE_DIR "/fixtures");
   CHECK(dp != NULL);
@@ -311,15 +322,16 @@ int main(void) {
   qsort(codes, nc, sizeof *codes, cmp_str);
   for (size_t i = 0; i < nc; i++) {
     snprintf(dir, sizeof dir, "%s/fixtures/%s", TL_SOURCE_DIR, codes[i]);
-    run_dir(rs, dir, &runs, &partial, &copied);
+    run_dir(rs, dir, &runs, &partial, &copied, &kept);
     free(codes[i]);
   }
-  run_dir(rs, TL_SOURCE_DIR "/examples", &runs, &partial, &copied);
+  run_dir(rs, TL_SOURCE_DIR "/examples", &runs, &partial, &copied, &kept);
   printf("%zu incremental runs, %zu files re-queried only over their changed statements, %zu top-level statements' "
-         "models copied\n", runs, partial, copied);
+         "models copied, %zu call targets kept\n", runs, partial, copied, kept);
   CHECK(runs >= 20 * EDITS_PER_DIR);
   CHECK(partial * 2 >= runs); /* the partial path was taken for at least half of the runs */
   CHECK(copied >= 2 * runs);  /* and models were mostly copied, not walked again */
+  CHECK(kept >= 10 * runs);   /* and calls' targets kept from the run before */
   tl_ruleset_delete(rs);
   tl_diags_free(&d);
   TEST_DONE();
