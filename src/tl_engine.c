@@ -1358,6 +1358,7 @@ static void tl_file_phase1(void *ctxp, unsigned worker, size_t idx) {
   tl_file_phase1_run(ctx, w, f, &prev);
   f->edited = false;
   if (prev.valid) {
+    tl_model_disown(&prev.model, &f->model); /* the strings the new model took over */
     tl_model_free(&prev.model);
     for (size_t i = 0; i < prev.ncands; i++) tl_cand_free(&prev.cands[i]);
     free(prev.cands);

@@ -199,6 +199,7 @@ typedef struct tl_file_model {
   TL_VEC(tl_import_op) import_log;/* every import binding in walk order (the walk resolves through those so far) */
   TL_VEC(char *) guard_log;       /* names assigned a frequency test at the module level, in walk order */
   TL_VEC(char *) loop_iters;      /* per loop: dotted text of the iterated object (or NULL) */
+  TL_VEC(uint32_t) copied;        /* tl_model_rebuild: the old model's segments copied (their strings taken over) */
   bool deep;                      /* nesting too deep somewhere (a diagnostic was given) */
 } tl_file_model;
 
@@ -217,6 +218,9 @@ void tl_model_build(tl_file_model *m, TSNode root, const char *src, const char *
 long tl_model_rebuild(tl_file_model *m, const tl_file_model *old, TSNode root, const char *src, const char *code,
                       const char *module, bool is_package, tl_diags *diags, const char *path, uint32_t lo,
                       uint32_t hi_old, uint32_t hi_new);
+/* After tl_model_rebuild(m, old, ...): drops `old`'s references to the strings `m` took over, so
+ * that both can be freed (and `old` no longer read). */
+void tl_model_disown(tl_file_model *old, const tl_file_model *m);
 void tl_model_free(tl_file_model *m);
 /* Resolves a dotted name through the file's imports ("T.arange" -> "torch.arange"). Caller frees. */
 char *tl_model_resolve(const tl_file_model *m, const char *dotted);

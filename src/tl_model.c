@@ -821,8 +821,6 @@ static bool tl_accelerator_evidence(const char *src, const char *code_text, size
   return hit;
 }
 
-static char *tl_strdup0(const char *s) { return s ? tl_strdup(s) : NULL; }
-
 /* Where the entries of segment `i` of model `m` end in each list: the next segment's starts. */
 static tl_segment tl_segment_end(const tl_file_model *m, size_t i) {
   if (i + 1 < m->segs.n) return m->segs.v[i + 1];
@@ -855,7 +853,8 @@ static TSNode tl_find_node(TSTreeCursor *cur, uint32_t s, uint32_t e, TSSymbol s
 
 /* Copies old segment `os` (entries [b, e) of each list of `old`) into `m` after a segment walk or
  * copy: offsets move by `d`, rows by `dr`; `vals` holds its bindings' then its attributes' value
- * nodes in the new tree. */
+ * nodes in the new tree. The strings are not copied: `m` takes them over from `old`
+ * (tl_model_disown must then be called on `old` before it is freed). */
 typedef struct {
   const tl_file_model *old;
   tl_segment b, e;
@@ -877,9 +876,6 @@ static void tl_copy_segment(tl_walk_ctx *c, const tl_seg_copy *k) {
   size_t vi = 0;
   for (uint32_t i = b->funcs; i < e->funcs; i++) {
     tl_func f = o->funcs.v[i];
-    f.name = tl_strdup0(f.name);
-    f.qual = tl_strdup0(f.qual);
-    f.display = tl_strdup0(f.display);
     f.cls = TL_RC(f.cls);
     f.outer = TL_RF(f.outer);
     f.start = TL_MV(f.start);
@@ -895,11 +891,10 @@ static void tl_copy_segment(tl_walk_ctx *c, const tl_seg_copy *k) {
     l.end = TL_MV(l.end);
     l.line = (uint32_t)(l.line + k->dr);
     tl_vec_push(&m->loops, l);
-    tl_vec_push(&m->loop_iters, tl_strdup0(o->loop_iters.v[i]));
+    tl_vec_push(&m->loop_iters, o->loop_iters.v[i]);
   }
   for (uint32_t i = b->calls; i < e->calls; i++) {
     tl_call x = o->calls.v[i];
-    x.callee = tl_strdup0(x.callee);
     x.byte = TL_MV(x.byte);
     x.line = (uint32_t)(x.line + k->dr);
     x.func = TL_RF(x.func);
@@ -908,8 +903,6 @@ static void tl_copy_segment(tl_walk_ctx *c, const tl_seg_copy *k) {
   }
   for (uint32_t i = b->bindings; i < e->bindings; i++) {
     tl_binding x = o->bindings.v[i];
-    x.name = tl_strdup0(x.name);
-    x.ctor = tl_strdup0(x.ctor);
     x.byte = TL_MV(x.byte);
     x.func = TL_RF(x.func);
     x.from_loop = TL_RL(x.from_loop);
@@ -919,12 +912,10 @@ static void tl_copy_segment(tl_walk_ctx *c, const tl_seg_copy *k) {
   }
   for (uint32_t i = b->classes; i < e->classes; i++) {
     const tl_class *y = &o->classes.v[i];
-    tl_class x = {tl_strdup0(y->name), tl_strdup0(y->qual), {0}, {0}, (uint32_t)(y->line + k->dr)};
-    for (size_t j = 0; j < y->bases.n; j++) tl_vec_push(&x.bases, tl_strdup0(y->bases.v[j]));
+    tl_class x = {y->name, y->qual, {0}, {0}, (uint32_t)(y->line + k->dr)};
+    for (size_t j = 0; j < y->bases.n; j++) tl_vec_push(&x.bases, y->bases.v[j]);
     for (size_t j = 0; j < y->attrs.n; j++) {
       tl_binding t = y->attrs.v[j];
-      t.name = tl_strdup0(t.name);
-      t.ctor = tl_strdup0(t.ctor);
       t.byte = TL_MV(t.byte);
       t.func = TL_RF(t.func);
       t.from_loop = TL_RL(t.from_loop);
@@ -942,8 +933,8 @@ static void tl_copy_segment(tl_walk_ctx *c, const tl_seg_copy *k) {
     if (r.scope) r.scope = r.scope == k->old_mod_start + 1 ? k->new_mod_start + 1 : TL_MV(r.scope);
     tl_vec_push(&m->guards, r);
   }
-  for (uint32_t i = b->loaders; i < e->loaders; i++) tl_vec_push(&m->loader_names, tl_strdup0(o->loader_names.v[i]));
-  for (uint32_t i = b->collates; i < e->collates; i++) tl_vec_push(&m->collate_names, tl_strdup0(o->collate_names.v[i]));
+  for (uint32_t i = b->loaders; i < e->loaders; i++) tl_vec_push(&m->loader_names, o->loader_names.v[i]);
+  for (uint32_t i = b->collates; i < e->collates; i++) tl_vec_push(&m->collate_names, o->collate_names.v[i]);
   for (uint32_t i = b->imports; i < e->imports; i++) tl_set_import(m, o->import_log.v[i].alias, o->import_log.v[i].qual);
   for (uint32_t i = b->supps; i < e->supps; i++) { /* parsed again: `used` starts false */
     const tl_suppression *sp = &o->suppressions.v[i];
@@ -1066,6 +1057,7 @@ static long tl_model_walk(tl_file_model *m, const tl_file_model *old, TSNode roo
       if (j != SIZE_MAX) {
         k.vals = vals.v;
         tl_copy_segment(&c, &k);
+        tl_vec_push(&m->copied, (uint32_t)j);
         copied++;
         walked = false;
       } else {
@@ -1122,6 +1114,25 @@ long tl_model_rebuild(tl_file_model *m, const tl_file_model *old, TSNode root, c
   return tl_model_walk(m, old, root, src, code, module, is_package, diags, path, lo, hi_old, hi_new);
 }
 
+void tl_model_disown(tl_file_model *old, const tl_file_model *m) {
+  for (size_t q = 0; q < m->copied.n; q++) {
+    size_t j = m->copied.v[q];
+    tl_segment b = old->segs.v[j], e = tl_segment_end(old, j);
+    for (uint32_t i = b.funcs; i < e.funcs; i++) old->funcs.v[i].name = old->funcs.v[i].qual = old->funcs.v[i].display = NULL;
+    for (uint32_t i = b.loops; i < e.loops; i++) old->loop_iters.v[i] = NULL;
+    for (uint32_t i = b.calls; i < e.calls; i++) old->calls.v[i].callee = NULL;
+    for (uint32_t i = b.bindings; i < e.bindings; i++) old->bindings.v[i].name = old->bindings.v[i].ctor = NULL;
+    for (uint32_t i = b.classes; i < e.classes; i++) {
+      tl_class *k = &old->classes.v[i];
+      k->name = k->qual = NULL;
+      for (size_t x = 0; x < k->bases.n; x++) k->bases.v[x] = NULL;
+      for (size_t x = 0; x < k->attrs.n; x++) k->attrs.v[x].name = k->attrs.v[x].ctor = NULL;
+    }
+    for (uint32_t i = b.loaders; i < e.loaders; i++) old->loader_names.v[i] = NULL;
+    for (uint32_t i = b.collates; i < e.collates; i++) old->collate_names.v[i] = NULL;
+  }
+}
+
 void tl_model_free(tl_file_model *m) {
   free(m->module);
   for (size_t i = 0; i < m->imports.cap; i++) free((char *)m->imports.slots[i].value);
@@ -1153,6 +1164,7 @@ void tl_model_free(tl_file_model *m) {
   tl_vec_free(&m->step_iterables);
   tl_suppress_free(&m->suppressions);
   tl_vec_free(&m->segs);
+  tl_vec_free(&m->copied);
   for (size_t i = 0; i < m->import_log.n; i++) { free(m->import_log.v[i].alias); free(m->import_log.v[i].qual); }
   tl_vec_free(&m->import_log);
   for (size_t i = 0; i < m->guard_log.n; i++) free(m->guard_log.v[i]);
