@@ -139,7 +139,10 @@ void tl_analysis_edit(tl_analysis *a, const char *path, uint32_t start, uint32_t
   if (!f) { tl_analysis_add_text(a, path, text, len); return; }
   const char *old = f->mem ? f->mem : f->text;
   size_t oldlen = f->len;
-  if (f->tree && old && start <= old_end && old_end <= oldlen && new_end <= len) {
+  /* the incremental path trusts the edit: it must describe the change (the text outside it unchanged) */
+  if (f->tree && old && start <= old_end && old_end <= oldlen && start <= new_end && new_end <= len &&
+      (int64_t)len - (int64_t)oldlen == (int64_t)new_end - (int64_t)old_end && !memcmp(old, text, start) &&
+      !memcmp(old + old_end, text + new_end, oldlen - old_end)) {
     TSInputEdit e = {start, old_end, new_end, tl_point_at(old, oldlen, start), tl_point_at(old, oldlen, old_end),
                      tl_point_at(text, len, new_end)};
     ts_tree_edit(f->tree, &e);
@@ -1282,6 +1285,7 @@ typedef struct {
   tl_filematches fmatch;
   char *text;
   size_t len;
+  tl_lines lines;         /* of `text` */
 } tl_prev;
 
 /* After a partial run: per call of the new model `b`, the index of the same call in the old model
@@ -1329,6 +1333,25 @@ static void tl_splice_cands(tl_file *f, tl_prev *p, const tl_region *g) {
 
 static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_prev *prev);
 
+/* tl_utf8_valid for a text that was valid before the edits in [edit_start, edit_end): only the
+ * characters around the changed bytes are read. The unchanged text before them ends, and the one
+ * after them starts, at a character boundary of the old text: the window starts at the character
+ * holding the byte before the edits and ends before the first non-continuation byte after them. */
+static bool tl_utf8_valid_edited(const tl_file *f, size_t *bad) {
+  const unsigned char *t = (const unsigned char *)f->text;
+  size_t s = f->edit_start < f->len ? f->edit_start : f->len, e = f->edit_end < f->len ? f->edit_end : f->len;
+  if (e < s) e = s;
+  if (s > 0) {
+    s--;
+    while (s > 0 && (t[s] & 0xC0) == 0x80) s--;
+  }
+  while (e < f->len && (t[e] & 0xC0) == 0x80) e++;
+  size_t b = 0;
+  if (tl_utf8_valid(f->text + s, e - s, &b)) return true;
+  *bad = s + b;
+  return false;
+}
+
 static void tl_file_phase1(void *ctxp, unsigned worker, size_t idx) {
   tl_run_ctx *ctx = ctxp;
   tl_analysis *a = ctx->a;
@@ -1347,6 +1370,8 @@ static void tl_file_phase1(void *ctxp, unsigned worker, size_t idx) {
     prev.fmatch = f->fmatch;
     memset(&f->fmatch, 0, sizeof f->fmatch);
     prev.text = f->text;
+    prev.lines = f->lines; /* valid for prev.text */
+    memset(&f->lines, 0, sizeof f->lines);
     prev.len = (size_t)((int64_t)f->len - f->edit_delta);
     f->text = NULL;
   }
@@ -1365,6 +1390,7 @@ static void tl_file_phase1(void *ctxp, unsigned worker, size_t idx) {
     free(prev.vals);
     tl_vec_free(&prev.fmatch);
     free(prev.text);
+    tl_lines_free(&prev.lines);
   }
 }
 
@@ -1382,7 +1408,7 @@ static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_pre
       tl_diags_add(&f->diags, TL_DIAG_ERROR, f->path, 0, 0, "binary file (contains NUL bytes): not analysed");
       return;
     }
-    if (!tl_utf8_valid(f->text, f->len, &bad)) {
+    if (!(prev->valid ? tl_utf8_valid_edited(f, &bad) : tl_utf8_valid(f->text, f->len, &bad))) {
       tl_lines_init(&f->lines, f->text, f->len);
       uint32_t off = (uint32_t)bad;
       tl_diags_add(&f->diags, TL_DIAG_ERROR, f->path, tl_lines_line(&f->lines, off), tl_lines_col(&f->lines, f->text, off),
@@ -1411,6 +1437,8 @@ static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_pre
     s.text = NULL;
     tl_source_free(&s);
   }
+  if (!f->lines.starts && prev->valid && prev->lines.starts)
+    tl_lines_update(&f->lines, &prev->lines, f->text, f->len, f->edit_start, f->edit_end, f->edit_delta);
   if (!f->lines.starts) tl_lines_init(&f->lines, f->text, f->len);
   /* A UTF-8 BOM is not Python syntax to the grammar: parse a copy with it blanked. A lone CR (an
    * old Mac line end) ends a line for Python but not for the grammar: the copy has LF there. */

@@ -1,6 +1,7 @@
 /* test_incremental.c - re-running an analysis after edits (the editor path): incremental
- * re-parsing, buffers that replace files, hotness that changes across files, removal; every
- * result must equal a fresh analysis of the same texts. */
+ * re-parsing, buffers that replace files, hotness that changes across files, UTF-8 broken and
+ * mended and line ends changed by edits, removal; every result must equal a fresh analysis of the
+ * same texts. */
 #include <string.h>
 
 #include "tl_output.h"
@@ -27,6 +28,39 @@ static char *fresh(tl_ruleset *rs, const char *p1, const char *t1, const char *p
   char *r = render(a);
   tl_analysis_delete(a);
   return r;
+}
+
+/* Findings with their positions, then the diagnostics. */
+static char *render_all(tl_analysis *a) {
+  char *r = render(a);
+  tl_buf b = {0};
+  tl_buf_puts(&b, r);
+  free(r);
+  const tl_diags *d = tl_analysis_diags(a);
+  for (size_t i = 0; i < d->n; i++) tl_buf_printf(&b, "diag %s:%u:%u %s\n", d->v[i].path, d->v[i].line, d->v[i].col, d->v[i].message);
+  return tl_buf_take(&b);
+}
+
+/* Applies the change from `old` to `new` to `path` as one edit (the differing middle), runs, and
+ * compares with a fresh analysis of both files. */
+static void edit_to(tl_analysis *a, tl_ruleset *rs, const char *path, const char *old, const char *new,
+                    const char *other_path, const char *other) {
+  size_t ol = strlen(old), nl = strlen(new), p = 0, q = 0;
+  while (p < ol && p < nl && old[p] == new[p]) p++;
+  while (q < ol - p && q < nl - p && old[ol - 1 - q] == new[nl - 1 - q]) q++;
+  tl_analysis_edit(a, path, (uint32_t)p, (uint32_t)(ol - q), (uint32_t)(nl - q), new, nl);
+  tl_analysis_run(a);
+  char *got = render_all(a);
+  tl_options o = {1, false};
+  tl_analysis *f = tl_analysis_new(rs, &o);
+  tl_analysis_add_text(f, other_path, other, strlen(other));
+  tl_analysis_add_text(f, path, new, nl);
+  tl_analysis_run(f);
+  char *want = render_all(f);
+  tl_analysis_delete(f);
+  CHECK_STR(got, want);
+  free(got);
+  free(want);
 }
 
 static const char *train_v1 =
@@ -96,6 +130,35 @@ int main(void) {
   CHECK_STR(got, want);
   free(got);
   free(want);
+
+  /* Edits that break UTF-8 and mend it (the check reads only the characters around them), and
+   * line ends changed to \r\n or a lone \r (the line starts are updated around them). */
+  {
+    const char *steps[] = {
+      "def helper(t):\n    # gr\xC3\xB6\xC3\x9F" "e\n    return t.sum().item()\n",
+      "def helper(t):\n    # gr\xC3\xC3\x9F" "e\n    return t.sum().item()\n", /* a lead byte without its continuation */
+      "def helper(t):\n    # gr\xC3\xB6\xC3\x9F" "e\n    return t.sum().item()\n",
+      "def helper(t):\n    # gr\xB6\xC3\x9F" "e\n    return t.sum().item()\n",     /* a continuation byte alone */
+      "def helper(t):\n    # gr\xC3\xB6\xC3\x9F" "e\n    return t.sum().item()\n",
+      "def helper(t):\r\n    # gr\xC3\xB6\xC3\x9F" "e\r\n    return t.sum().item()\n",
+      "def helper(t):\r    # gr\xC3\xB6\xC3\x9F" "e\r\n    return t.sum().item()\n",
+      "def helper(t):\r\n\r\n    return t.sum().item()\r",
+      "def helper(t):\n    return t.sum().item()\n",
+    };
+    const char *cur = model_v2;
+    for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
+      edit_to(a, rs, "model.py", cur, steps[i], "train.py", train_v2);
+      cur = steps[i];
+    }
+    got = render_all(a);
+    CHECK(strstr(got, "model.py:2:12 TL101") != NULL);
+    free(got);
+    edit_to(a, rs, "model.py", cur, steps[1], "train.py", train_v2);
+    got = render_all(a);
+    CHECK(strstr(got, "diag model.py:2:9 invalid UTF-8") != NULL);
+    free(got);
+    edit_to(a, rs, "model.py", steps[1], model_v2, "train.py", train_v2);
+  }
 
   /* Removing model.py: nothing left to report. */
   tl_analysis_remove(a, "model.py");
