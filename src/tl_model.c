@@ -831,24 +831,17 @@ static tl_segment tl_segment_end(const tl_file_model *m, size_t i) {
   return e;
 }
 
-/* The node with exactly this range and symbol (a value node of a binding) under the cursor's root,
- * or a null node. The cursor moves from where the last search left it: right to a sibling while the
- * range is further on, up while it is not inside, then down (values come mostly in source order). */
-static TSNode tl_find_node(TSTreeCursor *cur, uint32_t s, uint32_t e, TSSymbol sym) {
-  for (;;) {
-    TSNode n = ts_tree_cursor_current_node(cur);
-    uint32_t ns = ts_node_start_byte(n), ne = ts_node_end_byte(n);
-    if (ns <= s && ne >= e) {
-      if (ns == s && ne == e && ts_node_symbol(n) == sym) return n;
-      if (ts_tree_cursor_goto_first_child_for_byte(cur, s) < 0) return (TSNode){0};
-      TSNode c = ts_tree_cursor_current_node(cur);
-      if (ts_node_start_byte(c) > s || ts_node_end_byte(c) < e) return (TSNode){0};
-    } else if (ne <= s && ne < e) {
-      if (!ts_tree_cursor_goto_next_sibling(cur) && !ts_tree_cursor_goto_parent(cur)) return (TSNode){0};
-    } else if (!ts_tree_cursor_goto_parent(cur)) {
-      return (TSNode){0};
-    }
+/* The node of `top`'s subtree with exactly this range and symbol (a value node of a binding), or a
+ * null node: the smallest node spanning the range, or the nearest of its ancestors with the same
+ * range and the symbol. */
+static TSNode tl_find_node(TSNode top, uint32_t s, uint32_t e, TSSymbol sym) {
+  TSNode n = ts_node_descendant_for_byte_range(top, s, e);
+  while (!ts_node_is_null(n) && ts_node_start_byte(n) == s && ts_node_end_byte(n) == e) {
+    if (ts_node_symbol(n) == sym) return n;
+    if (ts_node_eq(n, top)) break;
+    n = ts_node_parent(n);
   }
+  return (TSNode){0};
 }
 
 /* Copies old segment `os` (entries [b, e) of each list of `old`) into `m` after a segment walk or
@@ -954,14 +947,13 @@ static void tl_copy_segment(tl_walk_ctx *c, const tl_seg_copy *k) {
 /* The value nodes of an old segment's bindings and attributes in the new tree (under `top`), or
  * false when one is not found there. */
 typedef TL_VEC(TSNode) tl_nodes;
-static bool tl_find_values(TSTreeCursor *cur, TSNode top, const tl_file_model *o, const tl_segment *b,
-                           const tl_segment *e, int64_t d, tl_nodes *out) {
+static bool tl_find_values(TSNode top, const tl_file_model *o, const tl_segment *b, const tl_segment *e, int64_t d,
+                           tl_nodes *out) {
   out->n = 0;
-  ts_tree_cursor_reset(cur, top);
   for (uint32_t i = b->bindings; i < e->bindings; i++) {
     const tl_binding *x = &o->bindings.v[i];
     TSNode n = (TSNode){0};
-    if (x->vsym && ts_node_is_null(n = tl_find_node(cur, (uint32_t)(x->vstart + d), (uint32_t)(x->vend + d), x->vsym)))
+    if (x->vsym && ts_node_is_null(n = tl_find_node(top, (uint32_t)(x->vstart + d), (uint32_t)(x->vend + d), x->vsym)))
       return false;
     tl_vec_push(out, n);
   }
@@ -969,7 +961,7 @@ static bool tl_find_values(TSTreeCursor *cur, TSNode top, const tl_file_model *o
     for (size_t j = 0; j < o->classes.v[i].attrs.n; j++) {
       const tl_binding *x = &o->classes.v[i].attrs.v[j];
       TSNode n = (TSNode){0};
-      if (x->vsym && ts_node_is_null(n = tl_find_node(cur, (uint32_t)(x->vstart + d), (uint32_t)(x->vend + d), x->vsym)))
+      if (x->vsym && ts_node_is_null(n = tl_find_node(top, (uint32_t)(x->vstart + d), (uint32_t)(x->vend + d), x->vsym)))
         return false;
       tl_vec_push(out, n);
     }
@@ -1029,7 +1021,6 @@ static long tl_model_walk(tl_file_model *m, const tl_file_model *old, TSNode roo
         if (ts_node_is_named(ch)) tl_vec_push(&kids, ch);
       } while (ts_tree_cursor_goto_next_sibling(&rc));
     }
-    TSTreeCursor fc = ts_tree_cursor_new(root);
     tl_nodes vals = {0};
     int64_t d = (int64_t)hi_new - (int64_t)hi_old;
     bool walked = false; /* the last segment was walked: the state must be compared before a copy */
@@ -1051,7 +1042,7 @@ static long tl_model_walk(tl_file_model *m, const tl_file_model *old, TSNode roo
       if (j != SIZE_MAX) {
         k.b = old->segs.v[j];
         k.e = tl_segment_end(old, j);
-        if (!tl_find_values(&fc, ch, old, &k.b, &k.e, k.d, &vals)) j = SIZE_MAX;
+        if (!tl_find_values(ch, old, &k.b, &k.e, k.d, &vals)) j = SIZE_MAX;
       }
       tl_segment_open(m, ch);
       if (j != SIZE_MAX) {
@@ -1068,7 +1059,6 @@ static long tl_model_walk(tl_file_model *m, const tl_file_model *old, TSNode roo
       }
     }
     tl_vec_free(&vals);
-    ts_tree_cursor_delete(&fc);
     ts_tree_cursor_delete(&rc);
     tl_vec_free(&kids);
   }
