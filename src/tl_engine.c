@@ -1072,8 +1072,9 @@ static void tl_offset_position(const char *path, size_t off, uint32_t *line, uin
  * That is right only while a candidate outside the region would get the same verdict from every
  * predicate, so the region is used only when the new model equals the old one except for what
  * is local to functions inside the region (their bindings and calls; both models' entries are
- * compared with offsets mapped across the region) and every #file-match? gives the same verdict
- * on the new text; otherwise the whole file is queried. tl_model_same_outside lists what is
+ * compared with offsets mapped across the region), every #file-match? gives the same verdict
+ * on the new text and no kept candidate's statement reaches into the region; otherwise the whole
+ * file is queried. tl_model_same_outside lists what is
  * compared: a new field of tl_file_model that predicates read must be compared there too.
  * tests/unit/test_incremental_random.c checks the result against fresh analyses. */
 
@@ -1499,6 +1500,14 @@ static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_pre
     tl_filematch fm = {prev->fmatch.v[i].pred, tl_code_match(w, f, prev->fmatch.v[i].pred->re)};
     tl_vec_push(&f->fmatch, fm);
     if (fm.result != prev->fmatch.v[i].result) partial = false;
+  }
+  /* A kept candidate's statement (its first and last lines are reported) must lie outside the
+   * region: an ERROR node of a syntax error can hold a kept candidate and grow or shrink with the
+   * edit. */
+  for (size_t i = 0; partial && i < prev->ncands; i++) {
+    const tl_candidate *c = &prev->cands[i];
+    if (c->start >= g.rs && c->start < g.re_old) continue; /* dropped: queried again */
+    if (c->stmt_start < g.re_old && c->stmt_end >= g.rs) partial = false;
   }
   bool exceeded = false;
   if (rs->query) {

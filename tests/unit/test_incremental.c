@@ -2,6 +2,8 @@
  * re-parsing, buffers that replace files, hotness that changes across files, UTF-8 broken and
  * mended and line ends changed by edits, removal; every result must equal a fresh analysis of the
  * same texts. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tl_output.h"
@@ -13,7 +15,8 @@ static char *render(tl_analysis *a) {
   for (size_t i = 0; i < tl_analysis_finding_count(a); i++) {
     const tl_finding *f = tl_analysis_finding(a, i);
     char *hot = tl_hot_text(f);
-    tl_buf_printf(&b, "%s:%u:%u %s %s | %s\n", f->path, f->line, f->col, tl_rule_code(f->rule), f->message, hot);
+    tl_buf_printf(&b, "%s:%u:%u %s %s | %s | stmt %u-%u\n", f->path, f->line, f->col, tl_rule_code(f->rule), f->message,
+                  hot, f->stmt_first_line, f->stmt_last_line);
     free(hot);
   }
   return tl_buf_take(&b);
@@ -61,6 +64,19 @@ static void edit_to(tl_analysis *a, tl_ruleset *rs, const char *path, const char
   CHECK_STR(got, want);
   free(got);
   free(want);
+}
+
+static char *slurp(const char *path) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) return NULL;
+  fseek(fp, 0, SEEK_END);
+  long n = ftell(fp);
+  rewind(fp);
+  char *t = malloc((size_t)n + 1);
+  size_t got = fread(t, 1, (size_t)n, fp);
+  t[got] = 0;
+  fclose(fp);
+  return t;
 }
 
 static const char *train_v1 =
@@ -158,6 +174,36 @@ int main(void) {
     CHECK(strstr(got, "diag model.py:2:9 invalid UTF-8") != NULL);
     free(got);
     edit_to(a, rs, "model.py", steps[1], model_v2, "train.py", train_v2);
+  }
+
+  /* A syntax error whose ERROR node holds findings and reaches into an edit's region (found by
+   * test_incremental_random with more edits): the findings' statement lines must follow the new
+   * tree (the whole file is queried again when a kept finding's statement reaches into the region).
+   * The texts (tests/unit/data/error_stmt_*.txt) are what random edits had made of fixtures/TL405. */
+  {
+    char *before = slurp(TL_SOURCE_DIR "/tests/unit/data/error_stmt_before.txt");
+    char *after = slurp(TL_SOURCE_DIR "/tests/unit/data/error_stmt_after.txt");
+    CHECK(before && after);
+    if (before && after) {
+      tl_options eo = {1, true};
+      tl_analysis *e = tl_analysis_new(rs, &eo);
+      tl_analysis_add_text(e, "train.py", before, strlen(before));
+      tl_analysis_run(e);
+      tl_analysis_edit(e, "train.py", 248, 248, 279, after, strlen(after));
+      tl_analysis_run(e);
+      got = render_all(e);
+      tl_analysis *f = tl_analysis_new(rs, &o);
+      tl_analysis_add_text(f, "train.py", after, strlen(after));
+      tl_analysis_run(f);
+      want = render_all(f);
+      CHECK_STR(got, want);
+      free(got);
+      free(want);
+      tl_analysis_delete(f);
+      tl_analysis_delete(e);
+    }
+    free(before);
+    free(after);
   }
 
   /* Removing model.py: nothing left to report. */
