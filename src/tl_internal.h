@@ -171,6 +171,7 @@ typedef struct { uint32_t start, end, scope; } tl_range;
 typedef struct {
   uint32_t start, end, row;
   uint32_t funcs, classes, loops, calls, bindings, guards, loaders, collates, imports, gvars, supps;
+  bool error;             /* the statement holds a syntax error (its parse may differ with the same text) */
 } tl_segment;
 
 typedef struct { char *alias, *qual; } tl_import_op;

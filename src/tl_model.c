@@ -827,7 +827,7 @@ static tl_segment tl_segment_end(const tl_file_model *m, size_t i) {
   tl_segment e = {0, 0, 0, (uint32_t)m->funcs.n, (uint32_t)m->classes.n, (uint32_t)m->loops.n, (uint32_t)m->calls.n,
                   (uint32_t)m->bindings.n, (uint32_t)m->guards.n, (uint32_t)m->loader_names.n,
                   (uint32_t)m->collate_names.n, (uint32_t)m->import_log.n, (uint32_t)m->guard_log.n,
-                  (uint32_t)m->suppressions.n};
+                  (uint32_t)m->suppressions.n, false};
   return e;
 }
 
@@ -984,7 +984,8 @@ static void tl_segment_open(tl_file_model *m, TSNode ch) {
   tl_segment s = {ts_node_start_byte(ch), ts_node_end_byte(ch), ts_node_start_point(ch).row, (uint32_t)m->funcs.n,
                   (uint32_t)m->classes.n, (uint32_t)m->loops.n, (uint32_t)m->calls.n, (uint32_t)m->bindings.n,
                   (uint32_t)m->guards.n, (uint32_t)m->loader_names.n, (uint32_t)m->collate_names.n,
-                  (uint32_t)m->import_log.n, (uint32_t)m->guard_log.n, (uint32_t)m->suppressions.n};
+                  (uint32_t)m->import_log.n, (uint32_t)m->guard_log.n, (uint32_t)m->suppressions.n,
+                  ts_node_has_error(ch)};
   tl_vec_push(&m->segs, s);
 }
 
@@ -1038,6 +1039,9 @@ static long tl_model_walk(tl_file_model *m, const tl_file_model *old, TSNode roo
         k.dr = (int64_t)ts_node_start_point(ch).row - os->row;
         if (os->start < hi_old || (int64_t)os->start + d != s || (int64_t)os->end + d != e) j = SIZE_MAX;
       }
+      /* a statement with a syntax error is walked again: error recovery may parse the same text
+       * differently (a loop body that starts elsewhere) without a changed range there */
+      if (j != SIZE_MAX && (old->segs.v[j].error || ts_node_has_error(ch))) j = SIZE_MAX;
       if (j != SIZE_MAX && walked && !tl_state_same(m, old, &old->segs.v[j])) j = SIZE_MAX;
       if (j != SIZE_MAX) {
         k.b = old->segs.v[j];
