@@ -38,6 +38,8 @@ static void tl_file_reset(tl_file *f) {
   tl_vec_free(&f->pfmatch);
   free(f->code);
   f->code = NULL;
+  free(f->call_map);
+  f->call_map = NULL;
   f->ok = false;
 }
 
@@ -47,6 +49,7 @@ static void tl_file_free(tl_file *f) {
   free(f->mem);
   if (f->tree) ts_tree_delete(f->tree);
   tl_file_reset(f);
+  free(f->targets);
 }
 
 static void tl_findings_clear(tl_analysis *a) {
@@ -136,7 +139,10 @@ void tl_analysis_edit(tl_analysis *a, const char *path, uint32_t start, uint32_t
   if (!f) { tl_analysis_add_text(a, path, text, len); return; }
   const char *old = f->mem ? f->mem : f->text;
   size_t oldlen = f->len;
-  if (f->tree && old && start <= old_end && old_end <= oldlen && new_end <= len) {
+  /* the incremental path trusts the edit: it must describe the change (the text outside it unchanged) */
+  if (f->tree && old && start <= old_end && old_end <= oldlen && start <= new_end && new_end <= len &&
+      (int64_t)len - (int64_t)oldlen == (int64_t)new_end - (int64_t)old_end && !memcmp(old, text, start) &&
+      !memcmp(old + old_end, text + new_end, oldlen - old_end)) {
     TSInputEdit e = {start, old_end, new_end, tl_point_at(old, oldlen, start), tl_point_at(old, oldlen, old_end),
                      tl_point_at(text, len, new_end)};
     ts_tree_edit(f->tree, &e);
@@ -170,6 +176,10 @@ void tl_analysis_remove(tl_analysis *a, const char *path) {
   if (!f) return;
   tl_project_free(a); /* indexed by file: rebuilt by the next run */
   tl_findings_clear(a);
+  for (size_t k = 0; k < a->files.n; k++) { /* they name files by index */
+    free(a->files.v[k].targets);
+    a->files.v[k].targets = NULL;
+  }
   size_t i = (size_t)(f - a->files.v);
   tl_file_free(f);
   memmove(&a->files.v[i], &a->files.v[i + 1], (a->files.n - i - 1) * sizeof *a->files.v);
@@ -218,7 +228,6 @@ typedef struct {
  * #file-match? verdicts are kept in the file, for the incremental path). */
 typedef struct tl_file_res {
   tl_resolved_slot resolved[TL_RESOLVED_SLOTS];
-  const char *code; /* the file's code text (tl_file.code), for #file-match? */
 } tl_file_res;
 
 static void tl_file_res_free(tl_file_res *fr) {
@@ -228,8 +237,9 @@ static void tl_file_res_free(tl_file_res *fr) {
 /* #file-match?: the regex over the code only (comments and docstrings blanked, same offsets): a
  * comment saying "never calls .cuda()" is no evidence. The blanked text is made once per file. */
 static bool tl_re_match(tl_worker *w, pcre2_code *re, const char *s, size_t n);
-static bool tl_code_match(tl_worker *w, tl_file_res *fr, pcre2_code *re, size_t n) {
-  return tl_re_match(w, re, fr->code, n);
+static bool tl_code_match(tl_worker *w, const tl_file *f, pcre2_code *re) {
+  /* the text was checked to be UTF-8 in phase 1, and blanking keeps it so */
+  return tl_regex_match(re, f->code, f->len, PCRE2_NO_UTF_CHECK, w->md, w->mctx) >= 0;
 }
 
 static bool tl_re_match(tl_worker *w, pcre2_code *re, const char *s, size_t n);
@@ -332,7 +342,7 @@ static bool tl_node_text_eq(TSNode n, const char *src, const char *s) {
 }
 
 static bool tl_re_match(tl_worker *w, pcre2_code *re, const char *s, size_t n) {
-  int rc = tl_regex_match(re, s, n, w->md, w->mctx);
+  int rc = tl_regex_match(re, s, n, 0, w->md, w->mctx);
   return rc >= 0;
 }
 
@@ -884,7 +894,7 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
     size_t i = 0;
     while (i < e->fmatch->n && e->fmatch->v[i].pred != p) i++;
     if (i == e->fmatch->n) {
-      tl_filematch fm = {p, tl_code_match(e->w, e->file_res, p->re, e->file->len)};
+      tl_filematch fm = {p, tl_code_match(e->w, e->file, p->re)};
       tl_vec_push(e->fmatch, fm);
     }
     r = e->fmatch->v[i].result;
@@ -1221,8 +1231,9 @@ static void tl_offset_position(const char *path, size_t off, uint32_t *line, uin
  * That is right only while a candidate outside the region would get the same verdict from every
  * predicate, so the region is used only when the new model equals the old one except for what
  * is local to functions inside the region (their bindings and calls; both models' entries are
- * compared with offsets mapped across the region) and every #file-match? gives the same verdict
- * on the new text; otherwise the whole file is queried. tl_model_same_outside lists what is
+ * compared with offsets mapped across the region), every #file-match? gives the same verdict
+ * on the new text and no kept candidate's statement reaches into the region; otherwise the whole
+ * file is queried. tl_model_same_outside lists what is
  * compared: a new field of tl_file_model that predicates read must be compared there too.
  * tests/unit/test_incremental_random.c checks the result against fresh analyses. */
 
@@ -1434,7 +1445,25 @@ typedef struct {
   tl_filematches fmatch;
   char *text;
   size_t len;
+  tl_lines lines;         /* of `text` */
 } tl_prev;
+
+/* After a partial run: per call of the new model `b`, the index of the same call in the old model
+ * `a`, or UINT32_MAX for the calls inside the region or of a function inside it. The others are
+ * the calls tl_model_same_outside found equal, in the same order: they resolve as before (the
+ * bindings of their functions, the classes and the functions are the same). */
+static uint32_t *tl_map_calls(const tl_region *g, const tl_file_model *a, const tl_file_model *b) {
+  uint32_t *map = tl_malloc((b->calls.n + 1) * sizeof *map);
+  size_t i = 0;
+  for (size_t j = 0; j < b->calls.n; j++) {
+    const tl_call *y = &b->calls.v[j];
+    map[j] = UINT32_MAX;
+    if (tl_func_local(b, y->func, g->rs, g->re_new) || tl_in_new(g, y->byte)) continue;
+    while (i < a->calls.n && (tl_func_local(a, a->calls.v[i].func, g->rs, g->re_old) || tl_in_old(g, a->calls.v[i].byte))) i++;
+    if (i < a->calls.n) map[j] = (uint32_t)i++;
+  }
+  return map;
+}
 
 /* Candidates: the old ones before the region, the new ones inside it, the old ones after it
  * (shifted): the order a query over the whole file gives. */
@@ -1464,6 +1493,25 @@ static void tl_splice_cands(tl_file *f, tl_prev *p, const tl_region *g) {
 
 static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_prev *prev);
 
+/* tl_utf8_valid for a text that was valid before the edits in [edit_start, edit_end): only the
+ * characters around the changed bytes are read. The unchanged text before them ends, and the one
+ * after them starts, at a character boundary of the old text: the window starts at the character
+ * holding the byte before the edits and ends before the first non-continuation byte after them. */
+static bool tl_utf8_valid_edited(const tl_file *f, size_t *bad) {
+  const unsigned char *t = (const unsigned char *)f->text;
+  size_t s = f->edit_start < f->len ? f->edit_start : f->len, e = f->edit_end < f->len ? f->edit_end : f->len;
+  if (e < s) e = s;
+  if (s > 0) {
+    s--;
+    while (s > 0 && (t[s] & 0xC0) == 0x80) s--;
+  }
+  while (e < f->len && (t[e] & 0xC0) == 0x80) e++;
+  size_t b = 0;
+  if (tl_utf8_valid(f->text + s, e - s, &b)) return true;
+  *bad = s + b;
+  return false;
+}
+
 static void tl_file_phase1(void *ctxp, unsigned worker, size_t idx) {
   tl_run_ctx *ctx = ctxp;
   tl_analysis *a = ctx->a;
@@ -1482,21 +1530,27 @@ static void tl_file_phase1(void *ctxp, unsigned worker, size_t idx) {
     prev.fmatch = f->fmatch;
     memset(&f->fmatch, 0, sizeof f->fmatch);
     prev.text = f->text;
+    prev.lines = f->lines; /* valid for prev.text */
+    memset(&f->lines, 0, sizeof f->lines);
     prev.len = (size_t)((int64_t)f->len - f->edit_delta);
     f->text = NULL;
   }
   tl_file_reset(f);
+  f->rerun = true;
   f->dirty = false;
   f->reusable = f->partial = false;
+  f->model_copied = 0;
   tl_file_phase1_run(ctx, w, f, &prev);
   f->edited = false;
   if (prev.valid) {
+    tl_model_disown(&prev.model, &f->model); /* the strings the new model took over */
     tl_model_free(&prev.model);
     for (size_t i = 0; i < prev.ncands; i++) tl_cand_free(&prev.cands[i]);
     free(prev.cands);
     free(prev.vals);
     tl_vec_free(&prev.fmatch);
     free(prev.text);
+    tl_lines_free(&prev.lines);
   }
 }
 
@@ -1514,7 +1568,7 @@ static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_pre
       tl_diags_add(&f->diags, TL_DIAG_ERROR, f->path, 0, 0, "binary file (contains NUL bytes): not analysed");
       return;
     }
-    if (!tl_utf8_valid(f->text, f->len, &bad)) {
+    if (!(prev->valid ? tl_utf8_valid_edited(f, &bad) : tl_utf8_valid(f->text, f->len, &bad))) {
       tl_lines_init(&f->lines, f->text, f->len);
       uint32_t off = (uint32_t)bad;
       tl_diags_add(&f->diags, TL_DIAG_ERROR, f->path, tl_lines_line(&f->lines, off), tl_lines_col(&f->lines, f->text, off),
@@ -1543,6 +1597,8 @@ static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_pre
     s.text = NULL;
     tl_source_free(&s);
   }
+  if (!f->lines.starts && prev->valid && prev->lines.starts)
+    tl_lines_update(&f->lines, &prev->lines, f->text, f->len, f->edit_start, f->edit_end, f->edit_delta);
   if (!f->lines.starts) tl_lines_init(&f->lines, f->text, f->len);
   /* A UTF-8 BOM is not Python syntax to the grammar: parse a copy with it blanked. A lone CR (an
    * old Mac line end) ends a line for Python but not for the grammar: the copy has LF there. */
@@ -1581,10 +1637,17 @@ static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_pre
   bool is_pkg;
   char *module = tl_module_name(f->path, &is_pkg);
   for (size_t i = 0; i < a->step_iterables.n; i++) tl_vec_push(&f->model.step_iterables, a->step_iterables.v[i]);
-  free(f->code); /* comments and docstrings blanked, once for the model, #file-match? and #project-match? */
+  free(f->code);
+  /* the code without comments and docstrings, made once for the model, #file-match? and #project-match? */
   f->code = tl_code_text(parse_text, f->len, true);
   f->code_is_text = parse_text == f->text;
-  tl_model_build(&f->model, root, parse_text, f->code, module, is_pkg, &f->diags, f->path);
+  const char *code = ts_node_end_byte(root) == f->len ? f->code : NULL;
+  /* the model: the top-level statements outside the region copied from the last run's */
+  long copied = partial ? tl_model_rebuild(&f->model, &prev->model, root, parse_text, code, module, is_pkg,
+                                           &f->diags, f->path, g.rs, g.re_old, g.re_new)
+                        : -1;
+  if (copied < 0) tl_model_rebuild(&f->model, NULL, root, parse_text, code, module, is_pkg, &f->diags, f->path, 0, 0, 0);
+  f->model_copied = copied > 0 ? (size_t)copied : 0;
   free(module);
   f->ok = true;
 
@@ -1592,11 +1655,19 @@ static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_pre
   tl_snapshot_values(f);
   if (partial) partial = tl_model_same_outside(&g, &prev->model, prev->vals, &f->model, f->vals.v);
   /* #file-match? reads the whole text: every verdict the last run used must stand */
-  tl_file_res file_res = {.code = f->code}; /* about 2 KiB */
+  tl_file_res file_res = {0}; /* about 2 KiB */
   for (size_t i = 0; partial && i < prev->fmatch.n; i++) {
-    tl_filematch fm = {prev->fmatch.v[i].pred, tl_code_match(w, &file_res, prev->fmatch.v[i].pred->re, f->len)};
+    tl_filematch fm = {prev->fmatch.v[i].pred, tl_code_match(w, f, prev->fmatch.v[i].pred->re)};
     tl_vec_push(&f->fmatch, fm);
     if (fm.result != prev->fmatch.v[i].result) partial = false;
+  }
+  /* A kept candidate's statement (its first and last lines are reported) must lie outside the
+   * region: an ERROR node of a syntax error can hold a kept candidate and grow or shrink with the
+   * edit. */
+  for (size_t i = 0; partial && i < prev->ncands; i++) {
+    const tl_candidate *c = &prev->cands[i];
+    if (c->start >= g.rs && c->start < g.re_old) continue; /* dropped: queried again */
+    if (c->stmt_start < g.re_old && c->stmt_end >= g.rs) partial = false;
   }
   bool exceeded = false;
   if (rs->query) {
@@ -1626,7 +1697,10 @@ static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_pre
                    TL_QUERY_MATCH_LIMIT);
   }
   tl_file_res_free(&file_res);
-  if (partial) tl_splice_cands(f, prev, &g);
+  if (partial) {
+    tl_splice_cands(f, prev, &g);
+    f->call_map = tl_map_calls(&g, &prev->model, &f->model);
+  }
   f->partial = partial;
   f->reusable = a->opts.keep_trees && !exceeded;
   /* The tree is gone after this: drop the model's node references. */
@@ -1807,8 +1881,10 @@ void tl_analysis_run(tl_analysis *a) {
   tl_diags_free(&a->diags);
   a->suppressed = 0;
   size_t *todo = tl_calloc(a->files.n + 1, sizeof *todo), ntodo = 0;
-  for (size_t i = 0; i < a->files.n; i++)
+  for (size_t i = 0; i < a->files.n; i++) {
+    a->files.v[i].rerun = false;
     if (a->files.v[i].dirty) todo[ntodo++] = i;
+  }
   unsigned nt = tl_pool_threads(a->opts.threads, ntodo);
   tl_worker *ws = tl_calloc(nt, sizeof *ws);
   for (unsigned i = 0; i < nt; i++) {
@@ -1831,7 +1907,10 @@ void tl_analysis_run(tl_analysis *a) {
   }
   tl_run_ctx ctx = {a, ws, todo};
   tl_pool_run(nt, ntodo, tl_file_phase1, &ctx);
-  for (size_t i = 0; i < ntodo; i++) a->partial_runs += a->files.v[todo[i]].partial;
+  for (size_t i = 0; i < ntodo; i++) {
+    a->partial_runs += a->files.v[todo[i]].partial;
+    a->model_copied += a->files.v[todo[i]].model_copied;
+  }
   free(todo);
   for (unsigned i = 0; i < nt; i++) {
     ts_parser_delete(ws[i].parser);
@@ -1856,6 +1935,10 @@ void tl_analysis_run(tl_analysis *a) {
   }
   tl_project_analyze(a);
   tl_make_findings(a);
+  for (size_t i = 0; i < a->files.n; i++) { /* made again when the file changes */
+    free(a->files.v[i].code);
+    a->files.v[i].code = NULL;
+  }
 }
 
 size_t tl_analysis_finding_count(const tl_analysis *a) { return a->findings.n; }

@@ -36,12 +36,26 @@ typedef struct {
 } tl_filematch;
 typedef TL_VEC(tl_filematch) tl_filematches;
 
+/* A function of the project: its file, and its index in that file's model. */
+typedef struct {
+  int32_t file, idx;
+} tl_ref;
+
+/* What a call resolves to (tl_project.c). */
+typedef struct {
+  tl_ref tgt;          /* target function, file < 0 when unresolved */
+  bool instance;       /* calling an instance of a project Module: its forward */
+  bool virt;           /* `self.m()`: dispatched on the object's class, so overrides of m may run */
+} tl_target;
+
 typedef struct {
   char *path;
   char *text;             /* as read (NULL when unreadable) */
   size_t len;
   char *mem;              /* in-memory contents given by tl_analysis_add_text, else NULL */
   bool ok;                /* read and parsed */
+  char *code;             /* the parsed text with comments and docstrings blanked (tl_code_text) once parsed */
+  bool code_is_text;      /* `code` blanks `text` itself (no BOM or lone CR replaced for the parser) */
   bool dirty;             /* changed since the last run: phase 1 must run again */
   bool in_memory;         /* contents come from tl_analysis_add_text/set_text/edit, not the disk */
   TSTree *tree;           /* kept for incremental re-parsing when opts.keep_trees */
@@ -57,10 +71,14 @@ typedef struct {
   bool reusable;          /* the last run queried the whole file: its model and candidates may be reused */
   TL_VEC(tl_range) vals;  /* byte ranges of model.bindings' values, then of every class attribute's ({0,0}: none) */
   bool partial;           /* the last run queried only the changed region */
+  size_t model_copied;    /* top-level statements whose model the last run copied from the run before */
+  bool rerun;             /* phase 1 ran for this file in the current run */
+  uint32_t *call_map;     /* after a partial phase 1: per call, the same call's index in the last run's model, or
+                           * UINT32_MAX (a call inside the region or of a function inside it), else NULL */
+  tl_target *targets;     /* per call of the model the last project pass saw (tl_project.c), or NULL */
+  size_t ntargets;
   tl_filematches fmatch;  /* #file-match? verdicts of the last run */
   tl_filematches pfmatch; /* #project-match? verdicts on this file's text, until it changes */
-  char *code;             /* the parsed text with comments and docstrings blanked (same offsets), by phase 1 */
-  bool code_is_text;      /* `code` was made from `text` itself (no BOM or lone CR normalised) */
 } tl_file;
 
 typedef TL_VEC(char *) tl_strlist;
@@ -100,6 +118,8 @@ struct tl_analysis {
   TL_VEC(char *) step_iterables;  /* configured loader names */
   tl_strlist frameworks;          /* configured frameworks; empty: all */
   size_t partial_runs;            /* files re-queried only over their changed statements (for tests) */
+  size_t model_copied;            /* top-level statements whose model was copied, not walked (for tests) */
+  size_t targets_kept;            /* call targets taken from the last project pass, not resolved again (for tests) */
   bool cpu_only;                  /* a program that never names an accelerator (tl_project.c) */
 };
 

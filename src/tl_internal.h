@@ -22,7 +22,9 @@ const TSLanguage *tree_sitter_python(void);
  * and, when the JIT stops at one of its own limits (match limit, JIT stack), runs the
  * interpreter, so that a verdict never depends on whether JIT was available. */
 void tl_regex_jit(pcre2_code *re);
-int tl_regex_match(const pcre2_code *re, const char *s, size_t n, pcre2_match_data *md, pcre2_match_context *mctx);
+/* `options`: pcre2_match options (PCRE2_NO_UTF_CHECK for text already checked). */
+int tl_regex_match(const pcre2_code *re, const char *s, size_t n, uint32_t options, pcre2_match_data *md,
+                   pcre2_match_context *mctx);
 
 /* ---- rules (tl_rules.c) ---- */
 
@@ -142,6 +144,8 @@ typedef struct {
   tl_valkind kind; /* for loop targets and other non-expression bindings */
   char *ctor;      /* dotted callee text when the value is a call (for class instances), else NULL */
   int32_t from_loop; /* loop index when this binds a for-loop target, else -1 */
+  uint32_t vstart, vend; /* the value's byte range, kept after the tree is gone */
+  TSSymbol vsym;   /* the value's node symbol (0: no value) */
 } tl_binding;
 
 typedef struct {
@@ -184,6 +188,16 @@ typedef struct {
  * counts: a block that ends a loop runs once per run of that loop, not once per run of an outer one. */
 typedef struct { uint32_t start, end, scope; } tl_range;
 
+/* One top-level statement's share of the model, for rebuilding it after an edit (tl_model_rebuild):
+ * the statement's place, and where its entries start in each list of the model. */
+typedef struct {
+  uint32_t start, end, row;
+  uint32_t funcs, classes, loops, calls, bindings, guards, loaders, collates, imports, gvars, supps;
+  bool error;             /* the statement holds a syntax error (its parse may differ with the same text) */
+} tl_segment;
+
+typedef struct { char *alias, *qual; } tl_import_op;
+
 typedef struct tl_file_model {
   char *module;   /* dotted module name, e.g. "pkg.trainer" */
   bool is_package;
@@ -203,12 +217,33 @@ typedef struct tl_file_model {
   TL_VEC(char *) collate_names;
   TL_VEC(char *) step_iterables; /* configured extra loader names (borrowed) */
   tl_suppressions suppressions;   /* noqa / trainlint: ignore comments */
+  /* For tl_model_rebuild: */
+  TL_VEC(tl_segment) segs;        /* per named child of the module, in order (empty: not split) */
+  TL_VEC(tl_import_op) import_log;/* every import binding in walk order (the walk resolves through those so far) */
+  TL_VEC(char *) guard_log;       /* names assigned a frequency test at the module level, in walk order */
+  TL_VEC(char *) loop_iters;      /* per loop: dotted text of the iterated object (or NULL) */
+  TL_VEC(uint32_t) copied;        /* tl_model_rebuild: the old model's segments copied (their strings taken over) */
+  bool deep;                      /* nesting too deep somewhere (a diagnostic was given) */
 } tl_file_model;
 
-/* Builds the model of one parsed file. `code` is src with comments and docstrings blanked
- * (tl_code_text); `module` is the dotted module name (copied). */
-void tl_model_build(tl_file_model *m, TSNode root, const char *src, const char *code, const char *module,
-                    bool is_package, tl_diags *diags, const char *path);
+/* Builds the model of one parsed file. `module` is the dotted module name (copied). */
+void tl_model_build(tl_file_model *m, TSNode root, const char *src, const char *module, bool is_package,
+                    tl_diags *diags, const char *path);
+/* The same model after an edit, reusing `old` (the model of the text before it) for the top-level
+ * statements outside the edited region: [lo, hi_new) of the new text was [lo, hi_old) of the old
+ * one, everything after it moved by hi_new - hi_old bytes. Those statements' entries are copied with
+ * their offsets, lines and indexes moved and their value nodes found again in the new tree; the
+ * others are walked, as are the ones after the region when the walk's state there (imports so far,
+ * module-level frequency-test names) differs. Equal to tl_model_build's model (tests/unit/
+ * test_incremental_random.c). `code` is tl_code_text(src, ..., true) when the caller has it, else
+ * NULL. With `old` NULL: tl_model_build. Returns the number of statements copied, or -1 when `old`
+ * cannot be used (then `m` is untouched: call it again without `old`). */
+long tl_model_rebuild(tl_file_model *m, const tl_file_model *old, TSNode root, const char *src, const char *code,
+                      const char *module, bool is_package, tl_diags *diags, const char *path, uint32_t lo,
+                      uint32_t hi_old, uint32_t hi_new);
+/* After tl_model_rebuild(m, old, ...): drops `old`'s references to the strings `m` took over, so
+ * that both can be freed (and `old` no longer read). */
+void tl_model_disown(tl_file_model *old, const tl_file_model *m);
 void tl_model_free(tl_file_model *m);
 /* Resolves a dotted name through the file's imports ("T.arange" -> "torch.arange"). Caller frees. */
 char *tl_model_resolve(const tl_file_model *m, const char *dotted);

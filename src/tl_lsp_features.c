@@ -210,7 +210,9 @@ static void tl_lsp_publish(tl_lsp *s, tl_lsp_file *f, const char *items, bool wi
   tl_buf b = {0};
   tl_buf_printf(&b, "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/publishDiagnostics\",\"params\":{\"uri\":%s,", uri);
   if (with_version) tl_buf_printf(&b, "\"version\":%lld,", (long long)f->version);
-  tl_buf_printf(&b, "\"diagnostics\":%s}}", items);
+  tl_buf_puts(&b, "\"diagnostics\":"); /* (not through printf: the items are long) */
+  tl_buf_puts(&b, items);
+  tl_buf_puts(&b, "}}");
   tl_lsp_send_raw(s, b.data, b.len);
   tl_buf_free(&b);
   free(uri);

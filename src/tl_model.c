@@ -81,7 +81,6 @@ typedef struct {
   int32_t func, cls, loop;
   uint32_t guard_depth;         /* >0 when inside a frequency-guarded block of this function */
   TL_VEC(char *) guard_vars;    /* names assigned a frequency test in the current function */
-  TL_VEC(char *) loop_iters;    /* per loop: dotted text of the iterated object (or NULL) */
   TSTreeCursor cur;             /* reused to list children (ts_node_named_child(n, i) rescans from child 0) */
   TL_VEC(TSNode) kids;          /* a stack of the child lists being walked */
   bool depth_reported;
@@ -130,6 +129,8 @@ static void tl_set_import(tl_file_model *m, const char *alias, const char *qual)
   intptr_t old;
   if (tl_map_get(&m->imports, alias, &old)) free((char *)old);
   tl_map_set(&m->imports, alias, (intptr_t)tl_strdup(qual));
+  tl_import_op op = {tl_strdup(alias), tl_strdup(qual)};
+  tl_vec_push(&m->import_log, op);
 }
 
 static void tl_model_import(tl_walk_ctx *c, TSNode n) {
@@ -515,13 +516,18 @@ static unsigned tl_call_work(const char *callee) {
 }
 
 static void tl_add_binding(tl_walk_ctx *c, const char *name, uint32_t byte, TSNode value, tl_valkind kind) {
-  tl_binding b = {tl_strdup(name), byte, c->func, value, kind, NULL, -1};
-  if (!ts_node_is_null(value) && tl_node_is(value, "call"))
-    b.ctor = tl_dotted(TL_CHILD(value, function), c->src);
+  tl_binding b = {tl_strdup(name), byte, c->func, value, kind, NULL, -1, 0, 0, 0};
+  if (!ts_node_is_null(value)) {
+    b.vstart = ts_node_start_byte(value);
+    b.vend = ts_node_end_byte(value);
+    b.vsym = ts_node_symbol(value);
+    if (tl_node_is(value, "call")) b.ctor = tl_dotted(TL_CHILD(value, function), c->src);
+  }
   tl_vec_push(&c->m->bindings, b);
   /* self.<attr> = ... inside a method: an attribute of the class. */
   if (c->cls >= 0 && !strncmp(name, "self.", 5) && !strchr(name + 5, '.')) {
-    tl_binding a = {tl_strdup(name + 5), byte, c->func, value, kind, b.ctor ? tl_strdup(b.ctor) : NULL, -1};
+    tl_binding a = {tl_strdup(name + 5), byte, c->func, value, kind, b.ctor ? tl_strdup(b.ctor) : NULL, -1,
+                    b.vstart, b.vend, b.vsym};
     tl_vec_push(&c->m->classes.v[c->cls].attrs, a);
   }
 }
@@ -704,7 +710,7 @@ static void tl_walk_loop(tl_walk_ctx *c, TSNode n, int depth) {
     iter = tl_dotted(right, c->src);
   }
   tl_vec_push(&c->m->loops, l);
-  tl_vec_push(&c->loop_iters, iter);
+  tl_vec_push(&c->m->loop_iters, iter);
   int32_t idx = (int32_t)(c->m->loops.n - 1);
   int32_t saved = c->loop;
   c->loop = idx;
@@ -732,6 +738,7 @@ static void tl_visit(tl_walk_ctx *c, TSNode n, int depth) {
       tl_diags_add(c->diags, TL_DIAG_WARNING, c->path, p.row + 1, p.column + 1,
                    "nesting deeper than %d levels: the code below this point is not analysed", TL_MAX_DEPTH);
       c->depth_reported = true;
+      c->m->deep = true;
     }
     return;
   }
@@ -781,7 +788,7 @@ static bool tl_is_loader_name(const tl_file_model *m, const char *d) {
  * that picks one by itself (`cuda`, `device`, `gpu`, `xla`, `mps`, `npu`, `paddle`, `lightning`,
  * `accelerate`, `deepspeed`, `transformers`, ...), or a `.to(` call. Generous on purpose: a
  * project without any of it is CPU-only and the synchronisation rules stay quiet there. */
-static bool tl_accelerator_evidence(const char *code, size_t len, bool *has_main) {
+static bool tl_accelerator_evidence(const char *src, const char *code_text, size_t len, bool *has_main) {
 #define TL_W(s) {s, sizeof s - 1}
   static const struct { const char *w; size_t n; } words[] = {
     TL_W("cuda"), TL_W("cudnn"), TL_W("nccl"), TL_W("gpu"), TL_W("gpus"), TL_W("device"), TL_W("devices"),
@@ -790,6 +797,8 @@ static bool tl_accelerator_evidence(const char *code, size_t len, bool *has_main
     TL_W("lightning"), TL_W("deepspeed"), TL_W("transformers"), TL_W("dataparallel"), TL_W("distributeddataparallel"),
     TL_W("fsdp"), TL_W("megatron"), TL_W("colossalai"), TL_W("apex"), TL_W("triton")};
 #undef TL_W
+  char *own = code_text ? NULL : tl_code_text(src, len, true);
+  const char *code = code_text ? code_text : own;
   bool hit = false;
   *has_main = strstr(code, "__name__") && strstr(code, "__main__");
   for (size_t i = 0; i < len && !hit;) {
@@ -812,13 +821,185 @@ static bool tl_accelerator_evidence(const char *code, size_t len, bool *has_main
       a = b;
     }
   }
+  free(own);
   return hit;
 }
 
-void tl_model_build(tl_file_model *m, TSNode root, const char *src, const char *code, const char *module,
-                    bool is_package, tl_diags *diags, const char *path) {
+/* Where the entries of segment `i` of model `m` end in each list: the next segment's starts. */
+static tl_segment tl_segment_end(const tl_file_model *m, size_t i) {
+  if (i + 1 < m->segs.n) return m->segs.v[i + 1];
+  tl_segment e = {0, 0, 0, (uint32_t)m->funcs.n, (uint32_t)m->classes.n, (uint32_t)m->loops.n, (uint32_t)m->calls.n,
+                  (uint32_t)m->bindings.n, (uint32_t)m->guards.n, (uint32_t)m->loader_names.n,
+                  (uint32_t)m->collate_names.n, (uint32_t)m->import_log.n, (uint32_t)m->guard_log.n,
+                  (uint32_t)m->suppressions.n, false};
+  return e;
+}
+
+/* The node of `top`'s subtree with exactly this range and symbol (a value node of a binding), or a
+ * null node: the smallest node spanning the range, or the nearest of its ancestors with the same
+ * range and the symbol. */
+static TSNode tl_find_node(TSNode top, uint32_t s, uint32_t e, TSSymbol sym) {
+  TSNode n = ts_node_descendant_for_byte_range(top, s, e);
+  while (!ts_node_is_null(n) && ts_node_start_byte(n) == s && ts_node_end_byte(n) == e) {
+    if (ts_node_symbol(n) == sym) return n;
+    if (ts_node_eq(n, top)) break;
+    n = ts_node_parent(n);
+  }
+  return (TSNode){0};
+}
+
+/* Copies old segment `os` (entries [b, e) of each list of `old`) into `m` after a segment walk or
+ * copy: offsets move by `d`, rows by `dr`; `vals` holds its bindings' then its attributes' value
+ * nodes in the new tree. The strings are not copied: `m` takes them over from `old`
+ * (tl_model_disown must then be called on `old` before it is freed). */
+typedef struct {
+  const tl_file_model *old;
+  tl_segment b, e;
+  int64_t d, dr;
+  uint32_t old_mod_start, new_mod_start;
+  const TSNode *vals;
+} tl_seg_copy;
+
+static void tl_copy_segment(tl_walk_ctx *c, const tl_seg_copy *k) {
+  tl_file_model *m = c->m;
+  const tl_file_model *o = k->old;
+  const tl_segment *b = &k->b, *e = &k->e;
+  int64_t dfunc = (int64_t)m->funcs.n - b->funcs, dcls = (int64_t)m->classes.n - b->classes,
+          dloop = (int64_t)m->loops.n - b->loops;
+#define TL_RF(x) ((x) > 0 ? (int32_t)((x) + dfunc) : (x))
+#define TL_RC(x) ((x) >= 0 ? (int32_t)((x) + dcls) : (x))
+#define TL_RL(x) ((x) >= 0 ? (int32_t)((x) + dloop) : (x))
+#define TL_MV(x) ((uint32_t)((int64_t)(x) + k->d))
+  size_t vi = 0;
+  for (uint32_t i = b->funcs; i < e->funcs; i++) {
+    tl_func f = o->funcs.v[i];
+    f.cls = TL_RC(f.cls);
+    f.outer = TL_RF(f.outer);
+    f.start = TL_MV(f.start);
+    f.end = TL_MV(f.end);
+    f.line = (uint32_t)(f.line + k->dr);
+    tl_vec_push(&m->funcs, f);
+  }
+  for (uint32_t i = b->loops; i < e->loops; i++) {
+    tl_loop l = o->loops.v[i];
+    l.func = TL_RF(l.func);
+    l.parent = TL_RL(l.parent);
+    l.start = TL_MV(l.start);
+    l.end = TL_MV(l.end);
+    l.line = (uint32_t)(l.line + k->dr);
+    tl_vec_push(&m->loops, l);
+    tl_vec_push(&m->loop_iters, o->loop_iters.v[i]);
+  }
+  for (uint32_t i = b->calls; i < e->calls; i++) {
+    tl_call x = o->calls.v[i];
+    x.byte = TL_MV(x.byte);
+    x.line = (uint32_t)(x.line + k->dr);
+    x.func = TL_RF(x.func);
+    x.loop = TL_RL(x.loop);
+    tl_vec_push(&m->calls, x);
+  }
+  for (uint32_t i = b->bindings; i < e->bindings; i++) {
+    tl_binding x = o->bindings.v[i];
+    x.byte = TL_MV(x.byte);
+    x.func = TL_RF(x.func);
+    x.from_loop = TL_RL(x.from_loop);
+    if (x.vsym) { x.vstart = TL_MV(x.vstart); x.vend = TL_MV(x.vend); }
+    x.value = k->vals[vi++];
+    tl_vec_push(&m->bindings, x);
+  }
+  for (uint32_t i = b->classes; i < e->classes; i++) {
+    const tl_class *y = &o->classes.v[i];
+    tl_class x = {y->name, y->qual, {0}, {0}, (uint32_t)(y->line + k->dr)};
+    for (size_t j = 0; j < y->bases.n; j++) tl_vec_push(&x.bases, y->bases.v[j]);
+    for (size_t j = 0; j < y->attrs.n; j++) {
+      tl_binding t = y->attrs.v[j];
+      t.byte = TL_MV(t.byte);
+      t.func = TL_RF(t.func);
+      t.from_loop = TL_RL(t.from_loop);
+      if (t.vsym) { t.vstart = TL_MV(t.vstart); t.vend = TL_MV(t.vend); }
+      t.value = k->vals[vi++];
+      tl_vec_push(&x.attrs, t);
+    }
+    tl_vec_push(&m->classes, x);
+  }
+  for (uint32_t i = b->guards; i < e->guards; i++) {
+    tl_range r = o->guards.v[i];
+    r.start = TL_MV(r.start);
+    r.end = TL_MV(r.end);
+    /* a scope is a loop or function start (+1 for a function), the module's included */
+    if (r.scope) r.scope = r.scope == k->old_mod_start + 1 ? k->new_mod_start + 1 : TL_MV(r.scope);
+    tl_vec_push(&m->guards, r);
+  }
+  for (uint32_t i = b->loaders; i < e->loaders; i++) tl_vec_push(&m->loader_names, o->loader_names.v[i]);
+  for (uint32_t i = b->collates; i < e->collates; i++) tl_vec_push(&m->collate_names, o->collate_names.v[i]);
+  for (uint32_t i = b->imports; i < e->imports; i++) tl_set_import(m, o->import_log.v[i].alias, o->import_log.v[i].qual);
+  for (uint32_t i = b->supps; i < e->supps; i++) { /* parsed again: `used` starts false */
+    const tl_suppression *sp = &o->suppressions.v[i];
+    uint32_t st = TL_MV(sp->start);
+    tl_suppress_parse(&m->suppressions, c->src + st, sp->end - sp->start, st, (uint32_t)(sp->line + k->dr), sp->col);
+  }
+  for (uint32_t i = b->gvars; i < e->gvars; i++) {
+    tl_vec_push(&c->guard_vars, tl_strdup(o->guard_log.v[i]));
+    tl_vec_push(&m->guard_log, tl_strdup(o->guard_log.v[i]));
+  }
+#undef TL_RF
+#undef TL_RC
+#undef TL_RL
+#undef TL_MV
+}
+
+/* The value nodes of an old segment's bindings and attributes in the new tree (under `top`), or
+ * false when one is not found there. */
+typedef TL_VEC(TSNode) tl_nodes;
+static bool tl_find_values(TSNode top, const tl_file_model *o, const tl_segment *b, const tl_segment *e, int64_t d,
+                           tl_nodes *out) {
+  out->n = 0;
+  for (uint32_t i = b->bindings; i < e->bindings; i++) {
+    const tl_binding *x = &o->bindings.v[i];
+    TSNode n = (TSNode){0};
+    if (x->vsym && ts_node_is_null(n = tl_find_node(top, (uint32_t)(x->vstart + d), (uint32_t)(x->vend + d), x->vsym)))
+      return false;
+    tl_vec_push(out, n);
+  }
+  for (uint32_t i = b->classes; i < e->classes; i++)
+    for (size_t j = 0; j < o->classes.v[i].attrs.n; j++) {
+      const tl_binding *x = &o->classes.v[i].attrs.v[j];
+      TSNode n = (TSNode){0};
+      if (x->vsym && ts_node_is_null(n = tl_find_node(top, (uint32_t)(x->vstart + d), (uint32_t)(x->vend + d), x->vsym)))
+        return false;
+      tl_vec_push(out, n);
+    }
+  return true;
+}
+
+/* Is the walk's state after the new model's entries so far the one `old` had before its segment
+ * `j`: the same imports bound in the same order, the same module-level frequency-test names? */
+static bool tl_state_same(const tl_file_model *m, const tl_file_model *old, const tl_segment *oj) {
+  if (m->import_log.n != oj->imports || m->guard_log.n != oj->gvars) return false;
+  for (size_t i = 0; i < m->import_log.n; i++)
+    if (strcmp(m->import_log.v[i].alias, old->import_log.v[i].alias) || strcmp(m->import_log.v[i].qual, old->import_log.v[i].qual))
+      return false;
+  for (size_t i = 0; i < m->guard_log.n; i++)
+    if (strcmp(m->guard_log.v[i], old->guard_log.v[i])) return false;
+  return true;
+}
+
+static void tl_segment_open(tl_file_model *m, TSNode ch) {
+  tl_segment s = {ts_node_start_byte(ch), ts_node_end_byte(ch), ts_node_start_point(ch).row, (uint32_t)m->funcs.n,
+                  (uint32_t)m->classes.n, (uint32_t)m->loops.n, (uint32_t)m->calls.n, (uint32_t)m->bindings.n,
+                  (uint32_t)m->guards.n, (uint32_t)m->loader_names.n, (uint32_t)m->collate_names.n,
+                  (uint32_t)m->import_log.n, (uint32_t)m->guard_log.n, (uint32_t)m->suppressions.n,
+                  ts_node_has_error(ch)};
+  tl_vec_push(&m->segs, s);
+}
+
+/* The walk of the module, by top-level statement: copied from `old` where `old` is given and the
+ * statement is outside the region (see tl_model_rebuild), else walked. Returns the number copied. */
+static long tl_model_walk(tl_file_model *m, const tl_file_model *old, TSNode root, const char *src, const char *code,
+                          const char *module, bool is_package, tl_diags *diags, const char *path, uint32_t lo, uint32_t hi_old,
+                          uint32_t hi_new) {
   m->module = tl_strdup(module);
-  m->uses_accel = tl_accelerator_evidence(code, ts_node_end_byte(root), &m->has_main);
+  m->uses_accel = tl_accelerator_evidence(src, code, ts_node_end_byte(root), &m->has_main);
   m->is_package = is_package;
   tl_func top = {tl_strdup("<module>"), tl_strdup(module), tl_strdup(module), -1,
                  ts_node_start_byte(root), ts_node_end_byte(root), 1, 1, false, -1};
@@ -832,7 +1013,63 @@ void tl_model_build(tl_file_model *m, TSNode root, const char *src, const char *
   c.cls = -1;
   c.loop = -1;
   c.cur = ts_tree_cursor_new(root);
-  tl_visit(&c, root, 0);
+  long copied = 0;
+  if (!tl_node_is(root, "module")) {
+    tl_visit(&c, root, 0);
+  } else {
+    /* the module's statements (the walk of the module node, one segment per named child) */
+    TL_VEC(TSNode) kids = {0};
+    TSTreeCursor rc = ts_tree_cursor_new(root);
+    if (ts_tree_cursor_goto_first_child(&rc)) {
+      do {
+        TSNode ch = ts_tree_cursor_current_node(&rc);
+        if (ts_node_is_named(ch)) tl_vec_push(&kids, ch);
+      } while (ts_tree_cursor_goto_next_sibling(&rc));
+    }
+    tl_nodes vals = {0};
+    int64_t d = (int64_t)hi_new - (int64_t)hi_old;
+    bool walked = false; /* the last segment was walked: the state must be compared before a copy */
+    for (size_t i = 0; i < kids.n; i++) {
+      TSNode ch = kids.v[i];
+      uint32_t s = ts_node_start_byte(ch), e = ts_node_end_byte(ch);
+      tl_seg_copy k = {old, {0}, {0}, 0, 0, old ? old->funcs.v[0].start : 0, ts_node_start_byte(root), NULL};
+      size_t j = SIZE_MAX;
+      if (old && e <= lo && i < old->segs.n && old->segs.v[i].start == s && old->segs.v[i].end == e) {
+        j = i;
+      } else if (old && s >= hi_new && kids.n - i <= old->segs.n) {
+        j = old->segs.n - (kids.n - i);
+        const tl_segment *os = &old->segs.v[j];
+        k.d = d;
+        k.dr = (int64_t)ts_node_start_point(ch).row - os->row;
+        if (os->start < hi_old || (int64_t)os->start + d != s || (int64_t)os->end + d != e) j = SIZE_MAX;
+      }
+      /* a statement with a syntax error is walked again: error recovery may parse the same text
+       * differently (a loop body that starts elsewhere) without a changed range there */
+      if (j != SIZE_MAX && (old->segs.v[j].error || ts_node_has_error(ch))) j = SIZE_MAX;
+      if (j != SIZE_MAX && walked && !tl_state_same(m, old, &old->segs.v[j])) j = SIZE_MAX;
+      if (j != SIZE_MAX) {
+        k.b = old->segs.v[j];
+        k.e = tl_segment_end(old, j);
+        if (!tl_find_values(ch, old, &k.b, &k.e, k.d, &vals)) j = SIZE_MAX;
+      }
+      tl_segment_open(m, ch);
+      if (j != SIZE_MAX) {
+        k.vals = vals.v;
+        tl_copy_segment(&c, &k);
+        tl_vec_push(&m->copied, (uint32_t)j);
+        copied++;
+        walked = false;
+      } else {
+        size_t gv = c.guard_vars.n;
+        tl_visit(&c, ch, 1);
+        for (size_t q = gv; q < c.guard_vars.n; q++) tl_vec_push(&m->guard_log, tl_strdup(c.guard_vars.v[q]));
+        walked = true;
+      }
+    }
+    tl_vec_free(&vals);
+    ts_tree_cursor_delete(&rc);
+    tl_vec_free(&kids);
+  }
   ts_tree_cursor_delete(&c.cur);
   tl_vec_free(&c.kids);
   /* The bindings grouped by function (a counting sort, stable): a lookup reads its function's only. */
@@ -850,17 +1087,48 @@ void tl_model_build(tl_file_model *m, TSNode root, const char *src, const char *
   for (size_t i = 2; i < m->funcs.n && m->funcs_sorted; i++) m->funcs_sorted = m->funcs.v[i - 1].start <= m->funcs.v[i].start;
   /* Now that every DataLoader binding is known: which loops iterate a loader. */
   for (size_t i = 0; i < m->loops.n; i++) {
-    char *it = c.loop_iters.v[i];
+    const char *it = m->loop_iters.v[i];
     m->loops.v[i].iterates_loader = it && tl_is_loader_name(m, it);
-    free(it);
   }
   for (size_t i = 0; i < m->bindings.n; i++) {
     int32_t l = m->bindings.v[i].from_loop;
     if (l >= 0) m->bindings.v[i].kind = m->loops.v[l].iterates_loader ? TL_VAL_CPU : TL_VAL_UNKNOWN;
   }
-  tl_vec_free(&c.loop_iters);
   for (size_t i = 0; i < c.guard_vars.n; i++) free(c.guard_vars.v[i]);
   tl_vec_free(&c.guard_vars);
+  return copied;
+}
+
+void tl_model_build(tl_file_model *m, TSNode root, const char *src, const char *module, bool is_package,
+                    tl_diags *diags, const char *path) {
+  tl_model_walk(m, NULL, root, src, NULL, module, is_package, diags, path, 0, 0, 0);
+}
+
+long tl_model_rebuild(tl_file_model *m, const tl_file_model *old, TSNode root, const char *src, const char *code,
+                      const char *module, bool is_package, tl_diags *diags, const char *path, uint32_t lo,
+                      uint32_t hi_old, uint32_t hi_new) {
+  /* the depth diagnostic is given once per file, by the first deep statement: walk it all again */
+  if (old && (old->deep || !old->segs.n || !old->funcs.n || hi_old < lo || hi_new < lo)) return -1;
+  return tl_model_walk(m, old, root, src, code, module, is_package, diags, path, lo, hi_old, hi_new);
+}
+
+void tl_model_disown(tl_file_model *old, const tl_file_model *m) {
+  for (size_t q = 0; q < m->copied.n; q++) {
+    size_t j = m->copied.v[q];
+    tl_segment b = old->segs.v[j], e = tl_segment_end(old, j);
+    for (uint32_t i = b.funcs; i < e.funcs; i++) old->funcs.v[i].name = old->funcs.v[i].qual = old->funcs.v[i].display = NULL;
+    for (uint32_t i = b.loops; i < e.loops; i++) old->loop_iters.v[i] = NULL;
+    for (uint32_t i = b.calls; i < e.calls; i++) old->calls.v[i].callee = NULL;
+    for (uint32_t i = b.bindings; i < e.bindings; i++) old->bindings.v[i].name = old->bindings.v[i].ctor = NULL;
+    for (uint32_t i = b.classes; i < e.classes; i++) {
+      tl_class *k = &old->classes.v[i];
+      k->name = k->qual = NULL;
+      for (size_t x = 0; x < k->bases.n; x++) k->bases.v[x] = NULL;
+      for (size_t x = 0; x < k->attrs.n; x++) k->attrs.v[x].name = k->attrs.v[x].ctor = NULL;
+    }
+    for (uint32_t i = b.loaders; i < e.loaders; i++) old->loader_names.v[i] = NULL;
+    for (uint32_t i = b.collates; i < e.collates; i++) old->collate_names.v[i] = NULL;
+  }
 }
 
 void tl_model_free(tl_file_model *m) {
@@ -893,6 +1161,14 @@ void tl_model_free(tl_file_model *m) {
   tl_vec_free(&m->collate_names);
   tl_vec_free(&m->step_iterables);
   tl_suppress_free(&m->suppressions);
+  tl_vec_free(&m->segs);
+  tl_vec_free(&m->copied);
+  for (size_t i = 0; i < m->import_log.n; i++) { free(m->import_log.v[i].alias); free(m->import_log.v[i].qual); }
+  tl_vec_free(&m->import_log);
+  for (size_t i = 0; i < m->guard_log.n; i++) free(m->guard_log.v[i]);
+  tl_vec_free(&m->guard_log);
+  for (size_t i = 0; i < m->loop_iters.n; i++) free(m->loop_iters.v[i]);
+  tl_vec_free(&m->loop_iters);
 }
 
 char *tl_model_resolve(const tl_file_model *m, const char *dotted) {

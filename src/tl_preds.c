@@ -9,7 +9,7 @@
 #define TL_PRED_MAX_DEPTH 24
 
 static bool tl_re(const tl_pred_ctx *c, const pcre2_code *re, const char *s, size_t n) {
-  return tl_regex_match(re, s, n, c->md, c->mctx) >= 0;
+  return tl_regex_match(re, s, n, 0, c->md, c->mctx) >= 0;
 }
 
 static bool tl_text_eq(TSNode n, const char *src, const char *s) {

@@ -4,15 +4,6 @@
 
 #include <string.h>
 
-typedef struct {
-  int32_t file, idx;
-} tl_ref;
-
-typedef struct {
-  tl_ref tgt;          /* target function, file < 0 when unresolved */
-  bool instance;       /* calling an instance of a project Module: its forward */
-  bool virt;           /* `self.m()`: dispatched on the object's class, so overrides of m may run */
-} tl_target;
 
 typedef TL_VEC(tl_ref) tl_refs;
 
@@ -358,20 +349,25 @@ bool tl_project_deferred_hold(tl_analysis *a, size_t fi, const tl_candidate *c, 
         pcre2_match_context *mctx = pcre2_match_context_create(NULL);
         pcre2_set_match_limit(mctx, TL_REGEX_MATCH_LIMIT);
         pcre2_set_depth_limit(mctx, TL_REGEX_DEPTH_LIMIT);
-        for (size_t i = 0; i < a->files.n && !pm.result; i++) {
-          tl_file *f = &a->files.v[i];
-          if (!f->ok || !f->text) continue;
-          /* each file's verdict is kept until the file changes (an editor re-runs one file) */
-          size_t v = 0;
-          while (v < f->pfmatch.n && f->pfmatch.v[v].pred != d->pred) v++;
-          if (v == f->pfmatch.n) {
-            char *code = f->code && f->code_is_text ? f->code : tl_code_text(f->text, f->len, true);
-            tl_filematch fm = {d->pred, tl_regex_match(d->pred->re, code, f->len, md, mctx) >= 0};
-            if (code != f->code) free(code);
-            tl_vec_push(&f->pfmatch, fm);
+        /* the files with a verdict kept from an earlier run first: a file that matches spares the
+         * scan of the others (an edited file's, on every keystroke) */
+        for (int pass = 0; pass < 2 && !pm.result; pass++)
+          for (size_t i = 0; i < a->files.n && !pm.result; i++) {
+            tl_file *f = &a->files.v[i];
+            if (!f->ok || !f->text) continue;
+            /* each file's verdict is kept until the file changes (an editor re-runs one file) */
+            size_t v = 0;
+            while (v < f->pfmatch.n && f->pfmatch.v[v].pred != d->pred) v++;
+            if (v == f->pfmatch.n) {
+              if (pass == 0) continue;
+              /* (f->text was checked to be UTF-8 when read, and blanking keeps it so) */
+              char *code = f->code && f->code_is_text ? f->code : tl_code_text(f->text, f->len, true);
+              tl_filematch fm = {d->pred, tl_regex_match(d->pred->re, code, f->len, PCRE2_NO_UTF_CHECK, md, mctx) >= 0};
+              if (code != f->code) free(code);
+              tl_vec_push(&f->pfmatch, fm);
+            }
+            pm.result = f->pfmatch.v[v].result;
           }
-          pm.result = f->pfmatch.v[v].result;
-        }
         pcre2_match_context_free(mctx);
         tl_vec_push(&a->pmatch, pm);
       }
@@ -429,10 +425,29 @@ void tl_project_analyze(tl_analysis *a) {
     bool *sl = tl_calloc(m->loops.n + 1, sizeof *sl);
     tl_vec_push(&a->step_loops, sl);
   }
+  /* The calls' targets. Those of the last run stand when no file was added, removed or analysed
+   * again in full since: every file is either unchanged or was re-queried only over its changed
+   * statements (tl_file_phase1: its model is the same outside them). Then only the calls that
+   * file's phase 1 did not map to an old call (those of functions inside the changed region, and
+   * those inside it) are resolved again. */
+  bool keep = true;
+  for (size_t i = 0; i < nf && keep; i++) {
+    const tl_file *f = &a->files.v[i];
+    keep = f->targets && (!f->rerun ? f->ntargets == f->model.calls.n : f->partial && f->call_map);
+  }
   for (size_t i = 0; i < nf; i++) {
-    const tl_file_model *m = &a->files.v[i].model;
+    tl_file *f = &a->files.v[i];
+    const tl_file_model *m = &f->model;
     p.targets[i] = tl_calloc(m->calls.n + 1, sizeof(tl_target));
-    for (size_t c = 0; c < m->calls.n; c++) p.targets[i][c] = tl_resolve(&p, (int32_t)i, &m->calls.v[c]);
+    for (size_t c = 0; c < m->calls.n; c++) {
+      uint32_t o = !keep ? UINT32_MAX : f->rerun ? f->call_map[c] : (uint32_t)c;
+      if (o != UINT32_MAX && o < f->ntargets) {
+        p.targets[i][c] = f->targets[o];
+        a->targets_kept++;
+      } else {
+        p.targets[i][c] = tl_resolve(&p, (int32_t)i, &m->calls.v[c]);
+      }
+    }
   }
   tl_index_overrides(&p);
   /* Which functions do per-step work each time they are called (fixpoint over the call graph).
@@ -580,7 +595,10 @@ void tl_project_analyze(tl_analysis *a) {
   tl_vec_free(&q);
   for (size_t i = 0; i < nf; i++) {
     free(p.class_kind[i]);
-    free(p.targets[i]);
+    tl_file *fi = &a->files.v[i]; /* kept for the next run */
+    free(fi->targets);
+    fi->targets = p.targets[i];
+    fi->ntargets = fi->model.calls.n;
     for (size_t f = 0; f < a->files.v[i].model.funcs.n; f++) tl_vec_free(&p.overrides[i][f]);
     free(p.overrides[i]);
     tl_map_free(&p.locals[i]);

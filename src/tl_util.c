@@ -111,6 +111,34 @@ void tl_lines_init(tl_lines *l, const char *text, size_t len) {
   l->count = (uint32_t)n;
 }
 
+void tl_lines_update(tl_lines *l, const tl_lines *old, const char *text, size_t len, uint32_t start, uint32_t end,
+                     int64_t delta) {
+  /* A line starts at s when text[s - 1] ends a line, which also depends on text[s] (\r\n): the
+   * starts before `start` and those after `end` read only unchanged bytes. */
+  if (start > len) start = (uint32_t)len;
+  if (end > len) end = (uint32_t)len;
+  if (end < start) end = start;
+  size_t cap = old->count + 64, n = 0;
+  uint32_t *s = tl_malloc(cap * sizeof *s);
+  s[n++] = 0;
+  uint32_t i = 1;
+  while (i < old->count && old->starts[i] < start) s[n++] = old->starts[i++];
+  for (size_t k = start ? start - 1 : 0; k < end && k < len; k++) {
+    bool e = text[k] == '\n' || (text[k] == '\r' && (k + 1 >= len || text[k + 1] != '\n'));
+    if (!e) continue;
+    if (n == cap) s = tl_realloc(s, (cap *= 2) * sizeof *s);
+    s[n++] = (uint32_t)(k + 1);
+  }
+  for (; i < old->count; i++) {
+    int64_t ns = (int64_t)old->starts[i] + delta;
+    if (ns <= (int64_t)end) continue;
+    if (n == cap) s = tl_realloc(s, (cap *= 2) * sizeof *s);
+    s[n++] = (uint32_t)ns;
+  }
+  l->starts = s;
+  l->count = (uint32_t)n;
+}
+
 void tl_lines_free(tl_lines *l) {
   free(l->starts);
   l->starts = NULL;
@@ -194,9 +222,10 @@ void tl_regex_jit(pcre2_code *re) {
   if (re) (void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE); /* on failure the interpreter runs */
 }
 
-int tl_regex_match(const pcre2_code *re, const char *s, size_t n, pcre2_match_data *md, pcre2_match_context *mctx) {
-  int rc = pcre2_match(re, (PCRE2_SPTR)s, n, 0, 0, md, mctx);
+int tl_regex_match(const pcre2_code *re, const char *s, size_t n, uint32_t options, pcre2_match_data *md,
+                   pcre2_match_context *mctx) {
+  int rc = pcre2_match(re, (PCRE2_SPTR)s, n, 0, options, md, mctx);
   if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT)
-    rc = pcre2_match(re, (PCRE2_SPTR)s, n, 0, PCRE2_NO_JIT, md, mctx);
+    rc = pcre2_match(re, (PCRE2_SPTR)s, n, 0, options | PCRE2_NO_JIT, md, mctx);
   return rc;
 }

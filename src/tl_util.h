@@ -47,6 +47,10 @@ typedef struct {
 } tl_lines;
 
 void tl_lines_init(tl_lines *l, const char *text, size_t len);
+/* The same for `text` after edits: it equals the text `old` was made from except for the bytes in
+ * [start, end) (of `text`), and its length changed by `delta`. */
+void tl_lines_update(tl_lines *l, const tl_lines *old, const char *text, size_t len, uint32_t start, uint32_t end,
+                     int64_t delta);
 void tl_lines_free(tl_lines *l);
 /* 1-based line containing byte offset `off`. */
 uint32_t tl_lines_line(const tl_lines *l, uint32_t off);

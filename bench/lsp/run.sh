@@ -13,6 +13,8 @@
 #   --pin CPU        pin the server to this CPU with taskset (default 0; "none": do not pin)
 #   --debounce MS    the server's --debounce (default: the server's own)
 #   --json FILE      also write every measurement as JSON
+#   --workdir DIR    keep the workspace, the server's log and the client's files in DIR (default: a
+#                    temporary directory, removed afterwards)
 #   --record         record a new bench/lsp/edits.json with Neovim instead of measuring
 #   -h, --help
 set -euo pipefail
@@ -27,7 +29,7 @@ while [ $# -gt 0 ]; do
     --build-dir) build_dir=${2:?--build-dir needs a value}; shift 2 ;;
     --no-build) do_build=0; shift ;;
     --pin) pin=${2:?--pin needs a value}; shift 2 ;;
-    --lines|--rounds|--jobs|--debounce|--json) args+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
+    --lines|--rounds|--jobs|--debounce|--json|--workdir) args+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
     --record) args+=("$1"); shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;

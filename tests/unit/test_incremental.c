@@ -1,6 +1,9 @@
 /* test_incremental.c - re-running an analysis after edits (the editor path): incremental
- * re-parsing, buffers that replace files, hotness that changes across files, removal; every
- * result must equal a fresh analysis of the same texts. */
+ * re-parsing, buffers that replace files, hotness that changes across files, UTF-8 broken and
+ * mended and line ends changed by edits, removal; every result must equal a fresh analysis of the
+ * same texts. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tl_output.h"
@@ -12,7 +15,8 @@ static char *render(tl_analysis *a) {
   for (size_t i = 0; i < tl_analysis_finding_count(a); i++) {
     const tl_finding *f = tl_analysis_finding(a, i);
     char *hot = tl_hot_text(f);
-    tl_buf_printf(&b, "%s:%u:%u %s %s | %s\n", f->path, f->line, f->col, tl_rule_code(f->rule), f->message, hot);
+    tl_buf_printf(&b, "%s:%u:%u %s %s | %s | stmt %u-%u\n", f->path, f->line, f->col, tl_rule_code(f->rule), f->message,
+                  hot, f->stmt_first_line, f->stmt_last_line);
     free(hot);
   }
   return tl_buf_take(&b);
@@ -27,6 +31,52 @@ static char *fresh(tl_ruleset *rs, const char *p1, const char *t1, const char *p
   char *r = render(a);
   tl_analysis_delete(a);
   return r;
+}
+
+/* Findings with their positions, then the diagnostics. */
+static char *render_all(tl_analysis *a) {
+  char *r = render(a);
+  tl_buf b = {0};
+  tl_buf_puts(&b, r);
+  free(r);
+  const tl_diags *d = tl_analysis_diags(a);
+  for (size_t i = 0; i < d->n; i++) tl_buf_printf(&b, "diag %s:%u:%u %s\n", d->v[i].path, d->v[i].line, d->v[i].col, d->v[i].message);
+  return tl_buf_take(&b);
+}
+
+/* Applies the change from `old` to `new` to `path` as one edit (the differing middle), runs, and
+ * compares with a fresh analysis of both files. */
+static void edit_to(tl_analysis *a, tl_ruleset *rs, const char *path, const char *old, const char *new,
+                    const char *other_path, const char *other) {
+  size_t ol = strlen(old), nl = strlen(new), p = 0, q = 0;
+  while (p < ol && p < nl && old[p] == new[p]) p++;
+  while (q < ol - p && q < nl - p && old[ol - 1 - q] == new[nl - 1 - q]) q++;
+  tl_analysis_edit(a, path, (uint32_t)p, (uint32_t)(ol - q), (uint32_t)(nl - q), new, nl);
+  tl_analysis_run(a);
+  char *got = render_all(a);
+  tl_options o = {1, false};
+  tl_analysis *f = tl_analysis_new(rs, &o);
+  tl_analysis_add_text(f, other_path, other, strlen(other));
+  tl_analysis_add_text(f, path, new, nl);
+  tl_analysis_run(f);
+  char *want = render_all(f);
+  tl_analysis_delete(f);
+  CHECK_STR(got, want);
+  free(got);
+  free(want);
+}
+
+static char *slurp(const char *path) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) return NULL;
+  fseek(fp, 0, SEEK_END);
+  long n = ftell(fp);
+  rewind(fp);
+  char *t = malloc((size_t)n + 1);
+  size_t got = fread(t, 1, (size_t)n, fp);
+  t[got] = 0;
+  fclose(fp);
+  return t;
 }
 
 static const char *train_v1 =
@@ -96,6 +146,65 @@ int main(void) {
   CHECK_STR(got, want);
   free(got);
   free(want);
+
+  /* Edits that break UTF-8 and mend it (the check reads only the characters around them), and
+   * line ends changed to \r\n or a lone \r (the line starts are updated around them). */
+  {
+    const char *steps[] = {
+      "def helper(t):\n    # gr\xC3\xB6\xC3\x9F" "e\n    return t.sum().item()\n",
+      "def helper(t):\n    # gr\xC3\xC3\x9F" "e\n    return t.sum().item()\n", /* a lead byte without its continuation */
+      "def helper(t):\n    # gr\xC3\xB6\xC3\x9F" "e\n    return t.sum().item()\n",
+      "def helper(t):\n    # gr\xB6\xC3\x9F" "e\n    return t.sum().item()\n",     /* a continuation byte alone */
+      "def helper(t):\n    # gr\xC3\xB6\xC3\x9F" "e\n    return t.sum().item()\n",
+      "def helper(t):\r\n    # gr\xC3\xB6\xC3\x9F" "e\r\n    return t.sum().item()\n",
+      "def helper(t):\r    # gr\xC3\xB6\xC3\x9F" "e\r\n    return t.sum().item()\n",
+      "def helper(t):\r\n\r\n    return t.sum().item()\r",
+      "def helper(t):\n    return t.sum().item()\n",
+    };
+    const char *cur = model_v2;
+    for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
+      edit_to(a, rs, "model.py", cur, steps[i], "train.py", train_v2);
+      cur = steps[i];
+    }
+    got = render_all(a);
+    CHECK(strstr(got, "model.py:2:12 TL101") != NULL);
+    free(got);
+    edit_to(a, rs, "model.py", cur, steps[1], "train.py", train_v2);
+    got = render_all(a);
+    CHECK(strstr(got, "diag model.py:2:9 invalid UTF-8") != NULL);
+    free(got);
+    edit_to(a, rs, "model.py", steps[1], model_v2, "train.py", train_v2);
+  }
+
+  /* A syntax error whose ERROR node holds findings and reaches into an edit's region (found by
+   * test_incremental_random with more edits): the findings' statement lines must follow the new
+   * tree (the whole file is queried again when a kept finding's statement reaches into the region).
+   * The texts (tests/unit/data/error_stmt_*.txt) are what random edits had made of fixtures/TL405. */
+  {
+    char *before = slurp(TL_SOURCE_DIR "/tests/unit/data/error_stmt_before.txt");
+    char *after = slurp(TL_SOURCE_DIR "/tests/unit/data/error_stmt_after.txt");
+    CHECK(before && after);
+    if (before && after) {
+      tl_options eo = {1, true};
+      tl_analysis *e = tl_analysis_new(rs, &eo);
+      tl_analysis_add_text(e, "train.py", before, strlen(before));
+      tl_analysis_run(e);
+      tl_analysis_edit(e, "train.py", 248, 248, 279, after, strlen(after));
+      tl_analysis_run(e);
+      got = render_all(e);
+      tl_analysis *f = tl_analysis_new(rs, &o);
+      tl_analysis_add_text(f, "train.py", after, strlen(after));
+      tl_analysis_run(f);
+      want = render_all(f);
+      CHECK_STR(got, want);
+      free(got);
+      free(want);
+      tl_analysis_delete(f);
+      tl_analysis_delete(e);
+    }
+    free(before);
+    free(after);
+  }
 
   /* Removing model.py: nothing left to report. */
   tl_analysis_remove(a, "model.py");

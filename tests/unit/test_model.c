@@ -44,9 +44,7 @@ static void test_resolve(void) {
   TSTree *t = ts_parser_parse_string(p, NULL, src, (uint32_t)strlen(src));
   tl_file_model m = {0};
   tl_diags d = {0};
-  char *code = tl_code_text(src, strlen(src), true);
-  tl_model_build(&m, ts_tree_root_node(t), src, code, "pkg.mod", false, &d, "pkg/mod.py");
-  free(code);
+  tl_model_build(&m, ts_tree_root_node(t), src, "pkg.mod", false, &d, "pkg/mod.py");
   struct { const char *in, *want; } cases[] = {
     {"T.arange", "torch.arange"}, {"nn.Module", "torch.nn.Module"}, {"DL", "torch.utils.data.DataLoader"},
     {"helper", "pkg.sibling.helper"}, {"o2", "pkg.sibling.other"}, {"paddle.io.DataLoader", "paddle.io.DataLoader"},
@@ -86,9 +84,7 @@ static void test_func_at(void) {
   TSTree *t = ts_parser_parse_string(p, NULL, src, (uint32_t)strlen(src));
   tl_file_model m = {0};
   tl_diags d = {0};
-  char *code = tl_code_text(src, strlen(src), true);
-  tl_model_build(&m, ts_tree_root_node(t), src, code, "mod", false, &d, "mod.py");
-  free(code);
+  tl_model_build(&m, ts_tree_root_node(t), src, "mod", false, &d, "mod.py");
   CHECK_INT(m.funcs.n, 7);
   CHECK(m.funcs_sorted);
   int hits[8] = {0};
