@@ -188,6 +188,18 @@ void tl_analysis_remove(tl_analysis *a, const char *path) {
 
 /* ---- per-thread state ---- */
 
+/* Verdicts of pure predicates shared by the patterns checked on one match, by tl_pred.memo key:
+ * an entry holds for the match whose number is its stamp (node: what a binding predicate bound). */
+typedef struct {
+  uint32_t stamp;
+  bool result;
+  TSNode node;
+} tl_memo_entry;
+typedef struct {
+  tl_memo_entry *v; /* memo_keys + 1 entries */
+  uint32_t match;   /* the current match's number */
+} tl_memo;
+
 /* Verdicts of #resolves-match? and #match? by (predicate, text): the same few hundred names
  * ("torch.zeros", "self.linear") come back in every file, each checked against a dozen regexes. */
 #define TL_RCACHE_SLOTS 4096u
@@ -206,6 +218,7 @@ typedef struct {
   pcre2_match_context *mctx;
   pcre2_code *eval_re; /* names of validation/test data */
   tl_rcache_slot *rcache; /* TL_RCACHE_SLOTS */
+  tl_memo memo;           /* shared predicate verdicts of the current match */
 } tl_worker;
 
 typedef struct {
@@ -1058,11 +1071,6 @@ static void tl_report_syntax(tl_file *f, TSNode root) {
   if (!found) tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, 1, 1, "syntax error");
 }
 
-/* Verdicts of pure predicates shared by the patterns checked on one match (tl_pred.memo). */
-typedef struct {
-  struct { uint32_t key; bool result; TSNode node; } v[32]; /* node: what a binding predicate bound */
-  unsigned n;
-} tl_memo;
 
 static void tl_pattern_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQueryMatch *mt, const tl_pattern *pat,
                              pcre2_code *eval_re, tl_file_res *file_res, tl_memo *memo);
@@ -1085,16 +1093,14 @@ static bool tl_pred_text_only(tl_pred_op op) {
 static void tl_file_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQueryMatch *mt, pcre2_code *eval_re,
                           tl_file_res *file_res) {
   const tl_pattern *pat = &a->rules->patterns.v[mt->pattern_index];
-  tl_memo memo = {.n = 0};
-  tl_pattern_match(a, f, w, mt, pat, eval_re, file_res, &memo);
+  tl_memo *memo = &w->memo;
+  if (++memo->match == 0) { /* wrapped: old stamps could be taken for this match's */
+    memset(memo->v, 0, (a->rules->memo_keys + 1) * sizeof *memo->v);
+    memo->match = 1;
+  }
+  tl_pattern_match(a, f, w, mt, pat, eval_re, file_res, memo);
   for (size_t i = 0; i < pat->members.n; i++)
-    tl_pattern_match(a, f, w, mt, &a->rules->patterns.v[pat->members.v[i]], eval_re, file_res, &memo);
-}
-
-static int tl_memo_find(const tl_memo *m, uint32_t key) {
-  for (unsigned i = 0; i < m->n; i++)
-    if (m->v[i].key == key) return (int)i;
-  return -1;
+    tl_pattern_match(a, f, w, mt, &a->rules->patterns.v[pat->members.v[i]], eval_re, file_res, memo);
 }
 
 static void tl_pattern_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQueryMatch *mt, const tl_pattern *pat,
@@ -1119,21 +1125,20 @@ static void tl_pattern_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQ
     /* a verdict (or a binding) another pattern of this match already has; not once captures
      * were bound, since the predicate may read them */
     bool r, shared = p->memo && !e.nbound;
-    int hit = shared ? tl_memo_find(memo, p->memo) : -1;
-    if (hit >= 0) {
-      r = memo->v[hit].result;
+    tl_memo_entry *me = shared ? &memo->v[p->memo] : NULL;
+    if (me && me->stamp == memo->match) {
+      r = me->result;
       if (r && tl_pred_is_binding(p->op)) {
         e.bound[0].id = p->cap[1];
-        e.bound[0].node = memo->v[hit].node;
+        e.bound[0].node = me->node;
         e.nbound = 1;
       }
     } else {
       r = tl_eval_pred(&e, p, eval_re);
-      if (shared && memo->n < sizeof memo->v / sizeof *memo->v) {
-        memo->v[memo->n].key = p->memo;
-        memo->v[memo->n].result = r;
-        memo->v[memo->n].node = r && tl_pred_is_binding(p->op) ? e.bound[e.nbound - 1].node : (TSNode){0};
-        memo->n++;
+      if (me) {
+        me->stamp = memo->match;
+        me->result = r;
+        me->node = r && tl_pred_is_binding(p->op) ? e.bound[e.nbound - 1].node : (TSNode){0};
       }
     }
     if (!r) { tl_vec_free(&e.deferred); return; }
@@ -1904,6 +1909,7 @@ void tl_analysis_run(tl_analysis *a) {
         PCRE2_ZERO_TERMINATED, 0, &err, &eo, NULL);
     tl_regex_jit(ws[i].eval_re);
     ws[i].rcache = tl_calloc(TL_RCACHE_SLOTS, sizeof *ws[i].rcache);
+    ws[i].memo.v = tl_calloc(a->rules->memo_keys + 1, sizeof *ws[i].memo.v);
   }
   tl_run_ctx ctx = {a, ws, todo};
   tl_pool_run(nt, ntodo, tl_file_phase1, &ctx);
@@ -1919,6 +1925,7 @@ void tl_analysis_run(tl_analysis *a) {
     pcre2_match_context_free(ws[i].mctx);
     pcre2_code_free(ws[i].eval_re);
     free(ws[i].rcache);
+    free(ws[i].memo.v);
   }
   free(ws);
   for (size_t i = 0; i < a->files.n; i++) {

@@ -122,6 +122,7 @@ struct tl_ruleset {
   TSQuery *query;              /* all enabled rules, one pattern list */
   TL_VEC(tl_pattern) patterns; /* indexed by query pattern index */
   uint32_t finding_cap;        /* capture id of @finding, UINT32_MAX if unused */
+  uint32_t memo_keys;          /* the largest tl_pred.memo key */
   bool selected;                /* tl_ruleset_select was called */
 };
 

@@ -871,6 +871,7 @@ static void tl_memo_keys(tl_ruleset *rs) {
     }
     tl_vec_free(&all);
   }
+  rs->memo_keys = next - 1;
 }
 
 /* Compiles `qs` into rs->query and rs->patterns. Errors go to diags. */
