@@ -1108,8 +1108,23 @@ static void tl_pattern_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQ
   const tl_ruleset *rs = a->rules;
   const tl_rule *rule = rs->rules.v[pat->rule];
   TSNode anchor = {0};
-  tl_match_env e = {.file = f, .m = &f->model, .src = f->text, .match = mt, .w = w, .severity = -1,
-                    .frameworks = &a->frameworks, .fmatch = &f->fmatch, .file_res = file_res};
+  /* field by field: `bound` is read only below `nbound`, and clearing it for every pattern of
+   * every match showed in profiles */
+  tl_match_env e;
+  e.file = f;
+  e.m = &f->model;
+  e.src = f->text;
+  e.match = mt;
+  e.w = w;
+  e.func = 0;
+  e.focus = e.configured = (TSNode){0};
+  e.severity = -1;
+  e.frameworks = &a->frameworks;
+  e.fmatch = &f->fmatch;
+  e.deferred.v = NULL;
+  e.deferred.n = e.deferred.cap = 0;
+  e.file_res = file_res;
+  e.nbound = 0;
   if (rs->finding_cap != UINT32_MAX) anchor = tl_cap(&e, rs->finding_cap);
   if (ts_node_is_null(anchor) && mt->capture_count) anchor = mt->captures[0].node;
   if (ts_node_is_null(anchor)) return;
