@@ -461,30 +461,42 @@ static bool tl_ruleset_insert(tl_ruleset *rs, tl_rule *r) {
   return true;
 }
 
-/* Captures bound by #parent!, #field!, #child!, #last-child! and #next-sibling! are not matched by their pattern, but tree-sitter refuses
- * a predicate naming a capture it does not know. So the names those predicates use are declared
- * in a pattern put before the rules' text, `((ERROR) @a @b ...)`, which is disabled once
- * compiled: it never runs. Appends the names used by q's binding predicates to `out`. */
+/* Skips a comment or a string at q[i]; returns the index after it, or i when there is none. */
+static size_t tl_query_skip(const char *q, size_t i) {
+  if (q[i] == ';') { while (q[i] && q[i] != '\n') i++; return i; }
+  if (q[i] == '"') {
+    for (i++; q[i] && q[i] != '"'; i++)
+      if (q[i] == '\\' && q[i + 1]) i++;
+    return q[i] ? i + 1 : i;
+  }
+  return i;
+}
+
+/* Captures bound by the binding predicates (#parent!, #field!, ...: tl_pred_is_binding) are not
+ * matched by their pattern, but tree-sitter refuses a predicate naming a capture it does not know.
+ * So the names those predicates use are declared in a pattern put before the rules' text,
+ * `((ERROR) @a @b ...)`, which is disabled once compiled: it never runs. Appends the names used by
+ * q's binding predicates to `out`. */
 static void tl_query_bound_names(const char *q, tl_buf *out) {
   size_t i = 0;
   int bind_depth = -1, depth = 0; /* depth of the binding predicate's group while inside one */
   while (q[i]) {
+    size_t j = tl_query_skip(q, i);
+    if (j != i) { i = j; continue; }
     char c = q[i];
-    if (c == ';') { while (q[i] && q[i] != '\n') i++; continue; }
-    if (c == '"') {
-      for (i++; q[i] && q[i] != '"'; i++)
-        if (q[i] == '\\' && q[i + 1]) i++;
-      if (q[i]) i++;
-      continue;
-    }
     if (c == '(') depth++;
     else if (c == ')') { if (depth == bind_depth) bind_depth = -1; depth--; }
-    else if (c == '#' && (!strncmp(q + i + 1, "parent!", 7) || !strncmp(q + i + 1, "field!", 6) ||
-                          !strncmp(q + i + 1, "child!", 6) || !strncmp(q + i + 1, "next-sibling!", 13) ||
-                          !strncmp(q + i + 1, "last-child!", 11)))
-      bind_depth = depth;
-    else if (c == '@' && bind_depth >= 0) {
-      size_t j = i + 1;
+    else if (c == '#') { /* a predicate: a binding one by the table of names */
+      size_t k = i + 1;
+      while (q[k] && !isspace((unsigned char)q[k]) && q[k] != '(' && q[k] != ')') k++;
+      for (int op = 0; op < TL_PRED__COUNT; op++)
+        if (tl_pred_names[op] && tl_pred_is_binding((tl_pred_op)op) && strlen(tl_pred_names[op]) == k - i - 1 &&
+            !strncmp(q + i + 1, tl_pred_names[op], k - i - 1))
+          bind_depth = depth;
+      i = k;
+      continue;
+    } else if (c == '@' && bind_depth >= 0) {
+      j = i + 1;
       while (isalnum((unsigned char)q[j]) || (q[j] && strchr("_-.", q[j]))) j++;
       if (j > i + 1) { tl_buf_putc(out, ' '); tl_buf_put(out, q + i, j - i); }
       i = j;
@@ -687,16 +699,6 @@ static int tl_rule_cmp(const void *a, const void *b) {
 typedef struct { uint32_t start, end; } tl_span;
 typedef TL_VEC(tl_span) tl_spans;
 
-/* Skips a comment or a string at q[i]; returns the index after it, or i when there is none. */
-static size_t tl_query_skip(const char *q, size_t i) {
-  if (q[i] == ';') { while (q[i] && q[i] != '\n') i++; return i; }
-  if (q[i] == '"') {
-    for (i++; q[i] && q[i] != '"'; i++)
-      if (q[i] == '\\' && q[i + 1]) i++;
-    return q[i] ? i + 1 : i;
-  }
-  return i;
-}
 
 /* The top-level patterns of a query text: a parenthesised or bracketed group with the captures
  * and quantifiers after it. False when the text does not split cleanly. */
