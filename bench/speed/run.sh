@@ -11,6 +11,8 @@
 #   --rebuild-corpus throw the cached corpus away and build it again
 #   --corpus-only    build the corpus, print its size and stop
 #   --only PART      time only one part of the corpus: torch or stdlib (default: both together)
+#   --instructions   also count the instructions of both programs at -j 1 with valgrind's callgrind
+#                    (load-independent, unlike the times; slow: about 50 times the run)
 #   -h, --help
 #
 # Public tools only: apt-get/apt-cache/dpkg-deb for the corpus, hyperfine when installed, else a
@@ -30,6 +32,7 @@ cache="${XDG_CACHE_HOME:-$HOME/.cache}/trainlint-bench"
 rebuild_corpus=0
 corpus_only=0
 only=
+instructions=0
 
 die() { echo "run.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -42,6 +45,7 @@ while [ $# -gt 0 ]; do
     --rebuild-corpus) rebuild_corpus=1; shift ;;
     --corpus-only) corpus_only=1; shift ;;
     --only) only=${2:?--only needs a value}; shift 2 ;;
+    --instructions) instructions=1; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
@@ -257,6 +261,21 @@ echo "trainlint / floor at -j $jobs:      wall $(ratio "${med[trainlint_$jn]}" "
 echo "scaling, wall -j 1 / -j $jobs:      trainlint $(ratio "${med[trainlint_j1]}" "${med[trainlint_$jn]}")," \
      "floor $(ratio "${med[floor_j1]}" "${med[floor_$jn]}") (ideal $jobs)"
 echo "trainlint input errors (files not analysed; exit 2): ${input_errors[trainlint_j1]}"
+# --instructions: callgrind's total of instructions executed by each program at -j 1
+if [ "$instructions" = 1 ]; then
+  if command -v valgrind >/dev/null; then
+    declare -A ins
+    for label in floor_j1 trainlint_j1; do
+      cmd_for "$label"
+      valgrind --tool=callgrind --callgrind-out-file="$work/cg.$label" "${cmd[@]}" >/dev/null 2>&1 || true
+      ins[$label]=$(awk '/^(summary|totals):/ { print $2; exit }' "$work/cg.$label")
+    done
+    awk -v f="${ins[floor_j1]}" -v t="${ins[trainlint_j1]}" 'BEGIN {
+      printf "instructions at -j 1 (callgrind): floor %.2f G, trainlint %.2f G: ratio %.2f\n", f / 1e9, t / 1e9, t / f }'
+  else
+    echo "instructions: valgrind not found, not counted"
+  fi
+fi
 if awk -v r="$r1" 'BEGIN { exit !(r <= 2.0) }'; then
   echo "goal (full analysis within 2x the floor on one core): met (${r1}x)"
 else
