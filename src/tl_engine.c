@@ -1089,6 +1089,26 @@ static bool tl_pred_text_only(tl_pred_op op) {
   }
 }
 
+/* A pattern's gate (tl_pattern.gate, its first predicate) on a match: false only when that
+ * predicate is false, as tl_eval_pred would find (an absent capture makes it hold). */
+static bool tl_gate_open(const tl_file *f, const TSQueryMatch *mt, const tl_pred *g, tl_file_res *fr) {
+  if (!g) return true;
+  TSNode n = {0};
+  for (uint16_t i = 0; i < mt->capture_count && ts_node_is_null(n); i++)
+    if (mt->captures[i].index == g->cap[0]) n = mt->captures[i].node;
+  if (ts_node_is_null(n)) return true;
+  if (g->op == TL_PRED_RESOLVES_TO) {
+    const char *q = tl_resolved(fr, &f->model, n, f->text);
+    for (size_t i = 0; q && i < g->nstrs; i++)
+      if (!strcmp(q, g->strs[i])) return true;
+    return false;
+  }
+  uint32_t s = ts_node_start_byte(n), len = ts_node_end_byte(n) - s;
+  for (size_t i = 0; i < g->nstrs; i++)
+    if (strlen(g->strs[i]) == len && !memcmp(f->text + s, g->strs[i], len)) return true;
+  return false;
+}
+
 /* A match of one pattern, and of the patterns of the same structure compiled once with it. */
 static void tl_file_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQueryMatch *mt, pcre2_code *eval_re,
                           tl_file_res *file_res) {
@@ -1098,9 +1118,11 @@ static void tl_file_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQuer
     memset(memo->v, 0, (a->rules->memo_keys + 1) * sizeof *memo->v);
     memo->match = 1;
   }
-  tl_pattern_match(a, f, w, mt, pat, eval_re, file_res, memo);
-  for (size_t i = 0; i < pat->members.n; i++)
-    tl_pattern_match(a, f, w, mt, &a->rules->patterns.v[pat->members.v[i]], eval_re, file_res, memo);
+  if (tl_gate_open(f, mt, pat->gate, file_res)) tl_pattern_match(a, f, w, mt, pat, eval_re, file_res, memo);
+  for (size_t i = 0; i < pat->members.n; i++) {
+    const tl_pattern *mp = &a->rules->patterns.v[pat->members.v[i]];
+    if (tl_gate_open(f, mt, mp->gate, file_res)) tl_pattern_match(a, f, w, mt, mp, eval_re, file_res, memo);
+  }
 }
 
 static void tl_pattern_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQueryMatch *mt, const tl_pattern *pat,

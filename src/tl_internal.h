@@ -115,6 +115,7 @@ typedef struct {
   uint32_t rule;
   TL_VEC(tl_pred) preds;
   TL_VEC(uint32_t) members; /* disabled patterns of the same structure: checked with this one's matches */
+  const tl_pred *gate;      /* preds.v[0] when it is a plain #eq?, #any-of? or #resolves-to?: tried first */
 } tl_pattern;
 
 struct tl_ruleset {

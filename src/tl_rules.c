@@ -897,14 +897,14 @@ static bool tl_ruleset_build(tl_ruleset *rs, const tl_qsrc *qs, tl_diags *diags)
     tl_vec_push(&at_of, at);
     if (at < qs->decl_end) { /* the declaration of bound captures: never run */
       ts_query_disable_pattern(rs->query, p);
-      tl_pattern none = {UINT32_MAX, {0}, {0}};
+      tl_pattern none = {UINT32_MAX, {0}, {0}, NULL};
       tl_vec_push(&rs->patterns, none);
       continue;
     }
     size_t k = 0;
     while (k + 1 < qs->starts.n && qs->starts.v[k + 1] <= at) k++;
     tl_rule *r = rs->rules.v[qs->owners.v[k]];
-    tl_pattern pat = {qs->owners.v[k], {0}, {0}};
+    tl_pattern pat = {qs->owners.v[k], {0}, {0}, NULL};
     ok = tl_preds_parse(r, rs->query, p, qs->starts.v[k], &pat, diags) && ok;
     tl_vec_push(&rs->patterns, pat);
   }
@@ -922,6 +922,16 @@ static bool tl_ruleset_build(tl_ruleset *rs, const tl_qsrc *qs, tl_diags *diags)
   }
   tl_vec_free(&at_of);
   tl_memo_keys(rs);
+  /* a first predicate that only compares a matched capture's text or resolved name with strings:
+   * tl_file_match tries it before it sets a match up for the pattern (most matches of a shared
+   * structure fail there) */
+  for (size_t p = 0; p < rs->patterns.n; p++) {
+    tl_pattern *pt = &rs->patterns.v[p];
+    const tl_pred *g = pt->preds.n ? &pt->preds.v[0] : NULL;
+    if (g && !g->negated && g->cap[0] != UINT32_MAX &&
+        ((g->op == TL_PRED_EQ && g->cap[1] == UINT32_MAX) || g->op == TL_PRED_ANY_OF || g->op == TL_PRED_RESOLVES_TO))
+      pt->gate = g;
+  }
   /* a rule without any pattern, and fixes naming captures no pattern has */
   for (size_t k = 0; k < qs->owners.n; k++) {
     tl_rule *r = rs->rules.v[qs->owners.v[k]];
