@@ -255,8 +255,6 @@ static bool tl_code_match(tl_worker *w, const tl_file *f, pcre2_code *re) {
   return tl_regex_match(re, f->code, f->len, PCRE2_NO_UTF_CHECK, w->md, w->mctx) >= 0;
 }
 
-static bool tl_re_match(tl_worker *w, pcre2_code *re, const char *s, size_t n);
-
 /* A regex predicate on a short text (a resolved name, a callee), through the worker's cache (a
  * slot is overwritten on collision; texts longer than TL_RCACHE_NAME are not cached). */
 static bool tl_cached_match(tl_worker *w, const tl_pred *p, const char *q, size_t n) {
@@ -270,6 +268,20 @@ static bool tl_cached_match(tl_worker *w, const tl_pred *p, const char *q, size_
   memcpy(sl->name, q, n);
   sl->result = tl_re_match(w, p->re, q, n);
   return sl->result;
+}
+
+/* #eq?/#any-of? on a text of src, #resolves-to? on a resolved name: one of the strings (also
+ * tl_gate_open's test, which must give the same verdict). */
+static bool tl_text_in(const char *src, uint32_t s, uint32_t len, char *const *strs, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (strlen(strs[i]) == len && !memcmp(src + s, strs[i], len)) return true;
+  return false;
+}
+
+static bool tl_name_in(const char *q, char *const *strs, size_t n) {
+  for (size_t i = 0; q && i < n; i++)
+    if (!strcmp(q, strs[i])) return true;
+  return false;
 }
 
 /* The resolved dotted name of `n` (owned by the cache), or NULL when n is no dotted name. */
@@ -820,20 +832,18 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
       uint32_t bs = ts_node_start_byte(b), bl = ts_node_end_byte(b) - bs;
       r = bl == len && !memcmp(src + s, src + bs, len);
     } else {
-      r = strlen(p->strs[0]) == len && !memcmp(src + s, p->strs[0], len);
+      r = tl_text_in(src, s, len, p->strs, 1);
     }
     break;
   case TL_PRED_MATCH: r = tl_cached_match(e->w, p, src + s, len); break;
-  case TL_PRED_ANY_OF:
-    for (size_t i = 0; i < p->nstrs && !r; i++) r = strlen(p->strs[i]) == len && !memcmp(src + s, p->strs[i], len);
-    break;
+  case TL_PRED_ANY_OF: r = tl_text_in(src, s, len, p->strs, p->nstrs); break;
   case TL_PRED_RESOLVES_TO:
   case TL_PRED_RESOLVES_MATCH: {
     const char *q = tl_resolved(e->file_res, e->m, a, src);
     if (!q) break;
     if (p->op == TL_PRED_RESOLVES_MATCH) r = tl_cached_match(e->w, p, q, strlen(q));
     else
-      for (size_t i = 0; i < p->nstrs && !r; i++) r = !strcmp(q, p->strs[i]);
+      r = tl_name_in(q, p->strs, p->nstrs);
     /* `frameworks` in the configuration: APIs of the other framework are not recognised */
     if (r && e->frameworks && e->frameworks->n) {
       size_t top = strcspn(q, ".");
@@ -1097,16 +1107,9 @@ static bool tl_gate_open(const tl_file *f, const TSQueryMatch *mt, const tl_pred
   for (uint16_t i = 0; i < mt->capture_count && ts_node_is_null(n); i++)
     if (mt->captures[i].index == g->cap[0]) n = mt->captures[i].node;
   if (ts_node_is_null(n)) return true;
-  if (g->op == TL_PRED_RESOLVES_TO) {
-    const char *q = tl_resolved(fr, &f->model, n, f->text);
-    for (size_t i = 0; q && i < g->nstrs; i++)
-      if (!strcmp(q, g->strs[i])) return true;
-    return false;
-  }
-  uint32_t s = ts_node_start_byte(n), len = ts_node_end_byte(n) - s;
-  for (size_t i = 0; i < g->nstrs; i++)
-    if (strlen(g->strs[i]) == len && !memcmp(f->text + s, g->strs[i], len)) return true;
-  return false;
+  if (g->op == TL_PRED_RESOLVES_TO) return tl_name_in(tl_resolved(fr, &f->model, n, f->text), g->strs, g->nstrs);
+  uint32_t s = ts_node_start_byte(n);
+  return tl_text_in(f->text, s, ts_node_end_byte(n) - s, g->strs, g->op == TL_PRED_EQ ? 1 : g->nstrs);
 }
 
 /* A match of one pattern, and of the patterns of the same structure compiled once with it. */
