@@ -264,10 +264,36 @@ def _cell(text, width):
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+CLAIMS_TABLE_BEGIN = "<!-- claims table: generated from claims.json by `bench/run --claims-table`; do not edit -->"
+CLAIMS_TABLE_END = "<!-- end of claims table -->"
+_CHECK_WORDS = {"speedup": "speed-up", "direction": "faster", "removes_sync": "syncs per step",
+                "memory_reduction": "peak memory", "memory_saving_bytes": "peak memory"}
+
+
+def claims_markdown(claims_doc):
+    """The Markdown table of every claim (bench/README.md holds it between the two markers)."""
+    out = [CLAIMS_TABLE_BEGIN,
+           "| claim | from | rule | claimed | checked with (anti-pattern → fix) |",
+           "| --- | --- | --- | --- | --- |"]
+    for c in claims_doc["claims"]:
+        t = c["test"]
+        rule = ("%s `%s`" % (c["rule"], c["rule_name"])) if c.get("rule") else "`%s`" % c["rule_name"]
+        if t["type"] == "none":
+            how = "not measured: %s" % t.get("why", "")
+        else:
+            word = _CHECK_WORDS.get(t["type"]) or "`%s`" % t.get("metric", t["type"])
+            how = "`%s` %s: `%s` → `%s`" % (t["bench"], word, t["anti"], t["fix"])
+            if t.get("requires_gpus"):
+                how += " (%d GPUs)" % t["requires_gpus"]
+        out.append("| %s | %s | %s | %s | %s |" % (c["id"], c["source"], rule, c["claimed"], how))
+    out.append(CLAIMS_TABLE_END)
+    return "\n".join(out) + "\n"
+
+
 def render_table(rows):
     """rule → claimed → measured → verdict, one line per claim."""
     head = ["claim", "rule", "claimed", "measured", "verdict"]
-    caps = [20, 34, 22, 56]  # the verdict column is never cut
+    caps = [30, 34, 22, 56]  # the verdict column is never cut
     data = []
     for r in rows:
         rule = " ".join(x for x in (r.get("rule"), r.get("rule_name")) if x)
@@ -278,6 +304,22 @@ def render_table(rows):
     lines = [fmt % tuple(head), fmt % tuple(["-" * w for w in widths] + ["-" * 7])]
     for d in data:
         lines.append(fmt % tuple([_cell(d[i], widths[i]) for i in range(4)] + [d[4]]))
+    s = summary(rows)
+    lines.append("")
+    lines.append("%d confirmed, %d refuted, %d not measurable here" % (s[CONFIRMED], s[REFUTED], s[NOT_MEASURABLE]))
+    return "\n".join(lines) + "\n"
+
+
+def render_markdown(rows):
+    """The verdict table in Markdown (bench/README.md quotes it for each committed run)."""
+    def esc(x):
+        return str(x if x is not None else "").replace("|", "\\|")
+    lines = ["| claim | rule | claimed | measured | verdict |", "| --- | --- | --- | --- | --- |"]
+    for r in rows:
+        rule = " ".join(x for x in (r.get("rule"), r.get("rule_name") and "`%s`" % r["rule_name"]) if x)
+        verdict = "**%s**" % r["verdict"] + (": " + r["why"] if r.get("why") else "")
+        lines.append("| %s |" % " | ".join(esc(x) for x in (r["id"], rule, r.get("claimed", ""),
+                                                              r.get("measured") or "-", verdict)))
     s = summary(rows)
     lines.append("")
     lines.append("%d confirmed, %d refuted, %d not measurable here" % (s[CONFIRMED], s[REFUTED], s[NOT_MEASURABLE]))

@@ -60,7 +60,7 @@ def main():
     for c in claims:
         if c["test"]["type"] == "none":
             continue
-        shown = (c["id"], c["id"][:19] + "…")  # the table cuts ids longer than 20 characters
+        shown = (c["id"], c["id"][:29] + "…")  # the table cuts ids longer than 30 characters
         row = [l for l in out.splitlines() if l.split(" ", 1)[0] in shown]
         if len(row) != 1 or not row[0].endswith("not measurable here: no CUDA device"):
             fail("claim %s: %r" % (c["id"], row))

@@ -1,36 +1,43 @@
 #!/usr/bin/env python3
-"""item_every_step.py - TL101: loss.item() every step vs every 10 / 50 steps (seeds 000, 002) vs on-device accumulation."""
+"""item_every_step.py - TL101: loss.item() every step vs every 10 / 50 steps (seeds 000, 002) vs on-device accumulation, on a GPU-bound step and on a small one."""
 from _tlbench import start, Trainer
 
 b = start("torch/item_every_step", "TL101", "sync-in-hot-path",
           "transformer training step; the loss (and grad norm) read back with .item()/float() every "
-          "step vs every N steps vs accumulated on the device", "ms/step")
+          "step vs every N steps vs accumulated on the device; the first two again on a small batch "
+          "(batch 4, seq 64), where launching the step takes about as long as running it", "ms/step")
 torch = b.torch
 tr = Trainer(b, batch=b.pick(32, 16, 2), seq=b.pick(256, 128, 8), d_model=b.pick(512, 512, 16),
              nhead=b.pick(8, 8, 2), layers=b.pick(4, 4, 1), ff=b.pick(2048, 2048, 32))
+# The same model on a batch so small that the host's work per step (launching some 200 kernels)
+# is comparable to the GPU's: there a sync per step stops the host from queueing the next step.
+small = Trainer(b, batch=b.pick(4, 4, 1), seq=b.pick(64, 64, 4), d_model=b.pick(512, 512, 16),
+                nhead=b.pick(8, 8, 2), layers=b.pick(4, 4, 1), ff=b.pick(2048, 2048, 32))
 steps, reps = b.pick(50, 50, 4), b.pick(5, 2, 1)
-b.param(batch=tr.x.shape[0], seq=tr.x.shape[1], steps=steps)
+b.param(batch=tr.x.shape[0], seq=tr.x.shape[1], steps=steps, small_batch=small.x.shape[0],
+        small_seq=small.x.shape[1])
 
 
-def every(n):
+def every(n, trainer=tr):
     stats = []
 
     def step(i):
-        loss = tr.step()
+        loss = trainer.step()
         if i % n == 0:  # the seed's code reads the loss twice
             stats.append(loss.item())
             stats.append(loss.item())
     return step
 
 
-acc = []
+def accumulate(trainer=tr):
+    acc = []
 
-
-def on_device(i):
-    loss = tr.step()
-    acc.append(loss.detach())  # summed once at the end of the epoch, outside the hot loop
-    if len(acc) > 1000:
-        acc.clear()
+    def step(i):
+        loss = trainer.step()
+        acc.append(loss.detach())  # summed once at the end of the epoch, outside the hot loop
+        if len(acc) > 1000:
+            acc.clear()
+    return step
 
 
 def logging_like_seed_002(grad_norm_every):
@@ -53,9 +60,11 @@ variants = [
     ("item-every-step", "anti", every(1)),
     ("item-every-10", "ref", every(10)),
     ("item-every-50", "ref", every(50)),
-    ("accumulate-on-device", "fix", on_device),
+    ("accumulate-on-device", "fix", accumulate()),
     ("log-loss-every-step+gradnorm-every-10", "ref", logging_like_seed_002(10)),
     ("log-loss-every-step+gradnorm-every-50", "ref", logging_like_seed_002(50)),
+    ("small-batch:item-every-step", "ref", every(1, small)),
+    ("small-batch:accumulate-on-device", "ref", accumulate(small)),
 ]
 for name, role, fn in variants:
     samples = b.time_loop(fn, steps, reps)
