@@ -1,5 +1,5 @@
-# embed_costs.cmake - the measured cost of each rule, from the newest GPU results file in
-# bench/results/ (written by bench/run), as a generated C table for `trainlint explain`.
+# embed_costs.cmake - what the benchmarks measured for each rule (its claims' verdicts), from the
+# newest GPU results file in bench/results/ (written by bench/run), as a C table for `trainlint explain`.
 # Run as: cmake -DOUT=file.c -DRESULTS_DIR=dir [-DRESULTS_FILE=file.json] -P embed_costs.cmake
 # Synthetic files (the test data, "synthetic": true) are never used unless RESULTS_FILE names one
 # and ALLOW_SYNTHETIC is set (for the tests of this script).
@@ -43,24 +43,31 @@ if(file)
   endif()
   string(JSON gpu ERROR_VARIABLE err GET "${j}" environment gpu_name)
   string(JSON date ERROR_VARIABLE err GET "${j}" date)
-  get_filename_component(source "${file}" NAME)
-  string(JSON n ERROR_VARIABLE err LENGTH "${j}" benchmarks)
-  if(NOT err AND n GREATER 0)
+  get_filename_component(source_file "${file}" NAME)
+  set(source "${source_file}")
+  # One row per judged claim of a rule (results files carry the verdicts: bench/run writes them),
+  # confirmed, refuted or not measurable: explain tells what the measurement said, not only costs.
+  string(JSON n ERROR_VARIABLE err LENGTH "${j}" claims)
+  if(err)
+    message(FATAL_ERROR "${file}: no claims array (write results files with bench/run)")
+  endif()
+  if(n GREATER 0)
     math(EXPR last "${n} - 1")
     foreach(i RANGE 0 ${last})
-      string(JSON rule ERROR_VARIABLE e1 GET "${j}" benchmarks ${i} rule)
-      string(JSON status ERROR_VARIABLE e2 GET "${j}" benchmarks ${i} status)
-      string(JSON id ERROR_VARIABLE e3 GET "${j}" benchmarks ${i} id)
-      string(JSON ratio ERROR_VARIABLE e4 GET "${j}" benchmarks ${i} ratio value)
-      string(JSON anti ERROR_VARIABLE e5 GET "${j}" benchmarks ${i} ratio anti)
-      string(JSON fix ERROR_VARIABLE e6 GET "${j}" benchmarks ${i} ratio fix)
-      string(JSON unit ERROR_VARIABLE e7 GET "${j}" benchmarks ${i} unit)
-      if(e1 OR e2 OR e4 OR NOT rule OR rule STREQUAL "NOTFOUND" OR NOT status STREQUAL "ok")
+      foreach(f id rule source claimed measured verdict why bench)
+        string(JSON c_${f} ERROR_VARIABLE e GET "${j}" claims ${i} ${f})
+        if(e OR c_${f} STREQUAL "NOTFOUND")
+          set(c_${f} "")
+        endif()
+      endforeach()
+      if(NOT c_rule MATCHES "^TL[0-9]+$")
         continue()
       endif()
-      string(REGEX MATCH "^[0-9]+(\\.[0-9][0-9]?)?" ratio "${ratio}")
-      c_escape("${id}: `${anti}` takes ${ratio}x the time of `${fix}` (${unit}; ${gpu}, ${date}, ${source})" text)
-      string(APPEND rows "  {\"${rule}\", \"${text}\"},\n")
+      if(c_measured STREQUAL "")
+        set(c_measured "-")
+      endif()
+      c_escape("${c_id} (${c_source}, claimed: ${c_claimed}): measured ${c_measured}; ${c_verdict}: ${c_why} [${c_bench}; ${gpu}, ${date}, ${source_file}]" text)
+      string(APPEND rows "  {\"${c_rule}\", \"${text}\"},\n")
     endforeach()
   endif()
 endif()

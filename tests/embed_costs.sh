@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
-# embed_costs.sh - `trainlint explain` shows measured costs from the newest GPU results file:
-# the generator reads a results file's benchmarks per rule, refuses synthetic data, and says
-# "not yet measured" when bench/results holds no real run.
+# embed_costs.sh - `trainlint explain` shows what the newest GPU results file measured for a rule:
+# the generator reads the judged claims of a results file (one row per claim of a TL rule, with its
+# verdict), refuses synthetic data and files without verdicts, and says "not yet measured" when
+# bench/results holds no real run.
 set -u
 bin=$1 src=$2
 . "$src/tests/support/lib.sh"
 gen="$src/cmake/embed_costs.cmake"
 data="$src/bench/tests/data/example-synthetic.json"
-cmake -DOUT="$tmp/a.c" -DRESULTS_FILE="$data" -DALLOW_SYNTHETIC=1 -P "$gen" && ok || bad "generator failed"
-grep -q '{"TL301", "cuda/launch-latency: `launch+sync` takes 4.79x the time of `back-to-back`' "$tmp/a.c" && ok || bad "row for TL301: $(grep TL301 "$tmp/a.c" | head -1)"
+# The example is runner input (benchmark lines only); bench/run --replay judges it into a results file.
+python3 "$src/bench/run" --replay "$data" --out "$tmp/judged" >/dev/null && ok || bad "replay of the example failed"
+judged=$(ls "$tmp"/judged/*.json)
+cmake -DOUT="$tmp/a.c" -DRESULTS_FILE="$judged" -DALLOW_SYNTHETIC=1 -P "$gen" && ok || bad "generator failed"
+grep -q '{"TL301", "TL301-launch-sync (rule, claimed: faster): measured 4.8× (12 → 2.5 us/launch); confirmed: ' "$tmp/a.c" && ok || bad "row for TL301: $(grep TL301 "$tmp/a.c" | head -1)"
+grep -q '{"TL501", "003-no-sync (seed 003, claimed: 4× fewer all-reduces): measured -; not measurable here: needs two GPUs (found 1)' "$tmp/a.c" && ok || bad "a claim not measurable is not shown with its reason"
 grep -q 'DO NOT EDIT' "$tmp/a.c" && ok || bad "no banner"
-grep -q '"TL203"\|rule": null' "$tmp/a.c" && bad "rows for rule-less benchmarks" || ok
-cmake -DOUT="$tmp/b.c" -DRESULTS_FILE="$data" -P "$gen" >/dev/null 2>&1 && bad "synthetic data accepted" || ok
-mkdir -p "$tmp/results" && cp "$data" "$tmp/results/"
+grep -q '{"",\|"001-compile (' "$tmp/a.c" && bad "rows for claims without a rule code" || ok
+cmake -DOUT="$tmp/b.c" -DRESULTS_FILE="$judged" -P "$gen" >/dev/null 2>&1 && bad "synthetic data accepted" || ok
+cmake -DOUT="$tmp/d.c" -DRESULTS_FILE="$data" -DALLOW_SYNTHETIC=1 -P "$gen" >/dev/null 2>&1 && bad "a file without verdicts accepted" || ok
+mkdir -p "$tmp/results" && cp "$judged" "$tmp/results/"
 cmake -DOUT="$tmp/c.c" -DRESULTS_DIR="$tmp/results" -P "$gen" && grep -q 'tl_costs_source\[\] = "none"' "$tmp/c.c" && ok || bad "synthetic file in results/ was used"
 cc -c -I"$src/src" "$tmp/a.c" -o "$tmp/a.o" && ok || bad "generated C does not compile"
 "$bin" explain TL101 | grep -q '^## Measured cost' && ok || bad "explain lacks the measured-cost section"
+# With the committed results: every row names its GPU, date and file, or the rule says it is unmeasured.
+"$bin" explain TL101 | sed -n '/^## Measured cost/,$p' | tail -n +2 | grep -v -E '^- .*\[[^]]*; [^]]*, [0-9]{4}-[0-9]{2}-[0-9]{2}, [^]]*\.json\]$|^Not yet measured' | grep -q . && bad "a measured-cost line without GPU, date and file" || ok
 finish
