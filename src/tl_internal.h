@@ -297,7 +297,12 @@ static inline bool tl_pred_is_binding(tl_pred_op op) {
          op == TL_PRED_LAST_CHILD;
 }
 static inline bool tl_pred_is_project(tl_pred_op op) { return op == TL_PRED_PROJECT_MATCH || op == TL_PRED_TRAINING_LOOP; }
-bool tl_node_is(TSNode n, const char *type);
+/* Is n of this type (by name, named or anonymous)? With a string literal the check compares
+ * symbols, looked up once per literal and thread (tl_node_is_lit_); any other string is compared
+ * by name (tl_node_is_name_). */
+bool tl_node_is_name_(TSNode n, const char *type);
+bool tl_node_is_lit_(TSNode n, const char *literal);
+#define tl_node_is(n, type) (__builtin_constant_p(type) ? tl_node_is_lit_((n), (type)) : tl_node_is_name_((n), (type)))
 char *tl_node_text(TSNode n, const char *src);
 
 #endif

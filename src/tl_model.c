@@ -7,7 +7,41 @@
 
 #define TL_MAX_DEPTH 1500 /* deeper constructs are parsed but not modelled (see docs/limits.md) */
 
-bool tl_node_is(TSNode n, const char *type) { return !ts_node_is_null(n) && !strcmp(ts_node_type(n), type); }
+bool tl_node_is_name_(TSNode n, const char *type) { return !ts_node_is_null(n) && !strcmp(ts_node_type(n), type); }
+
+/* A literal's symbols, found by the literal's address (a literal lives as long as the program) in
+ * a per-thread open-addressed table that only grows: the program has some 70 literals, so entries
+ * are never evicted (a full probe sequence falls back to comparing names). ts_node_symbol gives
+ * the public symbol, one per name and namedness, which is what ts_language_symbol_for_name
+ * returns: comparing with both symbols of the name is comparing names. */
+typedef struct {
+  const char *lit;
+  TSSymbol named, anon;
+} tl_sym_slot;
+#define TL_SYM_SLOTS 256u
+static _Thread_local tl_sym_slot tl_sym_table[TL_SYM_SLOTS];
+
+bool tl_node_is_lit_(TSNode n, const char *lit) {
+  if (ts_node_is_null(n)) return false;
+  const TSLanguage *lang = ts_tree_language(n.tree);
+  if (lang != tree_sitter_python()) return !strcmp(ts_node_type(n), lit);
+  uint32_t h = (uint32_t)(((uint64_t)(uintptr_t)lit * UINT64_C(0x9E3779B97F4A7C15)) >> 56);
+  for (uint32_t i = 0; i < 16; i++) {
+    tl_sym_slot *s = &tl_sym_table[(h + i) & (TL_SYM_SLOTS - 1)];
+    if (!s->lit) {
+      uint32_t len = (uint32_t)strlen(lit);
+      /* 0 (the end symbol) when the name is unknown: no node in a tree has it */
+      s->named = ts_language_symbol_for_name(lang, lit, len, true);
+      s->anon = ts_language_symbol_for_name(lang, lit, len, false);
+      s->lit = lit;
+    }
+    if (s->lit == lit) {
+      TSSymbol sym = ts_node_symbol(n);
+      return sym == s->named || sym == s->anon;
+    }
+  }
+  return !strcmp(ts_node_type(n), lit);
+}
 
 char *tl_node_text(TSNode n, const char *src) {
   uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -31,6 +32,14 @@ bool tl_utf8_valid(const char *text, size_t len, size_t *bad) {
   const unsigned char *s = (const unsigned char *)text;
   size_t i = 0;
   while (i < len) {
+    /* ASCII, the common case, eight bytes at a time. */
+    while (len - i >= 8) {
+      uint64_t w;
+      memcpy(&w, s + i, 8);
+      if (w & UINT64_C(0x8080808080808080)) break;
+      i += 8;
+    }
+    if (i >= len) break;
     unsigned c = s[i];
     if (c < 0x80) {
       i++;
@@ -119,7 +128,9 @@ tl_source_status tl_source_read(const char *path, tl_source *out, size_t *error_
   }
 
   /* Read to end of file; the file may be shorter or longer than fstat said (it may be changing). */
-  size_t cap = (size_t)st.st_size + 1, len = 0;
+  /* Room for the file, its NUL and one more byte, so that the read that finds the end of an
+     unchanged file does not double the buffer first. */
+  size_t cap = (size_t)st.st_size + 2, len = 0;
   if (cap < 4096) cap = 4096;
   char *buf = tl_malloc(cap);
   for (;;) {
