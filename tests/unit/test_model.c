@@ -1,5 +1,6 @@
 /* test_model.c - the hot-code model: aliases, class bases across files, every kind of hot region,
  * frequency guards, device awareness and cross-file call chains, checked through the library. */
+#include <stdio.h>
 #include <string.h>
 
 #include "tl_internal.h"
@@ -71,6 +72,35 @@ static void test_field_ids(void) {
   FIELD_IS(subscript); FIELD_IS(superclasses); FIELD_IS(value);
 #undef FIELD_IS
   CHECK_INT(ts_language_field_count(l), TL_FIELD_value); /* the last one: none is missing */
+}
+
+/* tl_node_is with a literal (symbols, cached per literal) gives the verdict of comparing names, on
+ * every node of a file with named and anonymous nodes of one name (`lambda`), an ERROR node, and a
+ * name no node has; a non-literal type goes the way of the names. */
+static void walk_is(TSNode n, int *checked) {
+  const char *t = ts_node_type(n);
+#define SAME(lit) CHECK_INT(tl_node_is(n, lit), !strcmp(t, lit))
+  SAME("call"); SAME("lambda"); SAME("identifier"); SAME("ERROR"); SAME("no_such_type"); SAME("=");
+  SAME("string"); SAME("attribute"); SAME("block"); SAME("module");
+#undef SAME
+  char dyn[32];
+  snprintf(dyn, sizeof dyn, "%s", t);
+  CHECK(tl_node_is(n, dyn));
+  (*checked)++;
+  for (uint32_t i = 0; i < ts_node_child_count(n); i++) walk_is(ts_node_child(n, i), checked);
+}
+
+static void test_node_is(void) {
+  const char *src = "f = lambda x: x + 1\nif f(2) == 3:\n    print(obj.attr, 'text')\ndef g(:\n    pass\n";
+  TSParser *p = ts_parser_new();
+  ts_parser_set_language(p, tree_sitter_python());
+  TSTree *t = ts_parser_parse_string(p, NULL, src, (uint32_t)strlen(src));
+  int checked = 0;
+  walk_is(ts_tree_root_node(t), &checked);
+  CHECK(checked > 40);
+  CHECK(!tl_node_is((TSNode){0}, "call"));
+  ts_tree_delete(t);
+  ts_parser_delete(p);
 }
 
 /* tl_model_func_at (a binary search over the nested functions) agrees with a scan of all of them
@@ -305,6 +335,7 @@ static void test_code_text(void) {
 int main(void) {
   test_resolve();
   test_field_ids();
+  test_node_is();
   test_func_at();
   test_code_text();
   tl_ruleset *rs = rules();
