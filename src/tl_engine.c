@@ -1435,21 +1435,31 @@ static bool tl_find_region(const tl_file *f, TSTree *old_tree, TSTree *tree, uin
   }
   free(ch);
   TSNode root = ts_tree_root_node(tree);
-  uint32_t n = ts_node_child_count(root);
-  if (!n) return false;
+  /* the top-level statements, with a cursor: ts_node_child(root, i) walks i siblings each time */
+  TL_VEC(TSNode) kids = {0};
+  TSTreeCursor cur = ts_tree_cursor_new(root);
+  if (ts_tree_cursor_goto_first_child(&cur)) do tl_vec_push(&kids, ts_tree_cursor_current_node(&cur));
+    while (ts_tree_cursor_goto_next_sibling(&cur));
+  ts_tree_cursor_delete(&cur);
+  uint32_t n = (uint32_t)kids.n;
+  if (!n) {
+    tl_vec_free(&kids);
+    return false;
+  }
   uint32_t first = n, last = 0;
   bool any = false;
   for (uint32_t i = 0; i < n; i++) {
-    TSNode c = ts_node_child(root, i);
+    TSNode c = kids.v[i];
     if (ts_node_end_byte(c) >= lo && first == n) first = i;
     if (ts_node_start_byte(c) <= hi) { last = i; any = true; }
   }
   if (first == n) first = n - 1;
   if (!any) last = 0;
   /* one statement more on each side, comments skipped (#next-statement-match? skips them) */
-  if (first > 0) do first--; while (first > 0 && tl_node_is(ts_node_child(root, first), "comment"));
-  if (last + 1 < n) do last++; while (last + 1 < n && tl_node_is(ts_node_child(root, last), "comment"));
-  uint32_t s = ts_node_start_byte(ts_node_child(root, first)), e = ts_node_end_byte(ts_node_child(root, last));
+  if (first > 0) do first--; while (first > 0 && tl_node_is(kids.v[first], "comment"));
+  if (last + 1 < n) do last++; while (last + 1 < n && tl_node_is(kids.v[last], "comment"));
+  uint32_t s = ts_node_start_byte(kids.v[first]), e = ts_node_end_byte(kids.v[last]);
+  tl_vec_free(&kids);
   *rs = s < lo ? s : lo;
   *re = e > hi ? e : hi;
   if (*re > f->len) *re = (uint32_t)f->len;
