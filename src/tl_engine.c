@@ -1423,17 +1423,15 @@ static void tl_snapshot_values(tl_file *f) {
     }
 }
 
-/* The region: the top-level statements touched by the edits or by the re-parse's changed ranges,
- * and one more on each side. Returns false when the file has no statements. */
-static bool tl_find_region(const tl_file *f, TSTree *old_tree, TSTree *tree, uint32_t *rs, uint32_t *re) {
+/* The region: the top-level statements that the edits touched or whose parse changed, and one more
+ * on each side. A statement before the edits whose range is the same as in the last run's model,
+ * or one after them whose range is the same shifted, with no syntax error then or now, has the
+ * same text and the same start state (the module level: tree-sitter-python's scanner holds no
+ * indentation or open bracket there), so it parsed the same: what tree-sitter's changed ranges
+ * would find, found without comparing the two trees. Returns false when the file has no
+ * statements. */
+static bool tl_find_region(const tl_file *f, const tl_file_model *old, TSTree *tree, uint32_t *rs, uint32_t *re) {
   uint32_t lo = f->edit_start, hi = f->edit_end;
-  uint32_t nr = 0;
-  TSRange *ch = ts_tree_get_changed_ranges(old_tree, tree, &nr);
-  for (uint32_t i = 0; i < nr; i++) {
-    if (ch[i].start_byte < lo) lo = ch[i].start_byte;
-    if (ch[i].end_byte > hi) hi = ch[i].end_byte;
-  }
-  free(ch);
   TSNode root = ts_tree_root_node(tree);
   /* the top-level statements, with a cursor: ts_node_child(root, i) walks i siblings each time */
   TL_VEC(TSNode) kids = {0};
@@ -1446,6 +1444,37 @@ static bool tl_find_region(const tl_file *f, TSTree *old_tree, TSTree *tree, uin
     tl_vec_free(&kids);
     return false;
   }
+  /* the model's segments are the named statements: compare those (comments included) */
+  TL_VEC(uint32_t) named = {0};
+  for (uint32_t i = 0; i < n; i++)
+    if (ts_node_is_named(kids.v[i])) tl_vec_push(&named, i);
+  size_t nn = named.n, no = old ? old->segs.n : 0, p = 0, q = 0;
+  while (p < nn && p < no) {
+    TSNode c = kids.v[named.v[p]];
+    const tl_segment *os = &old->segs.v[p];
+    if (ts_node_end_byte(c) > lo || os->start != ts_node_start_byte(c) || os->end != ts_node_end_byte(c) ||
+        os->error || ts_node_has_error(c))
+      break;
+    p++;
+  }
+  while (q < nn - p && q < no - p) {
+    TSNode c = kids.v[named.v[nn - 1 - q]];
+    const tl_segment *os = &old->segs.v[no - 1 - q];
+    if (ts_node_start_byte(c) < hi || (int64_t)os->start + f->edit_delta != (int64_t)ts_node_start_byte(c) ||
+        (int64_t)os->end + f->edit_delta != (int64_t)ts_node_end_byte(c) || os->error || ts_node_has_error(c))
+      break;
+    q++;
+  }
+  if (p < nn - q) { /* the statements between the kept ones changed */
+    uint32_t cs = ts_node_start_byte(kids.v[named.v[p]]), ce = ts_node_end_byte(kids.v[named.v[nn - 1 - q]]);
+    if (cs < lo) lo = cs;
+    if (ce > hi) hi = ce;
+  }
+  if (p + q >= nn && p + q < no) { /* statements were removed and none came instead: their place */
+    uint32_t at = p < nn ? ts_node_start_byte(kids.v[named.v[p]]) : ts_node_end_byte(root);
+    if (at < lo) lo = at;
+  }
+  tl_vec_free(&named);
   uint32_t first = n, last = 0;
   bool any = false;
   for (uint32_t i = 0; i < n; i++) {
@@ -1670,7 +1699,7 @@ static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_pre
   TSTree *tree = ts_parser_parse_string(w->parser, f->tree, parse_text, (uint32_t)f->len);
   tl_region g = {0};
   bool partial = false;
-  if (tree && prev->valid && tl_find_region(f, f->tree, tree, &g.rs, &g.re_new)) {
+  if (tree && prev->valid && tl_find_region(f, &prev->model, tree, &g.rs, &g.re_new)) {
     int64_t re_old = (int64_t)g.re_new - f->edit_delta;
     if (re_old >= g.rs && re_old <= (int64_t)prev->len) {
       g.re_old = (uint32_t)re_old;

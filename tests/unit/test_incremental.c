@@ -206,6 +206,56 @@ int main(void) {
     free(after);
   }
 
+  /* Edits that change how the statements after them parse without touching them: a bracket or a
+   * triple-quoted string opened and closed, a statement joined to the next by a backslash, an
+   * `else:` that joins the `if` before it. Which statements are re-queried is decided from their
+   * ranges against the last run's (tl_find_region); every step must equal a fresh analysis. */
+  {
+    const char *base_text =
+      "import torch\n"
+      "def a(model, loader, opt):\n"
+      "    for batch in loader:\n"
+      "        loss = model(batch)\n"
+      "        loss.backward()\n"
+      "        opt.step()\n"
+      "        print(loss.item())\n"
+      "x = 1\n"
+      "if x:\n"
+      "    y = 2\n"
+      "z = 3\n"
+      "def b(model, loader, opt):\n"
+      "    for batch in loader:\n"
+      "        loss = model(batch)\n"
+      "        loss.backward()\n"
+      "        opt.step()\n"
+      "        v = loss.item()\n";
+    char *steps[6];
+    steps[0] = tl_strdup(base_text);
+    char *at = strstr(steps[0], "x = 1");
+    steps[1] = tl_printf("%.*sx = (1\n%s", (int)(at - steps[0]), steps[0], at + 6);      /* an open bracket */
+    steps[2] = tl_printf("%.*s\"\"\"x = 1\n%s", (int)(at - steps[0]), steps[0], at + 6); /* an open string */
+    steps[3] = tl_printf("%.*sx = 1 + \\\n%s", (int)(at - steps[0]), steps[0], at + 6);  /* a line joined */
+    char *z = strstr(steps[0], "z = 3");
+    steps[4] = tl_printf("%.*selse:\n    z = 3\n%s", (int)(z - steps[0]), steps[0], z + 6);   /* the `if` grows */
+    steps[5] = tl_strdup(base_text);
+    tl_options io = {1, true};
+    tl_analysis *e = tl_analysis_new(rs, &io);
+    tl_analysis_add_text(e, "train.py", base_text, strlen(base_text));
+    tl_analysis_add_text(e, "model.py", model_v1, strlen(model_v1));
+    tl_analysis_run(e);
+    const char *cur = base_text;
+    for (size_t i = 1; i < 6; i++) {
+      edit_to(e, rs, "train.py", cur, steps[i], "model.py", model_v1);
+      cur = steps[i];
+      if (i < 5) edit_to(e, rs, "train.py", cur, base_text, "model.py", model_v1), cur = base_text;
+    }
+    got = render_all(e);
+    CHECK(strstr(got, "train.py:17:13 TL101") != NULL); /* b()'s finding, after all of it */
+    free(got);
+    tl_analysis_delete(e);
+    for (size_t i = 0; i < 6; i++) free(steps[i]);
+  }
+
   /* Removing model.py: nothing left to report. */
   tl_analysis_remove(a, "model.py");
   tl_analysis_run(a);
