@@ -1405,20 +1405,19 @@ static bool tl_model_same_outside(const tl_region *g, const tl_file_model *a, co
          tl_names_eq(a->collate_names.v, a->collate_names.n, b->collate_names.v, b->collate_names.n);
 }
 
-/* The byte ranges of the model's value nodes, kept after the tree is gone. */
+/* The byte ranges of the model's value nodes, kept after the tree is gone (a binding has a value
+ * node exactly when it has a symbol, and the node's range is the one recorded). */
 static void tl_snapshot_values(tl_file *f) {
   f->vals.n = 0;
   for (size_t i = 0; i < f->model.bindings.n; i++) {
-    TSNode v = f->model.bindings.v[i].value;
-    tl_range r = {0, 0, 0};
-    if (!ts_node_is_null(v)) r = (tl_range){ts_node_start_byte(v), ts_node_end_byte(v), 0};
+    const tl_binding *x = &f->model.bindings.v[i];
+    tl_range r = {x->vsym ? x->vstart : 0, x->vsym ? x->vend : 0, 0};
     tl_vec_push(&f->vals, r);
   }
   for (size_t i = 0; i < f->model.classes.n; i++)
     for (size_t j = 0; j < f->model.classes.v[i].attrs.n; j++) {
-      TSNode v = f->model.classes.v[i].attrs.v[j].value;
-      tl_range r = {0, 0, 0};
-      if (!ts_node_is_null(v)) r = (tl_range){ts_node_start_byte(v), ts_node_end_byte(v), 0};
+      const tl_binding *x = &f->model.classes.v[i].attrs.v[j];
+      tl_range r = {x->vsym ? x->vstart : 0, x->vsym ? x->vend : 0, 0};
       tl_vec_push(&f->vals, r);
     }
 }
@@ -1788,9 +1787,10 @@ static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_pre
   f->partial = partial;
   f->reusable = a->opts.keep_trees && !exceeded;
   /* The tree is gone after this: drop the model's node references. */
-  for (size_t i = 0; i < f->model.bindings.n; i++) f->model.bindings.v[i].value = (TSNode){0};
+  for (size_t i = 0; i < f->model.bindings.n; i++) f->model.bindings.v[i].value_ = (TSNode){0};
   for (size_t i = 0; i < f->model.classes.n; i++)
-    for (size_t j = 0; j < f->model.classes.v[i].attrs.n; j++) f->model.classes.v[i].attrs.v[j].value = (TSNode){0};
+    for (size_t j = 0; j < f->model.classes.v[i].attrs.n; j++) f->model.classes.v[i].attrs.v[j].value_ = (TSNode){0};
+  f->model.lazy_root = (TSNode){0}; /* lazy bindings now have no value node either */
   if (a->opts.keep_trees) f->tree = tree;
   else ts_tree_delete(tree);
   if (parse_text != f->text) free(parse_text);

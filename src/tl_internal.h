@@ -142,12 +142,13 @@ typedef struct {
   char *name;      /* "x", "self.model" */
   uint32_t byte;   /* where the binding takes effect */
   int32_t func;
-  TSNode value;    /* the assigned expression (null node for loop targets) */
+  TSNode value_;   /* the assigned expression (null node for loop targets): read it with tl_bvalue */
   tl_valkind kind; /* for loop targets and other non-expression bindings */
   char *ctor;      /* dotted callee text when the value is a call (for class instances), else NULL */
   int32_t from_loop; /* loop index when this binds a for-loop target, else -1 */
   uint32_t vstart, vend; /* the value's byte range, kept after the tree is gone */
   TSSymbol vsym;   /* the value's node symbol (0: no value) */
+  bool lazy;       /* copied from the last run's model: value_ is found in the new tree when read */
 } tl_binding;
 
 typedef struct {
@@ -225,8 +226,16 @@ typedef struct tl_file_model {
   TL_VEC(char *) guard_log;       /* names assigned a frequency test at the module level, in walk order */
   TL_VEC(char *) loop_iters;      /* per loop: dotted text of the iterated object (or NULL) */
   TL_VEC(uint32_t) copied;        /* tl_model_rebuild: the old model's segments copied (their strings taken over) */
+  TSNode lazy_root;               /* the tree where lazy bindings' values are found (null when the tree is gone) */
   bool deep;                      /* nesting too deep somewhere (a diagnostic was given) */
 } tl_file_model;
+
+/* A binding's value node. The statements an editor's re-run copies from the last run's model find
+ * their bindings' values in the new tree only when a predicate reads one (most are never read). */
+TSNode tl_binding_find_value(const tl_file_model *m, const tl_binding *b);
+static inline TSNode tl_bvalue(const tl_file_model *m, const tl_binding *b) {
+  return b->lazy ? tl_binding_find_value(m, b) : b->value_;
+}
 
 /* Builds the model of one parsed file. `module` is the dotted module name (copied). */
 void tl_model_build(tl_file_model *m, TSNode root, const char *src, const char *module, bool is_package,

@@ -550,7 +550,7 @@ static unsigned tl_call_work(const char *callee) {
 }
 
 static void tl_add_binding(tl_walk_ctx *c, const char *name, uint32_t byte, TSNode value, tl_valkind kind) {
-  tl_binding b = {tl_strdup(name), byte, c->func, value, kind, NULL, -1, 0, 0, 0};
+  tl_binding b = {tl_strdup(name), byte, c->func, value, kind, NULL, -1, 0, 0, 0, false};
   if (!ts_node_is_null(value)) {
     b.vstart = ts_node_start_byte(value);
     b.vend = ts_node_end_byte(value);
@@ -561,7 +561,7 @@ static void tl_add_binding(tl_walk_ctx *c, const char *name, uint32_t byte, TSNo
   /* self.<attr> = ... inside a method: an attribute of the class. */
   if (c->cls >= 0 && !strncmp(name, "self.", 5) && !strchr(name + 5, '.')) {
     tl_binding a = {tl_strdup(name + 5), byte, c->func, value, kind, b.ctor ? tl_strdup(b.ctor) : NULL, -1,
-                    b.vstart, b.vend, b.vsym};
+                    b.vstart, b.vend, b.vsym, false};
     tl_vec_push(&c->m->classes.v[c->cls].attrs, a);
   }
 }
@@ -891,7 +891,6 @@ typedef struct {
   tl_segment b, e;
   int64_t d, dr;
   uint32_t old_mod_start, new_mod_start;
-  const TSNode *vals;
 } tl_seg_copy;
 
 static void tl_copy_segment(tl_walk_ctx *c, const tl_seg_copy *k) {
@@ -904,7 +903,6 @@ static void tl_copy_segment(tl_walk_ctx *c, const tl_seg_copy *k) {
 #define TL_RC(x) ((x) >= 0 ? (int32_t)((x) + dcls) : (x))
 #define TL_RL(x) ((x) >= 0 ? (int32_t)((x) + dloop) : (x))
 #define TL_MV(x) ((uint32_t)((int64_t)(x) + k->d))
-  size_t vi = 0;
   for (uint32_t i = b->funcs; i < e->funcs; i++) {
     tl_func f = o->funcs.v[i];
     f.cls = TL_RC(f.cls);
@@ -938,7 +936,8 @@ static void tl_copy_segment(tl_walk_ctx *c, const tl_seg_copy *k) {
     x.func = TL_RF(x.func);
     x.from_loop = TL_RL(x.from_loop);
     if (x.vsym) { x.vstart = TL_MV(x.vstart); x.vend = TL_MV(x.vend); }
-    x.value = k->vals[vi++];
+    x.value_ = (TSNode){0};
+    x.lazy = x.vsym != 0; /* found in the new tree when read (tl_binding_find_value) */
     tl_vec_push(&m->bindings, x);
   }
   for (uint32_t i = b->classes; i < e->classes; i++) {
@@ -951,7 +950,8 @@ static void tl_copy_segment(tl_walk_ctx *c, const tl_seg_copy *k) {
       t.func = TL_RF(t.func);
       t.from_loop = TL_RL(t.from_loop);
       if (t.vsym) { t.vstart = TL_MV(t.vstart); t.vend = TL_MV(t.vend); }
-      t.value = k->vals[vi++];
+      t.value_ = (TSNode){0};
+      t.lazy = t.vsym != 0;
       tl_vec_push(&x.attrs, t);
     }
     tl_vec_push(&m->classes, x);
@@ -982,28 +982,16 @@ static void tl_copy_segment(tl_walk_ctx *c, const tl_seg_copy *k) {
 #undef TL_MV
 }
 
-/* The value nodes of an old segment's bindings and attributes in the new tree (under `top`), or
- * false when one is not found there. */
-typedef TL_VEC(TSNode) tl_nodes;
-static bool tl_find_values(TSNode top, const tl_file_model *o, const tl_segment *b, const tl_segment *e, int64_t d,
-                           tl_nodes *out) {
-  out->n = 0;
-  for (uint32_t i = b->bindings; i < e->bindings; i++) {
-    const tl_binding *x = &o->bindings.v[i];
-    TSNode n = (TSNode){0};
-    if (x->vsym && ts_node_is_null(n = tl_find_node(top, (uint32_t)(x->vstart + d), (uint32_t)(x->vend + d), x->vsym)))
-      return false;
-    tl_vec_push(out, n);
-  }
-  for (uint32_t i = b->classes; i < e->classes; i++)
-    for (size_t j = 0; j < o->classes.v[i].attrs.n; j++) {
-      const tl_binding *x = &o->classes.v[i].attrs.v[j];
-      TSNode n = (TSNode){0};
-      if (x->vsym && ts_node_is_null(n = tl_find_node(top, (uint32_t)(x->vstart + d), (uint32_t)(x->vend + d), x->vsym)))
-        return false;
-      tl_vec_push(out, n);
-    }
-  return true;
+/* The value node of a binding copied from the last run's model, in the tree the model was rebuilt
+ * on: in the top-level statement holding its range, the node with that range and symbol. Copied
+ * statements parsed the same as before (tl_model_walk copies only those), so it is there. */
+TSNode tl_binding_find_value(const tl_file_model *m, const tl_binding *b) {
+  if (ts_node_is_null(m->lazy_root) || !b->vsym) return (TSNode){0};
+  TSTreeCursor cur = ts_tree_cursor_new(m->lazy_root);
+  TSNode top = ts_tree_cursor_goto_first_child_for_byte(&cur, b->vstart) >= 0 ? ts_tree_cursor_current_node(&cur)
+                                                                              : (TSNode){0};
+  ts_tree_cursor_delete(&cur);
+  return ts_node_is_null(top) ? top : tl_find_node(top, b->vstart, b->vend, b->vsym);
 }
 
 /* Is the walk's state after the new model's entries so far the one `old` had before its segment
@@ -1060,13 +1048,12 @@ static long tl_model_walk(tl_file_model *m, const tl_file_model *old, TSNode roo
         if (ts_node_is_named(ch)) tl_vec_push(&kids, ch);
       } while (ts_tree_cursor_goto_next_sibling(&rc));
     }
-    tl_nodes vals = {0};
     int64_t d = (int64_t)hi_new - (int64_t)hi_old;
     bool walked = false; /* the last segment was walked: the state must be compared before a copy */
     for (size_t i = 0; i < kids.n; i++) {
       TSNode ch = kids.v[i];
       uint32_t s = ts_node_start_byte(ch), e = ts_node_end_byte(ch);
-      tl_seg_copy k = {old, {0}, {0}, 0, 0, old ? old->funcs.v[0].start : 0, ts_node_start_byte(root), NULL};
+      tl_seg_copy k = {old, {0}, {0}, 0, 0, old ? old->funcs.v[0].start : 0, ts_node_start_byte(root)};
       size_t j = SIZE_MAX;
       if (old && e <= lo && i < old->segs.n && old->segs.v[i].start == s && old->segs.v[i].end == e) {
         j = i;
@@ -1084,11 +1071,10 @@ static long tl_model_walk(tl_file_model *m, const tl_file_model *old, TSNode roo
       if (j != SIZE_MAX) {
         k.b = old->segs.v[j];
         k.e = tl_segment_end(old, j);
-        if (!tl_find_values(ch, old, &k.b, &k.e, k.d, &vals)) j = SIZE_MAX;
       }
       tl_segment_open(m, ch);
       if (j != SIZE_MAX) {
-        k.vals = vals.v;
+        m->lazy_root = root;
         tl_copy_segment(&c, &k);
         tl_vec_push(&m->copied, (uint32_t)j);
         copied++;
@@ -1100,7 +1086,6 @@ static long tl_model_walk(tl_file_model *m, const tl_file_model *old, TSNode roo
         walked = true;
       }
     }
-    tl_vec_free(&vals);
     ts_tree_cursor_delete(&rc);
     tl_vec_free(&kids);
   }
@@ -1261,7 +1246,7 @@ static const tl_binding *tl_lookup(const tl_file_model *m, const char *name, int
 
 TSNode tl_model_binding_value(const tl_file_model *m, const char *name, int32_t func, uint32_t before) {
   const tl_binding *b = tl_lookup(m, name, func, before);
-  return b ? b->value : (TSNode){0};
+  return b ? tl_bvalue(m, b) : (TSNode){0};
 }
 
 const tl_binding *tl_model_binding(const tl_file_model *m, const char *name, int32_t func, uint32_t before) {
@@ -1423,7 +1408,8 @@ tl_valkind tl_model_classify(const tl_file_model *m, TSNode n, const char *src, 
     const tl_binding *b = tl_lookup(m, d, func, ts_node_start_byte(n));
     tl_valkind k = TL_VAL_UNKNOWN;
     if (b) {
-      k = ts_node_is_null(b->value) ? b->kind : tl_model_classify(m, b->value, src, b->func, depth + 1);
+      TSNode bv = tl_bvalue(m, b);
+      k = ts_node_is_null(bv) ? b->kind : tl_model_classify(m, bv, src, b->func, depth + 1);
     } else if (!strncmp(d, "self.", 5) && !strchr(d + 5, '.')) {
       /* An attribute of the enclosing class, set in any method. */
       int32_t cls = func >= 0 && (size_t)func < m->funcs.n ? m->funcs.v[func].cls : -1;
@@ -1435,7 +1421,8 @@ tl_valkind tl_model_classify(const tl_file_model *m, TSNode n, const char *src, 
       for (size_t i = 0; k2 && i < k2->attrs.n && depth + 8 <= 24; i++) {
         const tl_binding *a = &k2->attrs.v[i];
         if (strcmp(a->name, d + 5)) continue;
-        tl_valkind ak = ts_node_is_null(a->value) ? a->kind : tl_model_classify(m, a->value, src, a->func, depth + 8);
+        TSNode av = tl_bvalue(m, a);
+        tl_valkind ak = ts_node_is_null(av) ? a->kind : tl_model_classify(m, av, src, a->func, depth + 8);
         if (a->ctor) {
           char *q = tl_model_resolve(m, a->ctor);
           if (strstr(q, "ModuleList") || strstr(q, "ModuleDict") || strstr(q, "LayerList") || strstr(q, "LayerDict"))

@@ -320,7 +320,8 @@ static bool tl_bool_mask(const tl_pred_ctx *c, TSNode n, int depth) {
     char *d = tl_dotted(n, src);
     const tl_binding *b = d ? tl_model_binding(c->m, d, c->func, ts_node_start_byte(n)) : NULL;
     free(d);
-    return b && !ts_node_is_null(b->value) && tl_bool_mask(c, b->value, depth + 1);
+    TSNode bv = b ? tl_bvalue(c->m, b) : (TSNode){0};
+    return !ts_node_is_null(bv) && tl_bool_mask(c, bv, depth + 1);
   }
   return false;
 }
@@ -461,8 +462,9 @@ static bool tl_graph_cut(const tl_pred_ctx *c, TSNode n, int depth) {
   char *d = tl_dotted(n, c->src);
   const tl_binding *b = d ? tl_model_binding(c->m, d, c->func, ts_node_start_byte(n)) : NULL;
   free(d);
-  if (!b || ts_node_is_null(b->value)) return false;
-  return tl_in_no_grad(c, b->value) || tl_graph_cut(c, b->value, depth + 1);
+  TSNode bv = b ? tl_bvalue(c->m, b) : (TSNode){0};
+  if (ts_node_is_null(bv)) return false;
+  return tl_in_no_grad(c, bv) || tl_graph_cut(c, bv, depth + 1);
 }
 
 static bool tl_first_arg_cut(const tl_pred_ctx *c, TSNode args) {
@@ -480,7 +482,7 @@ static bool tl_name_keeps_graph(const tl_pred_ctx *c, TSNode n, int depth) {
   const tl_binding *b = tl_model_binding(c->m, d, c->func, ts_node_start_byte(n));
   free(d);
   if (b) {
-    TSNode v = b->value;
+    TSNode v = tl_bvalue(c->m, b);
     if (ts_node_is_null(v)) {
       if (b->from_loop >= 0) return false; /* a loop variable: data, not a result */
       v = tl_tuple_rhs(n, b->byte);
@@ -609,9 +611,10 @@ bool tl_pred_step_accumulator(const tl_pred_ctx *c, TSNode n) {
     uint32_t at = ts_node_start_byte(n);
     const tl_binding *b = tl_model_binding(c->m, d, c->func, at);
     /* `total = total + x` continues the accumulator: look at the binding before it */
-    for (int guard = 0; b && !ts_node_is_null(b->value) && guard < 16 && tl_mentions_dotted(b->value, c->src, d, 0);
+    for (int guard = 0; b && !ts_node_is_null(tl_bvalue(c->m, b)) && guard < 16 &&
+                        tl_mentions_dotted(tl_bvalue(c->m, b), c->src, d, 0);
          guard++)
-      b = tl_model_binding(c->m, d, c->func, ts_node_start_byte(b->value));
+      b = tl_model_binding(c->m, d, c->func, b->vstart); /* the value's start */
     if (!b) {
       /* state of the object: outlives every call of a per-step method */
       r = !strncmp(d, "self.", 5);
@@ -716,8 +719,8 @@ static bool tl_enters_no_sync(const tl_pred_ctx *c, TSNode v) {
   bool r = false;
   for (size_t i = 0; d && i < c->m->bindings.n && !r; i++) {
     const tl_binding *b = &c->m->bindings.v[i];
-    if (b->func != c->func || strcmp(b->name, d) || ts_node_is_null(b->value)) continue;
-    uint32_t bs = ts_node_start_byte(b->value), be = ts_node_end_byte(b->value);
+    if (b->func != c->func || strcmp(b->name, d) || !b->vsym) continue; /* a value node, by its range */
+    uint32_t bs = b->vstart, be = b->vend;
     r = tl_icontains_n(c->src + bs, be - bs, "no_sync");
   }
   free(d);
@@ -766,19 +769,20 @@ static bool tl_value_call_matches(const tl_pred_ctx *c, TSNode v, const pcre2_co
  * binding, `self.x` set in any method of the class, or a module-level binding? */
 static bool tl_object_from(const tl_pred_ctx *c, const char *d, uint32_t at, const pcre2_code *re) {
   const tl_binding *b = tl_model_binding(c->m, d, c->func, at);
-  if (b) return tl_callee_matches(c, b->ctor, re) || tl_value_call_matches(c, b->value, re, 0);
+  if (b) return tl_callee_matches(c, b->ctor, re) || tl_value_call_matches(c, tl_bvalue(c->m, b), re, 0);
   if (!strncmp(d, "self.", 5) && !strchr(d + 5, '.') && c->func >= 0 && (size_t)c->func < c->m->funcs.n) {
     int32_t cls = c->m->funcs.v[c->func].cls;
     const tl_class *k = cls >= 0 ? &c->m->classes.v[cls] : NULL;
     bool r = false;
     for (size_t i = 0; k && i < k->attrs.n && !r; i++)
       if (!strcmp(k->attrs.v[i].name, d + 5))
-        r = tl_callee_matches(c, k->attrs.v[i].ctor, re) || tl_value_call_matches(c, k->attrs.v[i].value, re, 0);
+        r = tl_callee_matches(c, k->attrs.v[i].ctor, re) ||
+            tl_value_call_matches(c, tl_bvalue(c->m, &k->attrs.v[i]), re, 0);
     return r;
   }
   if (c->func > 0 && !strchr(d, '.')) {
     b = tl_model_binding(c->m, d, 0, UINT32_MAX);
-    if (b) return tl_callee_matches(c, b->ctor, re) || tl_value_call_matches(c, b->value, re, 0);
+    if (b) return tl_callee_matches(c, b->ctor, re) || tl_value_call_matches(c, tl_bvalue(c->m, b), re, 0);
   }
   return false;
 }
@@ -835,7 +839,7 @@ bool tl_pred_loop_model_param(const tl_pred_ctx *c, TSNode n) {
       bool from_name = false, other = false;
       for (size_t a = 0; k && a < k->attrs.n; a++) {
         if (strcmp(k->attrs.v[a].name, cl->callee + 5)) continue;
-        TSNode v = tl_unparen(k->attrs.v[a].value);
+        TSNode v = tl_unparen(tl_bvalue(c->m, &k->attrs.v[a]));
         if (tl_node_is(v, "identifier")) from_name = true;
         else other = true;
       }
