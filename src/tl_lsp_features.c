@@ -120,31 +120,65 @@ static bool tl_is_unnecessary(const tl_finding *fd) {
          fd->fix.v[0].end >= fd->end_byte;
 }
 
-static cJSON *tl_lsp_diagnostic(tl_lsp *s, size_t ai, const tl_finding *fd) {
+/* A JSON string, escaped as cJSON prints it (UTF-8 as is; quotes, backslashes and control
+ * characters escaped). */
+static void tl_json_put_str(tl_buf *b, const char *s) {
+  tl_buf_putc(b, '"');
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    switch (*p) {
+    case '"': tl_buf_puts(b, "\\\""); break;
+    case '\\': tl_buf_puts(b, "\\\\"); break;
+    case '\b': tl_buf_puts(b, "\\b"); break;
+    case '\f': tl_buf_puts(b, "\\f"); break;
+    case '\n': tl_buf_puts(b, "\\n"); break;
+    case '\r': tl_buf_puts(b, "\\r"); break;
+    case '\t': tl_buf_puts(b, "\\t"); break;
+    default:
+      if (*p < 32) tl_buf_printf(b, "\\u%04x", *p);
+      else tl_buf_putc(b, (char)*p);
+    }
+  }
+  tl_buf_putc(b, '"');
+}
+
+static void tl_range_put(tl_buf *b, const tl_lsp_text *t, uint32_t from, uint32_t to) {
+  uint32_t l1, c1, l2, c2;
+  tl_lsp_text_position(t, from, &l1, &c1);
+  tl_lsp_text_position(t, to, &l2, &c2);
+  tl_buf_printf(b, "{\"start\":{\"line\":%u,\"character\":%u},\"end\":{\"line\":%u,\"character\":%u}}", l1, c1,
+                l2, c2);
+}
+
+/* A finding as an LSP Diagnostic, written as JSON text (the diagnostics of a whole file are
+ * written on every keystroke: building cJSON objects for them cost more than the text). */
+static void tl_lsp_diagnostic_put(tl_buf *b, tl_lsp *s, size_t ai, const tl_finding *fd) {
   const tl_lsp_text *t = tl_lsp_view(s, ai);
-  cJSON *d = cJSON_CreateObject();
-  cJSON_AddItemToObject(d, "range", tl_range_json(t, fd->start_byte, fd->end_byte));
+  tl_buf_puts(b, "{\"range\":");
+  tl_range_put(b, t, fd->start_byte, fd->end_byte);
   int sev = fd->severity == TL_SEVERITY_ERROR ? 1 : fd->severity == TL_SEVERITY_WARNING ? 2 : 3;
-  cJSON_AddNumberToObject(d, "severity", sev);
-  cJSON_AddStringToObject(d, "code", tl_rule_code(fd->rule));
+  tl_buf_printf(b, ",\"severity\":%d,\"code\":", sev);
+  tl_json_put_str(b, tl_rule_code(fd->rule));
   if (s->docs_base) {
     char *href = tl_docs_href(s->docs_base, fd->rule);
-    cJSON_AddStringToObject(cJSON_AddObjectToObject(d, "codeDescription"), "href", href);
+    tl_buf_puts(b, ",\"codeDescription\":{\"href\":");
+    tl_json_put_str(b, href);
+    tl_buf_putc(b, '}');
     free(href);
   }
-  cJSON_AddStringToObject(d, "source", "trainlint");
+  tl_buf_puts(b, ",\"source\":\"trainlint\",\"message\":");
   if (fd->nhot && !s->cap_related) {
     /* a client without relatedInformation still learns why the code is hot */
     char *hot = tl_hot_text(fd);
     char *msg = tl_printf("%s (hot: %s)", fd->message, hot);
-    cJSON_AddStringToObject(d, "message", msg);
+    tl_json_put_str(b, msg);
     free(msg);
     free(hot);
   } else {
-    cJSON_AddStringToObject(d, "message", fd->message);
+    tl_json_put_str(b, fd->message);
   }
   if (fd->nhot && s->cap_related) {
-    cJSON *rel = cJSON_AddArrayToObject(d, "relatedInformation");
+    tl_buf_puts(b, ",\"relatedInformation\":[");
+    bool first = true;
     for (size_t k = 0; k < fd->nhot; k++) {
       const tl_hot_step *h = &fd->hot[k];
       intptr_t v;
@@ -152,33 +186,48 @@ static cJSON *tl_lsp_diagnostic(tl_lsp *s, size_t ai, const tl_finding *fd) {
       tl_lsp_file *hf = s->files.v[v - 1];
       if (hf->aidx < 0) continue;
       const tl_lsp_text *ht = tl_lsp_view(s, (size_t)hf->aidx);
-      uint32_t a = tl_lsp_text_offset_cp(ht, h->line, h->col), b = tl_word_end(ht, a);
-      cJSON *ri = cJSON_CreateObject();
-      cJSON *loc = cJSON_AddObjectToObject(ri, "location");
-      cJSON_AddStringToObject(loc, "uri", hf->uri);
-      cJSON_AddItemToObject(loc, "range", tl_range_json(ht, a, b));
-      cJSON_AddStringToObject(ri, "message", h->what ? h->what : "");
-      cJSON_AddItemToArray(rel, ri);
+      uint32_t a = tl_lsp_text_offset_cp(ht, h->line, h->col), e = tl_word_end(ht, a);
+      tl_buf_puts(b, first ? "{\"location\":{\"uri\":" : ",{\"location\":{\"uri\":");
+      first = false;
+      tl_json_put_str(b, hf->uri);
+      tl_buf_puts(b, ",\"range\":");
+      tl_range_put(b, ht, a, e);
+      tl_buf_puts(b, "},\"message\":");
+      tl_json_put_str(b, h->what ? h->what : "");
+      tl_buf_putc(b, '}');
     }
+    tl_buf_putc(b, ']');
   }
   if (s->cap_tags) {
     bool unnecessary = tl_is_unnecessary(fd), deprecated = strstr(tl_rule_name(fd->rule), "deprecated") != NULL;
-    if (unnecessary || deprecated) {
-      cJSON *tags = cJSON_AddArrayToObject(d, "tags");
-      if (unnecessary) cJSON_AddItemToArray(tags, cJSON_CreateNumber(1));
-      if (deprecated) cJSON_AddItemToArray(tags, cJSON_CreateNumber(2));
-    }
+    if (unnecessary || deprecated)
+      tl_buf_printf(b, ",\"tags\":[%s%s%s]", unnecessary ? "1" : "", unnecessary && deprecated ? "," : "",
+                    deprecated ? "2" : "");
   }
-  return d;
+  tl_buf_putc(b, '}');
+}
+
+/* The same Diagnostic as a cJSON object (code actions carry it). */
+static cJSON *tl_lsp_diagnostic(tl_lsp *s, size_t ai, const tl_finding *fd) {
+  tl_buf b = {0};
+  tl_lsp_diagnostic_put(&b, s, ai, fd);
+  cJSON *d = cJSON_ParseWithLength(b.data, b.len);
+  tl_buf_free(&b);
+  return d ? d : cJSON_CreateObject();
 }
 
 /* The diagnostics of one analysis file as a JSON array text. */
 static char *tl_lsp_items(tl_lsp *s, long ai) {
   if (ai < 0 || (size_t)ai >= s->afiles.n) return tl_strdup("[]");
   const tl_lsp_afile *af = &s->afiles.v[ai];
-  cJSON *arr = cJSON_CreateArray();
+  tl_buf out = {0};
+  tl_buf_putc(&out, '[');
   for (size_t k = af->first; k < af->first + af->count; k++)
-    if (tl_lsp_shown(s, k)) cJSON_AddItemToArray(arr, tl_lsp_diagnostic(s, (size_t)ai, tl_analysis_finding(s->a, k)));
+    if (tl_lsp_shown(s, k)) {
+      if (out.len > 1) tl_buf_putc(&out, ',');
+      tl_lsp_diagnostic_put(&out, s, (size_t)ai, tl_analysis_finding(s->a, k));
+    }
+  cJSON *arr = cJSON_CreateArray();
   /* inputs that could not be analysed (syntax errors are left to the Python language servers) */
   const tl_diags *dg = tl_analysis_diags(s->a);
   const char *label = tl_analysis_file_path(s->a, (size_t)ai);
@@ -193,9 +242,16 @@ static char *tl_lsp_items(tl_lsp *s, long ai) {
     cJSON_AddStringToObject(d, "message", dg->v[i].message);
     cJSON_AddItemToArray(arr, d);
   }
-  char *text = cJSON_PrintUnformatted(arr);
+  /* the few diagnostics of inputs that could not be analysed, after the findings */
+  for (cJSON *d = arr->child; d; d = d->next) {
+    char *one = cJSON_PrintUnformatted(d);
+    if (out.len > 1) tl_buf_putc(&out, ',');
+    tl_buf_puts(&out, one);
+    free(one);
+  }
   cJSON_Delete(arr);
-  return text;
+  tl_buf_putc(&out, ']');
+  return tl_buf_take(&out);
 }
 
 static char *tl_json_string(const char *s) {
