@@ -1469,10 +1469,7 @@ static bool tl_find_region(const tl_file *f, const tl_file_model *old, TSTree *t
     if (cs < lo) lo = cs;
     if (ce > hi) hi = ce;
   }
-  if (p + q >= nn && p + q < no) { /* statements were removed and none came instead: their place */
-    uint32_t at = p < nn ? ts_node_start_byte(kids.v[named.v[p]]) : ts_node_end_byte(root);
-    if (at < lo) lo = at;
-  }
+  /* (statements removed with none in their place: the edit's own range marks the spot) */
   tl_vec_free(&named);
   uint32_t first = n, last = 0;
   bool any = false;

@@ -227,7 +227,6 @@ static char *tl_lsp_items(tl_lsp *s, long ai) {
       if (out.len > 1) tl_buf_putc(&out, ',');
       tl_lsp_diagnostic_put(&out, s, (size_t)ai, tl_analysis_finding(s->a, k));
     }
-  cJSON *arr = cJSON_CreateArray();
   /* inputs that could not be analysed (syntax errors are left to the Python language servers) */
   const tl_diags *dg = tl_analysis_diags(s->a);
   const char *label = tl_analysis_file_path(s->a, (size_t)ai);
@@ -235,21 +234,13 @@ static char *tl_lsp_items(tl_lsp *s, long ai) {
     if (dg->v[i].level != TL_DIAG_ERROR || !dg->v[i].path || strcmp(dg->v[i].path, label)) continue;
     const tl_lsp_text *t = tl_lsp_view(s, (size_t)ai);
     uint32_t off = dg->v[i].line ? tl_lsp_text_offset_cp(t, dg->v[i].line, dg->v[i].col) : 0;
-    cJSON *d = cJSON_CreateObject();
-    cJSON_AddItemToObject(d, "range", tl_range_json(t, off, off));
-    cJSON_AddNumberToObject(d, "severity", 1);
-    cJSON_AddStringToObject(d, "source", "trainlint");
-    cJSON_AddStringToObject(d, "message", dg->v[i].message);
-    cJSON_AddItemToArray(arr, d);
-  }
-  /* the few diagnostics of inputs that could not be analysed, after the findings */
-  for (cJSON *d = arr->child; d; d = d->next) {
-    char *one = cJSON_PrintUnformatted(d);
     if (out.len > 1) tl_buf_putc(&out, ',');
-    tl_buf_puts(&out, one);
-    free(one);
+    tl_buf_puts(&out, "{\"range\":");
+    tl_range_put(&out, t, off, off);
+    tl_buf_puts(&out, ",\"severity\":1,\"source\":\"trainlint\",\"message\":");
+    tl_json_put_str(&out, dg->v[i].message);
+    tl_buf_putc(&out, '}');
   }
-  cJSON_Delete(arr);
   tl_buf_putc(&out, ']');
   return tl_buf_take(&out);
 }
