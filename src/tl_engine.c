@@ -1200,8 +1200,10 @@ static void tl_pattern_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQ
   c.deferred.cap = e.deferred.cap;
   /* The statement holding the finding: suppressions on its first or last line apply. */
   TSNode stmt = at;
+  tl_up up;
+  tl_up_init(&up, at);
   for (int guard = 0; guard < 256; guard++) {
-    TSNode parent = ts_node_parent(stmt);
+    TSNode parent = tl_up_next(&up);
     if (ts_node_is_null(parent) || tl_node_is(parent, "block") || tl_node_is(parent, "module")) break;
     stmt = parent;
   }

@@ -314,4 +314,21 @@ bool tl_node_is_lit_(TSNode n, const char *literal);
 #define tl_node_is(n, type) (__builtin_constant_p(type) ? tl_node_is_lit_((n), (type)) : tl_node_is_name_((n), (type)))
 char *tl_node_text(TSNode n, const char *src);
 
+/* A node's ancestors, nearest first (the parent, then its parent, ...), found in one descent from
+ * the root: ts_node_parent descends from the root on every call, so walking k ancestors with it
+ * costs k descents. The nearest TL_UP_MAX ancestors are kept; beyond them, and for a zero-width
+ * node (its place among empty siblings is not found by its range), tl_up_next falls back to
+ * ts_node_parent. Same results as the loop `p = ts_node_parent(p)`. */
+#define TL_UP_MAX 40
+typedef struct {
+  TSNode v[TL_UP_MAX]; /* a ring: ancestor number `top - 1 - k` (k = 0: the parent) at (top - 1 - k) % TL_UP_MAX */
+  uint32_t top;        /* ancestors found (the depth of the node) */
+  uint32_t i;          /* ancestors returned */
+  TSNode last;         /* the last node returned (the node itself before the first call) */
+  bool slow;           /* not found by descent: ts_node_parent only */
+} tl_up;
+void tl_up_init(tl_up *u, TSNode n);
+/* The next ancestor, or a null node past the root. */
+TSNode tl_up_next(tl_up *u);
+
 #endif

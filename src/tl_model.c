@@ -9,6 +9,40 @@
 
 bool tl_node_is_name_(TSNode n, const char *type) { return !ts_node_is_null(n) && !strcmp(ts_node_type(n), type); }
 
+void tl_up_init(tl_up *u, TSNode n) {
+  u->top = u->i = 0;
+  u->last = n;
+  u->slow = false;
+  if (ts_node_is_null(n)) return;
+  uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+  if (e == s) {
+    u->slow = true;
+    return;
+  }
+  /* from the root down: the child holding n is the first that ends after n's start (siblings do not
+   * overlap, and an empty one before it ends at or before n's start) */
+  for (TSNode cur = ts_tree_root_node(n.tree); cur.id != n.id;) {
+    u->v[u->top++ % TL_UP_MAX] = cur;
+    TSNode ch = ts_node_first_child_for_byte(cur, s);
+    if (ts_node_is_null(ch) || ts_node_start_byte(ch) > s || ts_node_end_byte(ch) < e || u->top > (1u << 30)) {
+      u->top = 0;
+      u->slow = true;
+      return;
+    }
+    cur = ch;
+  }
+}
+
+TSNode tl_up_next(tl_up *u) {
+  TSNode p;
+  if (u->slow || u->i >= TL_UP_MAX) p = ts_node_is_null(u->last) ? u->last : ts_node_parent(u->last);
+  else if (u->i < u->top) p = u->v[(u->top - 1 - u->i) % TL_UP_MAX];
+  else p = (TSNode){0};
+  u->i++;
+  u->last = p;
+  return p;
+}
+
 /* A literal's symbols, found by the literal's address (a literal lives as long as the program) in
  * a per-thread open-addressed table that only grows: the program has some 70 literals, so entries
  * are never evicted (a full probe sequence falls back to comparing names). ts_node_symbol gives
@@ -248,7 +282,9 @@ typedef enum { TL_FREQ_NONE, TL_FREQ_RARE_THEN, TL_FREQ_RARE_ELSE } tl_freq;
 /* Is `name` the counter of a loop around `at` in the same function: `for i in range(...)`,
  * `for step, batch in enumerate(...)`? */
 static bool tl_is_loop_counter(TSNode at, const char *src, TSNode name) {
-  for (TSNode p = ts_node_parent(at); !ts_node_is_null(p); p = ts_node_parent(p)) {
+  tl_up up;
+  tl_up_init(&up, at);
+  for (TSNode p = tl_up_next(&up); !ts_node_is_null(p); p = tl_up_next(&up)) {
     if (tl_node_is(p, "function_definition") || tl_node_is(p, "class_definition") || tl_node_is(p, "lambda")) break;
     if (!tl_node_is(p, "for_statement")) continue;
     TSNode left = TL_CHILD(p, left), right = TL_CHILD(p, right);
@@ -314,7 +350,9 @@ static bool tl_end_bound(TSNode n, const char *src) {
  * reaches its loop's own bound does so on one iteration, whatever the bound is called. */
 static bool tl_enclosing_loop_bound(TSNode n, TSNode b, const char *src) {
   uint32_t bs = ts_node_start_byte(b), bl = ts_node_end_byte(b) - bs;
-  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+  tl_up up;
+  tl_up_init(&up, n);
+  for (TSNode p = tl_up_next(&up); !ts_node_is_null(p); p = tl_up_next(&up)) {
     TSNode bound = (TSNode){0};
     if (tl_node_is(p, "function_definition") || tl_node_is(p, "class_definition")) break;
     if (tl_node_is(p, "while_statement")) {

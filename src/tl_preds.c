@@ -86,7 +86,9 @@ static bool tl_cond_flag(const tl_pred_ctx *c, TSNode cond, const pcre2_code *re
 
 bool tl_pred_in_if(const tl_pred_ctx *c, TSNode n, const pcre2_code *re) {
   TSNode child = n;
-  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && !tl_is_scope(p); child = p, p = ts_node_parent(p)) {
+  tl_up up;
+  tl_up_init(&up, n);
+  for (TSNode p = tl_up_next(&up); !ts_node_is_null(p) && !tl_is_scope(p); child = p, p = tl_up_next(&up)) {
     if (tl_node_is(p, "if_statement") || tl_node_is(p, "elif_clause")) {
       TSNode body = TL_CHILD(p, consequence);
       if (ts_node_eq(body, child) &&
@@ -106,7 +108,9 @@ bool tl_pred_in_if(const tl_pred_ctx *c, TSNode n, const pcre2_code *re) {
 /* ---- #inside? ---- */
 
 bool tl_pred_inside(TSNode n, char *const *types, size_t ntypes) {
-  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && !tl_is_scope(p); p = ts_node_parent(p))
+  tl_up up;
+  tl_up_init(&up, n);
+  for (TSNode p = tl_up_next(&up); !ts_node_is_null(p) && !tl_is_scope(p); p = tl_up_next(&up))
     for (size_t i = 0; i < ntypes; i++)
       if (!strcmp(ts_node_type(p), types[i])) return true;
   return false;
@@ -332,7 +336,9 @@ bool tl_pred_bool_mask(const tl_pred_ctx *c, TSNode n) { return tl_bool_mask(c, 
 
 bool tl_pred_assignment_target(TSNode n) {
   TSNode child = n;
-  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); child = p, p = ts_node_parent(p)) {
+  tl_up up;
+  tl_up_init(&up, n);
+  for (TSNode p = tl_up_next(&up); !ts_node_is_null(p); child = p, p = tl_up_next(&up)) {
     if (tl_node_is(p, "pattern_list") || tl_node_is(p, "tuple_pattern") || tl_node_is(p, "list_pattern") ||
         tl_node_is(p, "parenthesized_expression") || tl_node_is(p, "tuple") || tl_node_is(p, "list"))
       continue;
@@ -363,7 +369,9 @@ static bool tl_is_no_grad_call(const tl_pred_ctx *c, TSNode n) {
 
 /* Inside `with torch.no_grad():` or a function decorated with `@torch.no_grad()` (or the like)? */
 static bool tl_in_no_grad(const tl_pred_ctx *c, TSNode n) {
-  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+  tl_up up;
+  tl_up_init(&up, n);
+  for (TSNode p = tl_up_next(&up); !ts_node_is_null(p); p = tl_up_next(&up)) {
     if (tl_node_is(p, "with_statement")) {
       for (uint32_t i = 0; i < ts_node_named_child_count(p); i++) {
         TSNode clause = ts_node_named_child(p, i);
@@ -375,7 +383,7 @@ static bool tl_in_no_grad(const tl_pred_ctx *c, TSNode n) {
         }
       }
     } else if (tl_node_is(p, "function_definition")) {
-      TSNode dd = ts_node_parent(p);
+      TSNode dd = tl_up_next(&up); /* the loop ends in this branch */
       for (uint32_t i = 0; tl_node_is(dd, "decorated_definition") && i < ts_node_named_child_count(dd); i++) {
         TSNode dec = ts_node_named_child(dd, i);
         if (tl_node_is(dec, "decorator") && ts_node_named_child_count(dec) &&
@@ -386,7 +394,7 @@ static bool tl_in_no_grad(const tl_pred_ctx *c, TSNode n) {
       TSNode name = TL_CHILD(p, name);
       if (tl_text_eq(name, c->src, "validation_step") || tl_text_eq(name, c->src, "test_step") ||
           tl_text_eq(name, c->src, "predict_step")) {
-        for (TSNode k = ts_node_parent(p); !ts_node_is_null(k); k = ts_node_parent(k))
+        for (TSNode k = dd; !ts_node_is_null(k); k = tl_up_next(&up))
           if (tl_node_is(k, "class_definition")) {
             TSNode sup = TL_CHILD(k, superclasses);
             uint32_t a = ts_node_is_null(sup) ? 0 : ts_node_start_byte(sup);
@@ -418,7 +426,9 @@ static TSNode tl_tuple_rhs(TSNode anchor, uint32_t end) {
   if (end == 0) return (TSNode){0};
   TSNode root = ts_tree_root_node(anchor.tree);
   TSNode n = ts_node_descendant_for_byte_range(root, end - 1, end);
-  for (; !ts_node_is_null(n); n = ts_node_parent(n)) {
+  tl_up up;
+  tl_up_init(&up, n);
+  for (; !ts_node_is_null(n); n = tl_up_next(&up)) {
     if (tl_node_is(n, "assignment") && ts_node_end_byte(n) == end) return TL_CHILD(n, right);
     if (ts_node_end_byte(n) > end || tl_is_scope(n)) break;
   }
@@ -604,8 +614,10 @@ bool tl_pred_step_accumulator(const tl_pred_ctx *c, TSNode n) {
   if (!d || strchr(d, '(')) { free(d); return false; }
   /* the enclosing function (or the module) */
   TSNode scope = n;
-  while (!ts_node_is_null(ts_node_parent(scope)) && !tl_node_is(scope, "function_definition"))
-    scope = ts_node_parent(scope);
+  tl_up up;
+  tl_up_init(&up, n);
+  for (TSNode p = tl_up_next(&up); !ts_node_is_null(p) && !tl_node_is(scope, "function_definition"); p = tl_up_next(&up))
+    scope = p;
   bool r = false;
   if (!tl_backpropagated(scope, c->src, d, 0)) {
     uint32_t at = ts_node_start_byte(n);
@@ -668,8 +680,10 @@ static bool tl_has_modulo(const tl_pred_ctx *c, TSNode n, int depth) {
  * whether n runs? */
 static bool tl_every_n(const tl_pred_ctx *c, TSNode n, uint32_t from) {
   TSNode child = n;
-  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && !tl_is_scope(p) && ts_node_start_byte(p) >= from;
-       child = p, p = ts_node_parent(p)) {
+  tl_up up;
+  tl_up_init(&up, n);
+  for (TSNode p = tl_up_next(&up); !ts_node_is_null(p) && !tl_is_scope(p) && ts_node_start_byte(p) >= from;
+       child = p, p = tl_up_next(&up)) {
     if ((tl_node_is(p, "if_statement") || tl_node_is(p, "elif_clause")) &&
         !ts_node_eq(child, ts_node_child_by_field_name(p, "condition", 9)) &&
         tl_has_modulo(c, ts_node_child_by_field_name(p, "condition", 9), 0))
@@ -694,14 +708,15 @@ bool tl_pred_accumulation_step(const tl_pred_ctx *c, TSNode n) {
   if (l < 0) return false;
   const tl_loop *lp = &c->m->loops.v[l];
   if (tl_every_n(c, n, lp->start)) return false; /* n itself runs every N iterations */
-  TSNode root = n;
-  while (!ts_node_is_null(ts_node_parent(root))) root = ts_node_parent(root);
+  TSNode root = ts_tree_root_node(n.tree);
   bool every_n = false;
   for (size_t i = 0; i < c->m->calls.n; i++) {
     const tl_call *cl = &c->m->calls.v[i];
     if (cl->func != c->func || cl->byte < lp->start || cl->byte >= lp->end || !tl_is_optimizer_step(cl->callee)) continue;
     TSNode call = ts_node_descendant_for_byte_range(root, cl->byte, cl->byte + 1);
-    while (!ts_node_is_null(call) && !tl_node_is(call, "call")) call = ts_node_parent(call);
+    tl_up up;
+    tl_up_init(&up, call);
+    while (!ts_node_is_null(call) && !tl_node_is(call, "call")) call = tl_up_next(&up);
     if (ts_node_is_null(call)) continue;
     if (!tl_every_n(c, call, lp->start)) return false; /* an optimizer step on every iteration */
     every_n = true;
@@ -728,8 +743,10 @@ static bool tl_enters_no_sync(const tl_pred_ctx *c, TSNode v) {
 }
 
 bool tl_pred_in_no_sync(const tl_pred_ctx *c, TSNode n) {
-  TSNode p = ts_node_parent(n);
-  for (; !ts_node_is_null(p) && !tl_is_scope(p); p = ts_node_parent(p)) {
+  tl_up up;
+  tl_up_init(&up, n);
+  TSNode p = tl_up_next(&up);
+  for (; !ts_node_is_null(p) && !tl_is_scope(p); p = tl_up_next(&up)) {
     if (!tl_node_is(p, "with_statement")) continue;
     for (uint32_t i = 0; i < ts_node_named_child_count(p); i++) {
       TSNode clause = ts_node_named_child(p, i);
@@ -824,7 +841,9 @@ bool tl_pred_loop_model_param(const tl_pred_ctx *c, TSNode n) {
   if (l < 0) return false;
   const tl_loop *lp = &c->m->loops.v[l];
   TSNode fn = n;
-  while (!ts_node_is_null(fn) && !tl_node_is(fn, "function_definition")) fn = ts_node_parent(fn);
+  tl_up up;
+  tl_up_init(&up, n);
+  while (!ts_node_is_null(fn) && !tl_node_is(fn, "function_definition")) fn = tl_up_next(&up);
   if (ts_node_is_null(fn)) return false;
   for (size_t i = 0; i < c->m->calls.n; i++) {
     const tl_call *cl = &c->m->calls.v[i];

@@ -103,6 +103,51 @@ static void test_node_is(void) {
   ts_parser_delete(p);
 }
 
+/* tl_up gives the ancestors ts_node_parent gives, in the same order, for every node of a file
+ * with comments, a syntax error (a zero-width missing node), empty statements and nesting deeper
+ * than the iterator keeps. */
+static void walk_up(TSNode n, int *checked, int *deep) {
+  tl_up up;
+  tl_up_init(&up, n);
+  int k = 0;
+  for (TSNode want = ts_node_parent(n);; want = ts_node_parent(want), k++) {
+    TSNode got = tl_up_next(&up);
+    CHECK(ts_node_is_null(got) == ts_node_is_null(want));
+    if (ts_node_is_null(want) || ts_node_is_null(got)) break;
+    CHECK(ts_node_eq(got, want));
+    CHECK(ts_node_start_byte(got) == ts_node_start_byte(want) && ts_node_symbol(got) == ts_node_symbol(want));
+  }
+  CHECK(ts_node_is_null(tl_up_next(&up)));
+  if (k > TL_UP_MAX) (*deep)++;
+  (*checked)++;
+  for (uint32_t i = 0; i < ts_node_child_count(n); i++) walk_up(ts_node_child(n, i), checked, deep);
+}
+
+static void test_up(void) {
+  char src[4096];
+  int o = snprintf(src, sizeof src,
+                   "# c\nclass A(B):\n    def f(self, x):  # m\n        with torch.no_grad():\n"
+                   "            for i in range(x.size(0)):\n                y = [x[i] for i in (1, 2)]\n"
+                   "    ;\nprint(f(a, b\nz = (");
+  for (int i = 0; i < 45; i++) o += snprintf(src + o, sizeof src - (size_t)o, "[");
+  o += snprintf(src + o, sizeof src - (size_t)o, "1");
+  for (int i = 0; i < 45; i++) o += snprintf(src + o, sizeof src - (size_t)o, "]");
+  snprintf(src + o, sizeof src - (size_t)o, ")\nif x:\n    pass\n");
+  TSParser *p = ts_parser_new();
+  ts_parser_set_language(p, tree_sitter_python());
+  TSTree *t = ts_parser_parse_string(p, NULL, src, (uint32_t)strlen(src));
+  int checked = 0, deep = 0;
+  walk_up(ts_tree_root_node(t), &checked, &deep);
+  CHECK(checked > 150);
+  CHECK(deep > 10); /* the nested lists: past the kept ancestors */
+  CHECK(ts_node_has_error(ts_tree_root_node(t)));
+  tl_up up;
+  tl_up_init(&up, (TSNode){0});
+  CHECK(ts_node_is_null(tl_up_next(&up)));
+  ts_tree_delete(t);
+  ts_parser_delete(p);
+}
+
 /* tl_model_func_at (a binary search over the nested functions) agrees with a scan of all of them
  * at every byte of a file with nested functions, methods, a class in a function and blank gaps. */
 static void test_func_at(void) {
@@ -336,6 +381,7 @@ int main(void) {
   test_resolve();
   test_field_ids();
   test_node_is();
+  test_up();
   test_func_at();
   test_code_text();
   tl_ruleset *rs = rules();
