@@ -200,14 +200,15 @@ typedef struct {
   uint32_t match;   /* the current match's number */
 } tl_memo;
 
-/* Verdicts of #resolves-match? and #match? by (predicate, text): the same few hundred names
- * ("torch.zeros", "self.linear") come back in every file, each checked against a dozen regexes. */
+/* Verdicts of #resolves-match? and #match? by text: the same few hundred names ("torch.zeros",
+ * "self.linear") come back in every file, each checked against a dozen regexes. A slot holds one
+ * text and the verdicts of the regexes checked on it so far (tl_pred.rbit numbers them). */
 #define TL_RCACHE_SLOTS 4096u
 #define TL_RCACHE_NAME 47u
 typedef struct {
-  const tl_pred *pred; /* NULL: empty */
+  uint64_t known[TL_RCACHE_BITS / 64], value[TL_RCACHE_BITS / 64];
+  bool used;
   uint8_t len;
-  bool result;
   char name[TL_RCACHE_NAME + 1];
 } tl_rcache_slot;
 
@@ -256,18 +257,31 @@ static bool tl_code_match(tl_worker *w, const tl_file *f, pcre2_code *re) {
 }
 
 /* A regex predicate on a short text (a resolved name, a callee), through the worker's cache (a
- * slot is overwritten on collision; texts longer than TL_RCACHE_NAME are not cached). */
-static bool tl_cached_match(tl_worker *w, const tl_pred *p, const char *q, size_t n) {
-  if (n > TL_RCACHE_NAME) return tl_re_match(w, p->re, q, n);
-  uint64_t h = 1469598103934665603u ^ (uintptr_t)p;
-  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)q[i]) * 1099511628211u;
+ * slot is taken over by another text on collision; texts longer than TL_RCACHE_NAME, and regexes
+ * past the cache's TL_RCACHE_BITS, are not cached). */
+static bool tl_cached_match_h(tl_worker *w, const tl_pred *p, const char *q, size_t n, uint64_t h) {
+  if (n > TL_RCACHE_NAME || !p->rbit) return tl_re_match(w, p->re, q, n);
   tl_rcache_slot *sl = &w->rcache[h % TL_RCACHE_SLOTS];
-  if (sl->pred == p && sl->len == n && !memcmp(sl->name, q, n)) return sl->result;
-  sl->pred = p;
-  sl->len = (uint8_t)n;
-  memcpy(sl->name, q, n);
-  sl->result = tl_re_match(w, p->re, q, n);
-  return sl->result;
+  if (!sl->used || sl->len != n || memcmp(sl->name, q, n)) {
+    memset(sl->known, 0, sizeof sl->known);
+    memset(sl->value, 0, sizeof sl->value);
+    sl->used = true;
+    sl->len = (uint8_t)n;
+    memcpy(sl->name, q, n);
+  }
+  unsigned b = p->rbit - 1u;
+  uint64_t bit = UINT64_C(1) << (b % 64);
+  if (sl->known[b / 64] & bit) return (sl->value[b / 64] & bit) != 0;
+  bool r = tl_re_match(w, p->re, q, n);
+  sl->known[b / 64] |= bit;
+  if (r) sl->value[b / 64] |= bit;
+  return r;
+}
+
+static uint64_t tl_text_hash(const char *q, size_t n);
+static bool tl_cached_match(tl_worker *w, const tl_pred *p, const char *q, size_t n) {
+  if (n > TL_RCACHE_NAME || !p->rbit) return tl_re_match(w, p->re, q, n);
+  return tl_cached_match_h(w, p, q, n, tl_text_hash(q, n));
 }
 
 /* #eq?/#any-of? on a text of src, #resolves-to? on a resolved name: one of the strings (also
@@ -1099,17 +1113,83 @@ static bool tl_pred_text_only(tl_pred_op op) {
   }
 }
 
-/* A pattern's gate (tl_pattern.gate, its first predicate) on a match: false only when that
- * predicate is false, as tl_eval_pred would find (an absent capture makes it hold). */
-static bool tl_gate_open(const tl_file *f, const TSQueryMatch *mt, const tl_pred *g, tl_file_res *fr) {
+/* The children #field! gates bound on this match (tl_gate_open): a few, by capture and field. */
+/* What the gates of one match's patterns read, found once per match: the node of a capture (or
+ * of the child a #field! binds from it), its range, and its resolved name with the name's hash. */
+#define TL_GATE_NODES 6
+typedef struct {
+  uint32_t cap;
+  TSFieldId field;   /* 0: the capture's own node */
+  bool found;        /* the capture is in the match */
+  bool resolved;     /* q and qhash are set */
+  TSNode node;       /* null when the #field! binds nothing */
+  uint32_t start, len;
+  const char *q;     /* resolved name (owned by the file's cache) or NULL */
+  size_t qlen;
+  uint64_t qhash;
+} tl_gate_node;
+typedef struct {
+  uint32_t n;
+  tl_gate_node v[TL_GATE_NODES];
+} tl_gate_cache;
+
+static uint64_t tl_text_hash(const char *q, size_t n) {
+  uint64_t h = 1469598103934665603u;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)q[i]) * 1099511628211u;
+  return h;
+}
+
+/* The gate node for (cap, field) of this match; NULL when the cache is full. */
+static tl_gate_node *tl_gate_node_of(const TSQueryMatch *mt, tl_gate_cache *gc, uint32_t cap, TSFieldId field) {
+  for (uint32_t k = 0; k < gc->n; k++)
+    if (gc->v[k].cap == cap && gc->v[k].field == field) return &gc->v[k];
+  if (gc->n == TL_GATE_NODES) return NULL;
+  tl_gate_node *g = &gc->v[gc->n++];
+  memset(g, 0, sizeof *g);
+  g->cap = cap;
+  g->field = field;
+  for (uint16_t i = 0; i < mt->capture_count && !g->found; i++)
+    if (mt->captures[i].index == cap) {
+      g->found = true;
+      g->node = mt->captures[i].node;
+    }
+  if (g->found && field) g->node = ts_node_child_by_field_id(g->node, field);
+  if (!ts_node_is_null(g->node)) {
+    g->start = ts_node_start_byte(g->node);
+    g->len = ts_node_end_byte(g->node) - g->start;
+  }
+  return g;
+}
+
+/* A pattern's gate (tl_pattern.gate) on a match: false only when that predicate would be false
+ * where tl_pattern_match evaluates it, or its #field! (gate_field) would bind nothing; true when
+ * in doubt (an absent capture makes a predicate hold). */
+static bool tl_gate_open(const tl_file *f, tl_worker *w, const TSQueryMatch *mt, const tl_pattern *pt, tl_file_res *fr,
+                         tl_gate_cache *gc) {
+  const tl_pred *g = pt->gate, *b = pt->gate_field;
   if (!g) return true;
-  TSNode n = {0};
-  for (uint16_t i = 0; i < mt->capture_count && ts_node_is_null(n); i++)
-    if (mt->captures[i].index == g->cap[0]) n = mt->captures[i].node;
-  if (ts_node_is_null(n)) return true;
-  if (g->op == TL_PRED_RESOLVES_TO) return tl_name_in(tl_resolved(fr, &f->model, n, f->text), g->strs, g->nstrs);
-  uint32_t s = ts_node_start_byte(n);
-  return tl_text_in(f->text, s, ts_node_end_byte(n) - s, g->strs, g->op == TL_PRED_EQ ? 1 : g->nstrs);
+  tl_gate_node *gn = tl_gate_node_of(mt, gc, b ? b->cap[0] : g->cap[0], b ? b->field : 0);
+  if (!gn || !gn->found) return true;
+  if (ts_node_is_null(gn->node)) return false; /* the #field! binds nothing: the match is dropped */
+  if (g->op == TL_PRED_RESOLVES_TO || g->op == TL_PRED_RESOLVES_MATCH) {
+    if (!gn->resolved) {
+      gn->q = tl_resolved(fr, &f->model, gn->node, f->text);
+      gn->qlen = gn->q ? strlen(gn->q) : 0;
+      gn->qhash = gn->q ? tl_text_hash(gn->q, gn->qlen) : 0;
+      gn->resolved = true;
+    }
+    if (!gn->q) return false;
+    if (g->op == TL_PRED_RESOLVES_TO) return tl_name_in(gn->q, g->strs, g->nstrs);
+    return tl_cached_match_h(w, g, gn->q, gn->qlen, gn->qhash);
+  }
+  switch (g->op) {
+  case TL_PRED_MATCH: return tl_cached_match(w, g, f->text + gn->start, gn->len);
+  case TL_PRED_TYPE:
+    for (size_t i = 0; i < g->nstrs; i++)
+      if (tl_node_is(gn->node, g->strs[i])) return true;
+    return false;
+  default: return tl_text_in(f->text, gn->start, gn->len, g->strs, g->op == TL_PRED_EQ ? 1 : g->nstrs);
+  }
 }
 
 /* A match of one pattern, and of the patterns of the same structure compiled once with it. */
@@ -1121,10 +1201,12 @@ static void tl_file_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQuer
     memset(memo->v, 0, (a->rules->memo_keys + 1) * sizeof *memo->v);
     memo->match = 1;
   }
-  if (tl_gate_open(f, mt, pat->gate, file_res)) tl_pattern_match(a, f, w, mt, pat, eval_re, file_res, memo);
+  tl_gate_cache gc;
+  gc.n = 0;
+  if (tl_gate_open(f, w, mt, pat, file_res, &gc)) tl_pattern_match(a, f, w, mt, pat, eval_re, file_res, memo);
   for (size_t i = 0; i < pat->members.n; i++) {
     const tl_pattern *mp = &a->rules->patterns.v[pat->members.v[i]];
-    if (tl_gate_open(f, mt, mp->gate, file_res)) tl_pattern_match(a, f, w, mt, mp, eval_re, file_res, memo);
+    if (tl_gate_open(f, w, mt, mp, file_res, &gc)) tl_pattern_match(a, f, w, mt, mp, eval_re, file_res, memo);
   }
 }
 
@@ -1156,8 +1238,14 @@ static void tl_pattern_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQ
   /* The enclosing function is looked up only when a predicate needs it: most matches fail on a
    * first predicate that only reads text (an #eq?, a resolved name). */
   bool have_func = false;
+  /* The gate held (tl_file_match calls this only then): its predicate holds here too, unless it
+   * compares a resolved name and the configuration limits the frameworks, which the gate does not
+   * check. */
+  const tl_pred *held = pat->gate && (!a->frameworks.n || (pat->gate->op != TL_PRED_RESOLVES_TO &&
+                                                           pat->gate->op != TL_PRED_RESOLVES_MATCH)) ? pat->gate : NULL;
   for (size_t i = 0; i < pat->preds.n; i++) {
     const tl_pred *p = &pat->preds.v[i];
+    if (p == held) continue;
     if (!have_func && !tl_pred_text_only(p->op)) {
       e.func = tl_model_func_at(&f->model, ts_node_start_byte(anchor));
       have_func = true;

@@ -86,6 +86,7 @@ typedef struct {
   pcre2_code *re;        /* for MATCH / RESOLVES_MATCH / RECEIVER_MATCH */
   uint32_t memo;         /* patterns sharing a structure: equal pure predicates share this key (0: none) */
   TSFieldId field;       /* #field!: the grammar's id of the field named by strs[0] */
+  uint8_t rbit;          /* #match?/#resolves-match?: 1 + the regex's number in the verdict cache (0: not cached) */
 } tl_pred;
 
 typedef enum { TL_FIXOP_REPLACE, TL_FIXOP_DELETE, TL_FIXOP_INSERT_BEFORE, TL_FIXOP_INSERT_AFTER } tl_fixop_kind;
@@ -110,12 +111,18 @@ struct tl_rule {
   TL_VEC(char *) supersedes;
 };
 
+/* Regexes of #match?/#resolves-match? whose verdicts the workers cache by text (tl_engine.c). */
+#define TL_RCACHE_BITS 128
+
 /* One pattern of the compiled query: which rule it belongs to and its predicates. */
 typedef struct {
   uint32_t rule;
   TL_VEC(tl_pred) preds;
   TL_VEC(uint32_t) members; /* disabled patterns of the same structure: checked with this one's matches */
-  const tl_pred *gate;      /* preds.v[0] when it is a plain #eq?, #any-of? or #resolves-to?: tried first */
+  /* A predicate tried before the match is set up for the pattern (tl_rules.c, tl_gate_open): one
+   * that only reads the text, resolved name or type of a matched capture, or of the child that a
+   * #field! before it binds from a matched capture (gate_field, else NULL). */
+  const tl_pred *gate, *gate_field;
 } tl_pattern;
 
 struct tl_ruleset {

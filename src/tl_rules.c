@@ -876,6 +876,44 @@ static void tl_memo_keys(tl_ruleset *rs) {
   rs->memo_keys = next - 1;
 }
 
+/* The pattern's gate: its first predicate that only tests the text, resolved name or type of one
+ * capture, where that capture is a matched one or the child a #field! binds from a matched one.
+ * All predicates must hold, and such a one reads nothing the predicates before it set, so
+ * tl_file_match tries it before it sets a match up for the pattern: most matches of a shared
+ * structure fail there. */
+static void tl_pattern_gate(tl_pattern *pt) {
+  uint32_t bound[TL_MAX_BOUND];
+  const tl_pred *by[TL_MAX_BOUND];
+  size_t nb = 0;
+  for (size_t i = 0; i < pt->preds.n; i++) {
+    const tl_pred *g = &pt->preds.v[i];
+    if (tl_pred_is_binding(g->op)) {
+      if (nb == TL_MAX_BOUND) return;
+      bound[nb] = g->cap[1];
+      by[nb++] = g;
+      continue;
+    }
+    bool test = !g->negated && g->cap[0] != UINT32_MAX &&
+                ((g->op == TL_PRED_EQ && g->cap[1] == UINT32_MAX) || g->op == TL_PRED_ANY_OF ||
+                 g->op == TL_PRED_RESOLVES_TO || g->op == TL_PRED_RESOLVES_MATCH || g->op == TL_PRED_MATCH ||
+                 g->op == TL_PRED_TYPE);
+    if (!test) continue;
+    /* the latest binding of its capture, if any (a binding may re-point a matched capture) */
+    const tl_pred *b = NULL;
+    for (size_t k = nb; k-- > 0 && !b;)
+      if (bound[k] == g->cap[0]) b = by[k];
+    if (b && b->op != TL_PRED_FIELD) continue;
+    if (b) { /* its source must be a matched capture: not bound before the #field! */
+      bool src_bound = false;
+      for (size_t k = 0; k < nb && by[k] != b; k++) src_bound = src_bound || bound[k] == b->cap[0];
+      if (src_bound || b->negated) continue;
+    }
+    pt->gate = g;
+    pt->gate_field = b;
+    return;
+  }
+}
+
 /* Compiles `qs` into rs->query and rs->patterns. Errors go to diags. */
 static bool tl_ruleset_build(tl_ruleset *rs, const tl_qsrc *qs, tl_diags *diags) {
   uint32_t eoff;
@@ -897,14 +935,14 @@ static bool tl_ruleset_build(tl_ruleset *rs, const tl_qsrc *qs, tl_diags *diags)
     tl_vec_push(&at_of, at);
     if (at < qs->decl_end) { /* the declaration of bound captures: never run */
       ts_query_disable_pattern(rs->query, p);
-      tl_pattern none = {UINT32_MAX, {0}, {0}, NULL};
+      tl_pattern none = {UINT32_MAX, {0}, {0}, NULL, NULL};
       tl_vec_push(&rs->patterns, none);
       continue;
     }
     size_t k = 0;
     while (k + 1 < qs->starts.n && qs->starts.v[k + 1] <= at) k++;
     tl_rule *r = rs->rules.v[qs->owners.v[k]];
-    tl_pattern pat = {qs->owners.v[k], {0}, {0}, NULL};
+    tl_pattern pat = {qs->owners.v[k], {0}, {0}, NULL, NULL};
     ok = tl_preds_parse(r, rs->query, p, qs->starts.v[k], &pat, diags) && ok;
     tl_vec_push(&rs->patterns, pat);
   }
@@ -922,16 +960,20 @@ static bool tl_ruleset_build(tl_ruleset *rs, const tl_qsrc *qs, tl_diags *diags)
   }
   tl_vec_free(&at_of);
   tl_memo_keys(rs);
-  /* a first predicate that only compares a matched capture's text or resolved name with strings:
-   * tl_file_match tries it before it sets a match up for the pattern (most matches of a shared
-   * structure fail there) */
-  for (size_t p = 0; p < rs->patterns.n; p++) {
-    tl_pattern *pt = &rs->patterns.v[p];
-    const tl_pred *g = pt->preds.n ? &pt->preds.v[0] : NULL;
-    if (g && !g->negated && g->cap[0] != UINT32_MAX &&
-        ((g->op == TL_PRED_EQ && g->cap[1] == UINT32_MAX) || g->op == TL_PRED_ANY_OF || g->op == TL_PRED_RESOLVES_TO))
-      pt->gate = g;
-  }
+  for (size_t p = 0; p < rs->patterns.n; p++) tl_pattern_gate(&rs->patterns.v[p]);
+  /* numbers for the regexes of #match?/#resolves-match? (one per distinct regex): a worker caches
+   * their verdicts on a text together (tl_cached_match) */
+  TL_VEC(const char *) rx = {0};
+  for (size_t p = 0; p < rs->patterns.n; p++)
+    for (size_t i = 0; i < rs->patterns.v[p].preds.n; i++) {
+      tl_pred *pr = &rs->patterns.v[p].preds.v[i];
+      if ((pr->op != TL_PRED_MATCH && pr->op != TL_PRED_RESOLVES_MATCH) || !pr->re || !pr->nstrs) continue;
+      size_t k = 0;
+      while (k < rx.n && strcmp(rx.v[k], pr->strs[0])) k++;
+      if (k == rx.n && rx.n < TL_RCACHE_BITS) tl_vec_push(&rx, pr->strs[0]);
+      pr->rbit = k < TL_RCACHE_BITS ? (uint8_t)(k + 1) : 0;
+    }
+  tl_vec_free(&rx);
   /* a rule without any pattern, and fixes naming captures no pattern has */
   for (size_t k = 0; k < qs->owners.n; k++) {
     tl_rule *r = rs->rules.v[qs->owners.v[k]];
