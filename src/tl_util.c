@@ -99,6 +99,14 @@ void tl_lines_init(tl_lines *l, const char *text, size_t len) {
   size_t cap = 64, n = 0;
   uint32_t *s = tl_malloc(cap * sizeof *s);
   s[n++] = 0;
+  if (len && !memchr(text, '\r', len)) { /* the usual case: lines end at \n only */
+    for (const char *p = text, *e = text + len; (p = memchr(p, '\n', (size_t)(e - p))) != NULL;) {
+      p++;
+      if (n == cap) s = tl_realloc(s, (cap *= 2) * sizeof *s);
+      s[n++] = (uint32_t)(p - text);
+    }
+    len = 0;
+  }
   for (size_t i = 0; i < len; i++) {
     /* A line ends at \n, \r\n or a lone \r (as Python's tokenizer sees it). */
     bool end = text[i] == '\n' || (text[i] == '\r' && (i + 1 >= len || text[i + 1] != '\n'));
@@ -186,16 +194,36 @@ char *tl_code_text(const char *src, size_t len, bool long_strings) {
   char *t = tl_malloc(len + 1);
   memcpy(t, src, len);
   t[len] = 0;
+  /* Runs of ordinary characters are skipped with strcspn (the copy ends with a NUL; a NUL inside
+   * it only stops a run early). */
   size_t i = 0;
   while (i < len) {
+    i += strcspn(t + i, "#'\"");
+    if (i >= len) break;
     char c = t[i];
     if (c == '#') {
-      while (i < len && t[i] != '\n' && t[i] != '\r') t[i++] = ' ';
+      size_t e = i + strcspn(t + i, "\n\r");
+      while (e < len && t[e] == 0) e += 1 + strcspn(t + e + 1, "\n\r"); /* a NUL: part of the comment */
+      if (e > len) e = len;
+      memset(t + i, ' ', e - i);
+      i = e;
     } else if (c == '\'' || c == '"') {
       bool triple = i + 2 < len && t[i + 1] == c && t[i + 2] == c;
+      bool blank = triple && long_strings;
       size_t q = triple ? 3 : 1;
+      char stop[5] = {'\\', c, '\n', '\r', 0};
       i += q;
       while (i < len) {
+        size_t e = i + strcspn(t + i, stop);
+        if (e > len) e = len;
+        if (blank) memset(t + i, ' ', e - i);
+        i = e;
+        if (i >= len) break;
+        if (t[i] == 0) { /* a NUL: an ordinary character */
+          if (blank) t[i] = ' ';
+          i++;
+          continue;
+        }
         if (t[i] == '\\' && i + 1 < len) {
           if (triple && long_strings) {
             t[i] = ' ';

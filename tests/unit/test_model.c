@@ -375,6 +375,29 @@ static void test_code_text(void) {
   t = tl_code_text("'unterminated # not a comment\nz = 1 # c", 39, false);
   CHECK_STR(t, "'unterminated # not a comment\nz = 1    ");
   free(t);
+  /* a NUL is an ordinary character: inside a comment, a docstring, a string; CRs end lines; a
+   * backslash at the very end */
+  static const char nul[] = "a # x\0y\r'''p\0q\\\n'''\r\n\"s\0t\" #\0\n\"\"\"e\\";
+  size_t nn = sizeof nul - 1;
+  t = tl_code_text(nul, nn, true);
+  static const char want[] = "a      \r'''    \n'''\r\n\"s\0t\"   \n\"\"\"  ";
+  CHECK_INT((int)sizeof want - 1, (int)nn);
+  CHECK(!memcmp(t, want, nn) && t[nn] == 0);
+  free(t);
+}
+
+/* Line starts: \n, \r\n and a lone \r end lines; a file without \r takes the memchr path. */
+static void test_lines(void) {
+  static const char *const texts[] = {"", "a", "a\n", "a\nb\n\nc", "a\r\nb\rc\r", "\n\n"};
+  static const uint32_t want[][6] = {{0}, {0}, {0, 2}, {0, 2, 4, 5}, {0, 3, 5, 7}, {0, 1, 2}};
+  static const uint32_t count[] = {1, 1, 2, 4, 4, 3};
+  for (size_t k = 0; k < sizeof texts / sizeof *texts; k++) {
+    tl_lines l;
+    tl_lines_init(&l, texts[k], strlen(texts[k]));
+    CHECK_INT((int)l.count, (int)count[k]);
+    for (uint32_t i = 0; i < l.count && i < count[k]; i++) CHECK_INT((int)l.starts[i], (int)want[k][i]);
+    tl_lines_free(&l);
+  }
 }
 
 int main(void) {
@@ -384,6 +407,7 @@ int main(void) {
   test_up();
   test_func_at();
   test_code_text();
+  test_lines();
   tl_ruleset *rs = rules();
   test_crossfile_chain(rs);
   test_bases_across_files(rs);
