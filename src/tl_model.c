@@ -82,34 +82,51 @@ char *tl_node_text(TSNode n, const char *src) {
   return tl_strndup(src + s, e - s);
 }
 
-static void tl_dotted_into(TSNode n, const char *src, tl_buf *b, bool *ok, int depth) {
-  if (depth > 64) { *ok = false; return; }
-  const char *t = ts_node_type(n);
-  if (!strcmp(t, "identifier")) {
-    tl_buf_put(b, src + ts_node_start_byte(n), ts_node_end_byte(n) - ts_node_start_byte(n));
-  } else if (!strcmp(t, "attribute")) {
-    TSNode o = TL_CHILD(n, object), a = TL_CHILD(n, attribute);
-    if (ts_node_is_null(o) || ts_node_is_null(a)) { *ok = false; return; }
-    tl_dotted_into(o, src, b, ok, depth + 1);
-    tl_buf_putc(b, '.');
-    tl_buf_put(b, src + ts_node_start_byte(a), ts_node_end_byte(a) - ts_node_start_byte(a));
-  } else if (!strcmp(t, "call")) {
-    TSNode f = TL_CHILD(n, function);
-    if (ts_node_is_null(f)) { *ok = false; return; }
-    tl_dotted_into(f, src, b, ok, depth + 1);
-    tl_buf_puts(b, "()");
-  } else {
-    *ok = false;
+/* The dotted text of n into out[*len..cap): false when n is no dotted name, nests deeper than 64
+ * or does not fit. */
+static bool tl_dotted_into(TSNode n, const char *src, char *out, size_t *len, size_t cap, int depth) {
+  if (depth > 64) return false;
+  if (tl_node_is(n, "identifier")) {
+    uint32_t s = ts_node_start_byte(n), l = ts_node_end_byte(n) - s;
+    if (*len + l >= cap) return false;
+    memcpy(out + *len, src + s, l);
+    *len += l;
+    return true;
   }
+  if (tl_node_is(n, "attribute")) {
+    TSNode o = TL_CHILD(n, object), a = TL_CHILD(n, attribute);
+    if (ts_node_is_null(o) || ts_node_is_null(a) || !tl_dotted_into(o, src, out, len, cap, depth + 1)) return false;
+    uint32_t s = ts_node_start_byte(a), l = ts_node_end_byte(a) - s;
+    if (*len + 1 + l >= cap) return false;
+    out[(*len)++] = '.';
+    memcpy(out + *len, src + s, l);
+    *len += l;
+    return true;
+  }
+  if (tl_node_is(n, "call")) {
+    TSNode f = TL_CHILD(n, function);
+    if (ts_node_is_null(f) || !tl_dotted_into(f, src, out, len, cap, depth + 1) || *len + 2 >= cap) return false;
+    out[(*len)++] = '(';
+    out[(*len)++] = ')';
+    return true;
+  }
+  return false;
 }
 
 char *tl_dotted(TSNode n, const char *src) {
   if (ts_node_is_null(n)) return NULL;
-  tl_buf b = {0};
-  bool ok = true;
-  tl_dotted_into(n, src, &b, &ok, 0);
-  if (!ok) { tl_buf_free(&b); return NULL; }
-  return tl_buf_take(&b);
+  char tmp[256];
+  size_t len = 0;
+  if (tl_dotted_into(n, src, tmp, &len, sizeof tmp, 0)) return tl_strndup(tmp, len);
+  /* a dotted name is never longer than the node's text: when that fits, n is no dotted name */
+  uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+  size_t cap = (size_t)(e - s) + 1;
+  if (cap <= sizeof tmp) return NULL;
+  char *big = tl_malloc(cap);
+  len = 0;
+  if (!tl_dotted_into(n, src, big, &len, cap, 0)) { free(big); return NULL; }
+  big[len] = 0;
+  return big;
 }
 
 /* The last component of a dotted name ("self.model.fwd" -> "fwd"); "()" suffixes are ignored. */
@@ -178,7 +195,7 @@ static void tl_walk_children(tl_walk_ctx *c, TSNode n, int depth) {
 static char *tl_join_module(const char *base, const char *name) {
   if (!name || !*name) return tl_strdup(base ? base : ""); /* `from . import x` at the top level: "" */
   if (!base || !*base) return tl_strdup(name);
-  return tl_printf("%s.%s", base, name);
+  return tl_concat(base, ".", name);
 }
 
 /* The package a relative import with `dots` leading dots refers to. */
@@ -695,14 +712,14 @@ static void tl_walk_function(tl_walk_ctx *c, TSNode n, int depth) {
   f.name = nm;
   if (c->cls >= 0 && c->func == 0) {
     const tl_class *k = &c->m->classes.v[c->cls];
-    f.qual = tl_printf("%s.%s", k->qual, nm);
-    f.display = tl_printf("%s.%s", k->name, nm);
+    f.qual = tl_concat(k->qual, ".", nm);
+    f.display = tl_concat(k->name, ".", nm);
   } else if (c->func == 0) {
     f.qual = tl_join_module(c->m->module, nm);
     f.display = tl_strdup(nm);
   } else {
-    f.qual = tl_printf("%s.<locals>.%s", outer->qual, nm);
-    f.display = tl_printf("%s.%s", outer->display, nm);
+    f.qual = tl_concat(outer->qual, ".<locals>.", nm);
+    f.display = tl_concat(outer->display, ".", nm);
   }
   f.cls = c->func == 0 ? c->cls : -1;
   f.outer = c->func;
@@ -734,7 +751,7 @@ static void tl_walk_function(tl_walk_ctx *c, TSNode n, int depth) {
 static void tl_walk_class(tl_walk_ctx *c, TSNode n, int depth) {
   tl_class k = {0};
   k.name = tl_node_text(TL_CHILD(n, name), c->src);
-  k.qual = c->cls >= 0 ? tl_printf("%s.%s", c->m->classes.v[c->cls].qual, k.name) : tl_join_module(c->m->module, k.name);
+  k.qual = c->cls >= 0 ? tl_concat(c->m->classes.v[c->cls].qual, ".", k.name) : tl_join_module(c->m->module, k.name);
   k.line = ts_node_start_point(n).row + 1;
   TSNode sup = TL_CHILD(n, superclasses);
   for (uint32_t i = 0; !ts_node_is_null(sup) && i < ts_node_named_child_count(sup); i++) {
@@ -1233,7 +1250,7 @@ char *tl_model_resolve(const tl_file_model *m, const char *dotted) {
   char *head = tl_strndup(dotted, n);
   intptr_t v;
   char *out;
-  if (tl_map_get(&m->imports, head, &v)) out = tl_printf("%s%s", (const char *)v, dotted + n);
+  if (tl_map_get(&m->imports, head, &v)) out = tl_concat((const char *)v, "", dotted + n);
   else out = tl_strdup(dotted);
   free(head);
   return out;

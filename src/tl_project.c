@@ -136,7 +136,7 @@ static bool tl_method(tl_proj *p, tl_ref c, const char *name, tl_ref *out, int d
   const char *mod = f->model.module;
   size_t ml = strlen(mod);
   const char *ckey = (ml && !strncmp(cl->qual, mod, ml) && cl->qual[ml] == '.') ? cl->qual + ml + 1 : cl->qual;
-  char *key = tl_printf("%s.%s", ckey, name);
+  char *key = tl_concat(ckey, ".", name);
   intptr_t ent;
   bool ok = tl_map_get(&p->locals[c.file], key, &ent) && ent > 0;
   free(key);

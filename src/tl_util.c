@@ -37,6 +37,15 @@ char *tl_strndup(const char *s, size_t n) {
 
 char *tl_strdup(const char *s) { return tl_strndup(s, strlen(s)); }
 
+char *tl_concat(const char *a, const char *sep, const char *b) {
+  size_t na = strlen(a), ns = strlen(sep), nb = strlen(b);
+  char *r = tl_malloc(na + ns + nb + 1);
+  memcpy(r, a, na);
+  memcpy(r + na, sep, ns);
+  memcpy(r + na + ns, b, nb + 1);
+  return r;
+}
+
 char *tl_printf(const char *fmt, ...) {
   tl_buf b = {0};
   va_list ap;

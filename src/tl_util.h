@@ -15,6 +15,8 @@ void *tl_realloc(void *p, size_t n);
 char *tl_strdup(const char *s);
 char *tl_strndup(const char *s, size_t n);
 char *tl_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* a + sep + b as a new string (sep may be ""): tl_printf("%s%s%s", ...) without the formatter's cost. */
+char *tl_concat(const char *a, const char *sep, const char *b);
 
 /* A growable byte buffer, always NUL-terminated when data != NULL. */
 typedef struct {

@@ -386,6 +386,29 @@ static void test_code_text(void) {
   free(t);
 }
 
+/* tl_dotted: the dotted text of names, attributes and calls, also past its 256-byte buffer. */
+static void test_dotted(void) {
+  char src[2048];
+  int o = snprintf(src, sizeof src, "x = ");
+  for (int i = 0; i < 50; i++) o += snprintf(src + o, sizeof src - (size_t)o, "name_%02d_xyz . ", i); /* 50 deep */
+  snprintf(src + o, sizeof src - (size_t)o, "f(1)\ny = a.b(c).d()\nz = (a).b\n");
+  TSParser *p = ts_parser_new();
+  ts_parser_set_language(p, tree_sitter_python());
+  TSTree *t = ts_parser_parse_string(p, NULL, src, (uint32_t)strlen(src));
+  TSNode root = ts_tree_root_node(t);
+  TSNode rhs[3];
+  for (uint32_t i = 0; i < 3; i++) rhs[i] = TL_CHILD(ts_node_named_child(ts_node_named_child(root, i), 0), right);
+  char *d = tl_dotted(rhs[0], src);
+  CHECK(d && strlen(d) == 50 * 12 + 3 && !strncmp(d, "name_00_xyz.name_01_xyz.", 24) && !strcmp(d + strlen(d) - 15, "name_49_xyz.f()"));
+  free(d);
+  d = tl_dotted(rhs[1], src);
+  CHECK_STR(d ? d : "(null)", "a.b().d()");
+  free(d);
+  CHECK(tl_dotted(rhs[2], src) == NULL);
+  ts_tree_delete(t);
+  ts_parser_delete(p);
+}
+
 /* Line starts: \n, \r\n and a lone \r end lines; a file without \r takes the memchr path. */
 static void test_lines(void) {
   static const char *const texts[] = {"", "a", "a\n", "a\nb\n\nc", "a\r\nb\rc\r", "\n\n"};
@@ -408,6 +431,7 @@ int main(void) {
   test_func_at();
   test_code_text();
   test_lines();
+  test_dotted();
   tl_ruleset *rs = rules();
   test_crossfile_chain(rs);
   test_bases_across_files(rs);
