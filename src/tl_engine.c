@@ -1878,8 +1878,16 @@ static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_pre
   for (size_t i = 0; i < f->model.classes.n; i++)
     for (size_t j = 0; j < f->model.classes.v[i].attrs.n; j++) f->model.classes.v[i].attrs.v[j].value_ = (TSNode){0};
   f->model.lazy_root = (TSNode){0}; /* lazy bindings now have no value node either */
-  if (a->opts.keep_trees) f->tree = tree;
-  else ts_tree_delete(tree);
+  if (a->opts.keep_trees) {
+    f->tree = tree;
+  } else {
+    ts_tree_delete(tree);
+    /* Past phase 1 only #project-match? reads the code text, and it makes it again when missing
+     * (tl_project_deferred_hold): not keeping it saves a copy of every file (peak memory, and the
+     * page faults that fill it). An editor keeps it, for its next run's #file-match? checks. */
+    free(f->code);
+    f->code = NULL;
+  }
   if (parse_text != f->text) free(parse_text);
 }
 
