@@ -1822,7 +1822,7 @@ static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_pre
   f->ok = true;
 
   const tl_ruleset *rs = a->rules;
-  tl_snapshot_values(f);
+  if (a->opts.keep_trees) tl_snapshot_values(f); /* for the next run's tl_model_same_outside: editors only */
   if (partial) partial = tl_model_same_outside(&g, &prev->model, prev->vals, &f->model, f->vals.v);
   /* #file-match? reads the whole text: every verdict the last run used must stand */
   tl_file_res file_res = {0}; /* about 2 KiB */
