@@ -557,6 +557,44 @@ static bool tl_is_tensor_at(const tl_match_env *e, TSNode n, int depth) {
   return false;
 }
 
+/* #passes-tensor? @args: the call passes a tensor (#tensor?) to be converted or formatted: one of
+ * its arguments, an f-string interpolation in one, an argument of a `.format(...)` call in one, or
+ * the right operand of `%` in one (or an element of it, when it is a tuple). What a pattern with
+ * those four alternatives under the argument list would find, in one pass over the arguments. */
+static bool tl_passes_tensor(const tl_match_env *e, TSNode args) {
+  uint32_t n = ts_node_named_child_count(args);
+  for (uint32_t i = 0; i < n; i++) {
+    TSNode a = ts_node_named_child(args, i);
+    if (tl_is_tensor(e, a)) return true;
+    if (tl_node_is(a, "string")) {
+      uint32_t k = ts_node_named_child_count(a);
+      for (uint32_t j = 0; j < k; j++) {
+        TSNode ip = ts_node_named_child(a, j), v;
+        if (tl_node_is(ip, "interpolation") && !ts_node_is_null(v = TL_CHILD(ip, expression)) && tl_is_tensor(e, v))
+          return true;
+      }
+    } else if (tl_node_is(a, "call")) {
+      TSNode f = TL_CHILD(a, function), fa = TL_CHILD(a, arguments);
+      if (!tl_node_is(f, "attribute") || !tl_node_is(fa, "argument_list")) continue;
+      TSNode at = TL_CHILD(f, attribute);
+      if (!tl_node_is(at, "identifier") || !tl_node_text_eq(at, e->src, "format")) continue;
+      uint32_t k = ts_node_named_child_count(fa);
+      for (uint32_t j = 0; j < k; j++)
+        if (tl_is_tensor(e, ts_node_named_child(fa, j))) return true;
+    } else if (tl_node_is(a, "binary_operator")) {
+      TSNode op = TL_CHILD(a, operator), r = TL_CHILD(a, right);
+      if (!tl_node_is(op, "%") || ts_node_is_null(r)) continue;
+      if (tl_is_tensor(e, r)) return true;
+      if (tl_node_is(r, "tuple")) {
+        uint32_t k = ts_node_named_child_count(r);
+        for (uint32_t j = 0; j < k; j++)
+          if (tl_is_tensor(e, ts_node_named_child(r, j))) return true;
+      }
+    }
+  }
+  return false;
+}
+
 static bool tl_name_is_batchlike(const char *s, size_t n) {
   static const char *const exact[] = {"b", "bs", "bsz", "n_batch", "nbatch", "batch_size", "batchsize", NULL};
   char low[64];
@@ -875,6 +913,7 @@ static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re)
     break;
   }
   case TL_PRED_TENSOR: r = tl_is_tensor(e, a); break;
+  case TL_PRED_PASSES_TENSOR: r = tl_passes_tensor(e, a); break;
   case TL_PRED_HAS_REDUCTION: {
     TSNode f = {0};
     r = tl_find_reduction(e, a, 0, &f);

@@ -72,6 +72,7 @@ typedef enum {
   TL_PRED_LAST_CHILD,    /* #last-child! @a @b: binds @b to @a's last named child (a comment counts) */
   TL_PRED_TYPE,          /* #type? @a "type" ...: the node has one of the grammar types */
   TL_PRED_CHILD_COUNT,   /* #child-count? @a "N": the node has N named children (comments count) */
+  TL_PRED_PASSES_TENSOR, /* #passes-tensor? @args: an argument, or a value formatted into one, is a tensor (#tensor?) */
   TL_PRED_PROJECT_MATCH, /* #project-match? "regex": some file of the project matches (deferred: project predicate) */
   TL_PRED_TRAINING_LOOP, /* #training-loop? @loop: a step loop running backward and an optimizer step (deferred) */
   TL_PRED__COUNT

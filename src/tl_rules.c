@@ -33,6 +33,7 @@ static const char *const tl_pred_names[TL_PRED__COUNT] = {
   [TL_PRED_BRANCH_BLOCK] = "branch-block-match?", [TL_PRED_PARENT] = "parent!", [TL_PRED_FIELD] = "field!",
   [TL_PRED_CHILD] = "child!", [TL_PRED_NEXT_SIBLING] = "next-sibling!",
   [TL_PRED_LAST_CHILD] = "last-child!", [TL_PRED_TYPE] = "type?", [TL_PRED_CHILD_COUNT] = "child-count?",
+  [TL_PRED_PASSES_TENSOR] = "passes-tensor?",
 };
 
 /* How many capture and string arguments each predicate takes (-1: one or more strings, -2: any). */
@@ -54,6 +55,7 @@ static const struct { int caps; int strs; } tl_pred_arity[TL_PRED__COUNT] = {
   [TL_PRED_PROJECT_MATCH] = {0, 1}, [TL_PRED_TRAINING_LOOP] = {1, 0}, [TL_PRED_LOOP_MODEL_PARAM] = {1, 0},
   [TL_PRED_IN_BLOCK] = {1, -1}, [TL_PRED_BRANCH_COND] = {1, 1}, [TL_PRED_BRANCH_BLOCK] = {1, 1},
   [TL_PRED_PARENT] = {2, -1}, [TL_PRED_FIELD] = {2, 1}, [TL_PRED_CHILD] = {2, -2}, [TL_PRED_NEXT_SIBLING] = {2, 0}, [TL_PRED_LAST_CHILD] = {2, 0}, [TL_PRED_TYPE] = {1, -1}, [TL_PRED_CHILD_COUNT] = {1, 1},
+  [TL_PRED_PASSES_TENSOR] = {1, 0},
 };
 
 tl_ruleset *tl_ruleset_new(void) {
