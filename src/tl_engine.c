@@ -1926,6 +1926,8 @@ static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_pre
      * page faults that fill it). An editor keeps it, for its next run's #file-match? checks. */
     free(f->code);
     f->code = NULL;
+    tl_model_compact(&f->model);
+    tl_vec_shrink(&f->cands);
   }
   if (parse_text != f->text) free(parse_text);
 }

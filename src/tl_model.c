@@ -1245,6 +1245,23 @@ void tl_model_free(tl_file_model *m) {
   tl_vec_free(&m->loop_iters);
 }
 
+void tl_model_compact(tl_file_model *m) {
+  tl_vec_free(&m->segs);
+  tl_vec_free(&m->copied);
+  for (size_t i = 0; i < m->import_log.n; i++) { free(m->import_log.v[i].alias); free(m->import_log.v[i].qual); }
+  tl_vec_free(&m->import_log);
+  for (size_t i = 0; i < m->guard_log.n; i++) free(m->guard_log.v[i]);
+  tl_vec_free(&m->guard_log);
+  for (size_t i = 0; i < m->loop_iters.n; i++) free(m->loop_iters.v[i]);
+  tl_vec_free(&m->loop_iters);
+  tl_vec_shrink(&m->funcs);
+  tl_vec_shrink(&m->classes);
+  tl_vec_shrink(&m->loops);
+  tl_vec_shrink(&m->calls);
+  tl_vec_shrink(&m->bindings);
+  tl_vec_shrink(&m->guards);
+}
+
 char *tl_model_resolve(const tl_file_model *m, const char *dotted) {
   size_t n = strcspn(dotted, ".(");
   char *head = tl_strndup(dotted, n);

@@ -40,6 +40,9 @@ void tl_buf_free(tl_buf *b);
       (a)->v = tl_realloc((a)->v, (a)->cap * sizeof(*(a)->v)); } \
     (a)->v[(a)->n++] = (x); } while (0)
 #define tl_vec_free(a) do { free((a)->v); (a)->v = NULL; (a)->n = (a)->cap = 0; } while (0)
+/* Gives back the room past n (doubling leaves up to half of it unused). */
+#define tl_vec_shrink(a) do { if ((a)->n && (a)->n < (a)->cap) { \
+      (a)->v = tl_realloc((a)->v, (a)->n * sizeof(*(a)->v)); (a)->cap = (a)->n; } } while (0)
 
 /* Line starts of a text, for byte offset -> (line, column) conversions. Lines and columns are
  * 1-based; columns count Unicode code points (as ruff does), not bytes. */
