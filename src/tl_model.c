@@ -1205,6 +1205,19 @@ void tl_model_disown(tl_file_model *old, const tl_file_model *m) {
   }
 }
 
+/* What only tl_model_rebuild reads: the segments and the logs of imports, guard names and loop
+ * iterables. */
+static void tl_model_free_rebuild_data(tl_file_model *m) {
+  tl_vec_free(&m->segs);
+  tl_vec_free(&m->copied);
+  for (size_t i = 0; i < m->import_log.n; i++) { free(m->import_log.v[i].alias); free(m->import_log.v[i].qual); }
+  tl_vec_free(&m->import_log);
+  for (size_t i = 0; i < m->guard_log.n; i++) free(m->guard_log.v[i]);
+  tl_vec_free(&m->guard_log);
+  for (size_t i = 0; i < m->loop_iters.n; i++) free(m->loop_iters.v[i]);
+  tl_vec_free(&m->loop_iters);
+}
+
 void tl_model_free(tl_file_model *m) {
   free(m->module);
   for (size_t i = 0; i < m->imports.cap; i++) free((char *)m->imports.slots[i].value);
@@ -1235,25 +1248,11 @@ void tl_model_free(tl_file_model *m) {
   tl_vec_free(&m->collate_names);
   tl_vec_free(&m->step_iterables);
   tl_suppress_free(&m->suppressions);
-  tl_vec_free(&m->segs);
-  tl_vec_free(&m->copied);
-  for (size_t i = 0; i < m->import_log.n; i++) { free(m->import_log.v[i].alias); free(m->import_log.v[i].qual); }
-  tl_vec_free(&m->import_log);
-  for (size_t i = 0; i < m->guard_log.n; i++) free(m->guard_log.v[i]);
-  tl_vec_free(&m->guard_log);
-  for (size_t i = 0; i < m->loop_iters.n; i++) free(m->loop_iters.v[i]);
-  tl_vec_free(&m->loop_iters);
+  tl_model_free_rebuild_data(m);
 }
 
 void tl_model_compact(tl_file_model *m) {
-  tl_vec_free(&m->segs);
-  tl_vec_free(&m->copied);
-  for (size_t i = 0; i < m->import_log.n; i++) { free(m->import_log.v[i].alias); free(m->import_log.v[i].qual); }
-  tl_vec_free(&m->import_log);
-  for (size_t i = 0; i < m->guard_log.n; i++) free(m->guard_log.v[i]);
-  tl_vec_free(&m->guard_log);
-  for (size_t i = 0; i < m->loop_iters.n; i++) free(m->loop_iters.v[i]);
-  tl_vec_free(&m->loop_iters);
+  tl_model_free_rebuild_data(m);
   tl_vec_shrink(&m->funcs);
   tl_vec_shrink(&m->classes);
   tl_vec_shrink(&m->loops);
