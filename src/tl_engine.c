@@ -1152,7 +1152,6 @@ static bool tl_pred_text_only(tl_pred_op op) {
   }
 }
 
-/* The children #field! gates bound on this match (tl_gate_open): a few, by capture and field. */
 /* What the gates of one match's patterns read, found once per match: the node of a capture (or
  * of the child a #field! binds from it), its range, and its resolved name with the name's hash. */
 #define TL_GATE_NODES 6
@@ -1163,9 +1162,10 @@ typedef struct {
   bool resolved;     /* q and qhash are set */
   TSNode node;       /* null when the #field! binds nothing */
   uint32_t start, len;
-  const char *q;     /* resolved name (owned by the file's cache) or NULL */
+  const char *q;     /* resolved name (in qbuf) or NULL */
   size_t qlen;
   uint64_t qhash;
+  char qbuf[64];     /* a copy: the file's cache may drop its string when another name takes the slot */
 } tl_gate_node;
 typedef struct {
   uint32_t n;
@@ -1184,9 +1184,11 @@ static tl_gate_node *tl_gate_node_of(const TSQueryMatch *mt, tl_gate_cache *gc, 
     if (gc->v[k].cap == cap && gc->v[k].field == field) return &gc->v[k];
   if (gc->n == TL_GATE_NODES) return NULL;
   tl_gate_node *g = &gc->v[gc->n++];
-  memset(g, 0, sizeof *g);
   g->cap = cap;
   g->field = field;
+  g->found = g->resolved = false;
+  g->node = (TSNode){0};
+  g->start = g->len = 0;
   for (uint16_t i = 0; i < mt->capture_count && !g->found; i++)
     if (mt->captures[i].index == cap) {
       g->found = true;
@@ -1212,9 +1214,14 @@ static bool tl_gate_open(const tl_file *f, tl_worker *w, const TSQueryMatch *mt,
   if (ts_node_is_null(gn->node)) return false; /* the #field! binds nothing: the match is dropped */
   if (g->op == TL_PRED_RESOLVES_TO || g->op == TL_PRED_RESOLVES_MATCH) {
     if (!gn->resolved) {
-      gn->q = tl_resolved(fr, &f->model, gn->node, f->text);
-      gn->qlen = gn->q ? strlen(gn->q) : 0;
-      gn->qhash = gn->q ? tl_text_hash(gn->q, gn->qlen) : 0;
+      const char *q = tl_resolved(fr, &f->model, gn->node, f->text);
+      size_t n = q ? strlen(q) : 0;
+      if (n >= sizeof gn->qbuf) /* too long to keep: used now, resolved again by the next gate */
+        return g->op == TL_PRED_RESOLVES_TO ? tl_name_in(q, g->strs, g->nstrs) : tl_cached_match(w, g, q, n);
+      if (q) memcpy(gn->qbuf, q, n + 1);
+      gn->q = q ? gn->qbuf : NULL;
+      gn->qlen = n;
+      gn->qhash = q ? tl_text_hash(q, n) : 0;
       gn->resolved = true;
     }
     if (!gn->q) return false;
