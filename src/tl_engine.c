@@ -1178,12 +1178,13 @@ static uint64_t tl_text_hash(const char *q, size_t n) {
   return h;
 }
 
-/* The gate node for (cap, field) of this match; NULL when the cache is full. */
-static tl_gate_node *tl_gate_node_of(const TSQueryMatch *mt, tl_gate_cache *gc, uint32_t cap, TSFieldId field) {
+/* The gate node for (cap, field) of this match: from the cache, or made in it, or in *spare when
+ * the cache is full. */
+static tl_gate_node *tl_gate_node_of(const TSQueryMatch *mt, tl_gate_cache *gc, uint32_t cap, TSFieldId field,
+                                     tl_gate_node *spare) {
   for (uint32_t k = 0; k < gc->n; k++)
     if (gc->v[k].cap == cap && gc->v[k].field == field) return &gc->v[k];
-  if (gc->n == TL_GATE_NODES) return NULL;
-  tl_gate_node *g = &gc->v[gc->n++];
+  tl_gate_node *g = gc->n < TL_GATE_NODES ? &gc->v[gc->n++] : spare;
   g->cap = cap;
   g->field = field;
   g->found = g->resolved = false;
@@ -1203,14 +1204,16 @@ static tl_gate_node *tl_gate_node_of(const TSQueryMatch *mt, tl_gate_cache *gc, 
 }
 
 /* A pattern's gate (tl_pattern.gate) on a match: false only when that predicate would be false
- * where tl_pattern_match evaluates it, or its #field! (gate_field) would bind nothing; true when
- * in doubt (an absent capture makes a predicate hold). */
+ * where tl_pattern_match evaluates it, or its #field! (gate_field) would bind nothing, and true
+ * otherwise (also for an absent capture, which makes a predicate hold). tl_pattern_match relies on
+ * this: it does not evaluate the gate again. */
 static bool tl_gate_open(const tl_file *f, tl_worker *w, const TSQueryMatch *mt, const tl_pattern *pt, tl_file_res *fr,
                          tl_gate_cache *gc) {
   const tl_pred *g = pt->gate, *b = pt->gate_field;
   if (!g) return true;
-  tl_gate_node *gn = tl_gate_node_of(mt, gc, b ? b->cap[0] : g->cap[0], b ? b->field : 0);
-  if (!gn || !gn->found) return true;
+  tl_gate_node spare;
+  tl_gate_node *gn = tl_gate_node_of(mt, gc, b ? b->cap[0] : g->cap[0], b ? b->field : 0, &spare);
+  if (!gn->found) return true; /* an absent capture: the predicate holds (tl_eval_pred) */
   if (ts_node_is_null(gn->node)) return false; /* the #field! binds nothing: the match is dropped */
   if (g->op == TL_PRED_RESOLVES_TO || g->op == TL_PRED_RESOLVES_MATCH) {
     if (!gn->resolved) {
