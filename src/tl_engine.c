@@ -212,6 +212,18 @@ typedef struct {
   char name[TL_RCACHE_NAME + 1];
 } tl_rcache_slot;
 
+/* Verdicts of the gates of a group of patterns on one text (tl_pattern.gkeys): a slot holds the
+ * text and the set of the group's positions whose gate passes on it. A call pattern's group has
+ * thirty gates, and the same callee names come back in every file. */
+#define TL_GCACHE_SLOTS 2048u
+#define TL_GCACHE_TEXT TL_RCACHE_NAME
+typedef struct {
+  uint64_t bits;
+  uint32_t key; /* 1 + tl_gate_key.id; 0: empty */
+  uint8_t len;
+  char text[TL_GCACHE_TEXT];
+} tl_gcache_slot;
+
 typedef struct {
   TSParser *parser;
   TSQueryCursor *cursor;
@@ -219,6 +231,7 @@ typedef struct {
   pcre2_match_context *mctx;
   pcre2_code *eval_re; /* names of validation/test data */
   tl_rcache_slot *rcache; /* TL_RCACHE_SLOTS */
+  tl_gcache_slot *gcache; /* TL_GCACHE_SLOTS */
   tl_memo memo;           /* shared predicate verdicts of the current match */
 } tl_worker;
 
@@ -1203,6 +1216,10 @@ static tl_gate_node *tl_gate_node_of(const TSQueryMatch *mt, tl_gate_cache *gc, 
   return g;
 }
 
+static const char *tl_gate_text(const tl_file *f, tl_file_res *fr, tl_gate_node *gn, bool name, size_t *n,
+                                uint64_t *h);
+static bool tl_gate_test(tl_worker *w, const tl_pred *g, const char *s, size_t n, uint64_t h);
+
 /* A pattern's gate (tl_pattern.gate) on a match: false only when that predicate would be false
  * where tl_pattern_match evaluates it, or its #field! (gate_field) would bind nothing, and true
  * otherwise (also for an absent capture, which makes a predicate hold). tl_pattern_match relies on
@@ -1215,30 +1232,100 @@ static bool tl_gate_open(const tl_file *f, tl_worker *w, const TSQueryMatch *mt,
   tl_gate_node *gn = tl_gate_node_of(mt, gc, b ? b->cap[0] : g->cap[0], b ? b->field : 0, &spare);
   if (!gn->found) return true; /* an absent capture: the predicate holds (tl_eval_pred) */
   if (ts_node_is_null(gn->node)) return false; /* the #field! binds nothing: the match is dropped */
-  if (g->op == TL_PRED_RESOLVES_TO || g->op == TL_PRED_RESOLVES_MATCH) {
-    if (!gn->resolved) {
-      const char *q = tl_resolved(fr, &f->model, gn->node, f->text);
-      size_t n = q ? strlen(q) : 0;
-      if (n >= sizeof gn->qbuf) /* too long to keep: used now, resolved again by the next gate */
-        return g->op == TL_PRED_RESOLVES_TO ? tl_name_in(q, g->strs, g->nstrs) : tl_cached_match(w, g, q, n);
-      if (q) memcpy(gn->qbuf, q, n + 1);
-      gn->q = q ? gn->qbuf : NULL;
-      gn->qlen = n;
-      gn->qhash = q ? tl_text_hash(q, n) : 0;
-      gn->resolved = true;
-    }
-    if (!gn->q) return false;
-    if (g->op == TL_PRED_RESOLVES_TO) return tl_name_in(gn->q, g->strs, g->nstrs);
-    return tl_cached_match_h(w, g, gn->q, gn->qlen, gn->qhash);
-  }
-  switch (g->op) {
-  case TL_PRED_MATCH: return tl_cached_match(w, g, f->text + gn->start, gn->len);
-  case TL_PRED_TYPE:
+  if (g->op == TL_PRED_TYPE) {
     for (size_t i = 0; i < g->nstrs; i++)
       if (tl_node_is(gn->node, g->strs[i])) return true;
     return false;
-  default: return tl_text_in(f->text, gn->start, gn->len, g->strs, g->op == TL_PRED_EQ ? 1 : g->nstrs);
   }
+  size_t n;
+  uint64_t h;
+  const char *s = tl_gate_text(f, fr, gn, g->op == TL_PRED_RESOLVES_TO || g->op == TL_PRED_RESOLVES_MATCH, &n, &h);
+  return s && tl_gate_test(w, g, s, n, h);
+}
+
+/* The text a gate reads on gn (not null): the node's text, or its resolved name (NULL when it has
+ * none), with its length and, for texts the caches keep, its hash. A long name is owned by fr's
+ * cache and valid until the next resolution. */
+static const char *tl_gate_text(const tl_file *f, tl_file_res *fr, tl_gate_node *gn, bool name, size_t *n,
+                                uint64_t *h) {
+  if (!name) {
+    *n = gn->len;
+    *h = gn->len <= TL_RCACHE_NAME ? tl_text_hash(f->text + gn->start, gn->len) : 0;
+    return f->text + gn->start;
+  }
+  if (!gn->resolved) {
+    const char *q = tl_resolved(fr, &f->model, gn->node, f->text);
+    size_t qn = q ? strlen(q) : 0;
+    if (qn >= sizeof gn->qbuf) { /* too long to keep: used now, resolved again by the next gate */
+      *n = qn;
+      *h = 0;
+      return q;
+    }
+    if (q) memcpy(gn->qbuf, q, qn + 1);
+    gn->q = q ? gn->qbuf : NULL;
+    gn->qlen = qn;
+    gn->qhash = q ? tl_text_hash(q, qn) : 0;
+    gn->resolved = true;
+  }
+  *n = gn->qlen;
+  *h = gn->qhash;
+  return gn->q;
+}
+
+/* A gate that tests a text or name (not #type?) on s: n bytes, hash h if n <= TL_RCACHE_NAME. */
+static bool tl_gate_test(tl_worker *w, const tl_pred *g, const char *s, size_t n, uint64_t h) {
+  switch (g->op) {
+  case TL_PRED_MATCH:
+  case TL_PRED_RESOLVES_MATCH: return tl_cached_match_h(w, g, s, n, h);
+  case TL_PRED_EQ: return tl_text_in(s, 0, (uint32_t)n, g->strs, 1);
+  default: return tl_text_in(s, 0, (uint32_t)n, g->strs, g->nstrs); /* #any-of?, #resolves-to? */
+  }
+}
+
+/* The positions of rep's group whose gate reading key k passes on s (n bytes, hash h if n <=
+ * TL_RCACHE_NAME), through the worker's cache. */
+static uint64_t tl_gate_bits(tl_worker *w, const tl_ruleset *rs, const tl_pattern *rep, const tl_gate_key *k,
+                             const char *s, size_t n, uint64_t h) {
+  tl_gcache_slot *sl = NULL;
+  if (n <= TL_GCACHE_TEXT) {
+    sl = &w->gcache[(h ^ (k->id * UINT64_C(0x9E3779B97F4A7C15))) % TL_GCACHE_SLOTS];
+    if (sl->key == k->id + 1 && sl->len == n && !memcmp(sl->text, s, n)) return sl->bits;
+  }
+  uint64_t bits = 0;
+  for (uint64_t m = k->mask; m; m &= m - 1) {
+    unsigned pos = (unsigned)__builtin_ctzll(m);
+    const tl_pattern *pt = pos == 0 ? rep : &rs->patterns.v[rep->members.v[pos - 1]];
+    if (tl_gate_test(w, pt->gate, s, n, h)) bits |= UINT64_C(1) << pos;
+  }
+  if (sl) {
+    sl->bits = bits;
+    sl->key = k->id + 1;
+    sl->len = (uint8_t)n;
+    memcpy(sl->text, s, n);
+  }
+  return bits;
+}
+
+/* The positions of pat's group whose keyed gate (tl_pattern.gkey) is open on this match: one text
+ * per key, then a cache look-up; the same verdicts as tl_gate_open. */
+static uint64_t tl_gates_open(const tl_ruleset *rs, const tl_file *f, tl_worker *w, const TSQueryMatch *mt,
+                              const tl_pattern *pat, tl_file_res *fr, tl_gate_cache *gc) {
+  uint64_t open = ~UINT64_C(0);
+  for (size_t i = 0; i < pat->gkeys.n; i++) {
+    const tl_gate_key *k = &pat->gkeys.v[i];
+    tl_gate_node spare;
+    tl_gate_node *gn = tl_gate_node_of(mt, gc, k->cap, k->field, &spare);
+    if (!gn->found) continue; /* an absent capture: the predicates hold (tl_eval_pred) */
+    uint64_t bits = 0;        /* a #field! that binds nothing, or no resolved name: all closed */
+    if (!ts_node_is_null(gn->node)) {
+      size_t n;
+      uint64_t h;
+      const char *s = tl_gate_text(f, fr, gn, k->name, &n, &h);
+      if (s) bits = tl_gate_bits(w, rs, pat, k, s, n, h);
+    }
+    open &= ~k->mask | bits;
+  }
+  return open;
 }
 
 /* A match of one pattern, and of the patterns of the same structure compiled once with it. */
@@ -1252,10 +1339,13 @@ static void tl_file_match(tl_analysis *a, tl_file *f, tl_worker *w, const TSQuer
   }
   tl_gate_cache gc;
   gc.n = 0;
-  if (tl_gate_open(f, w, mt, pat, file_res, &gc)) tl_pattern_match(a, f, w, mt, pat, eval_re, file_res, memo);
+  uint64_t open = pat->gkeys.n ? tl_gates_open(a->rules, f, w, mt, pat, file_res, &gc) : 0;
+  if (pat->gkey ? (open & 1) : tl_gate_open(f, w, mt, pat, file_res, &gc))
+    tl_pattern_match(a, f, w, mt, pat, eval_re, file_res, memo);
   for (size_t i = 0; i < pat->members.n; i++) {
     const tl_pattern *mp = &a->rules->patterns.v[pat->members.v[i]];
-    if (tl_gate_open(f, w, mt, mp, file_res, &gc)) tl_pattern_match(a, f, w, mt, mp, eval_re, file_res, memo);
+    if (mp->gkey ? (open >> (i + 1)) & 1 : tl_gate_open(f, w, mt, mp, file_res, &gc))
+      tl_pattern_match(a, f, w, mt, mp, eval_re, file_res, memo);
   }
 }
 
@@ -2134,6 +2224,7 @@ void tl_analysis_run(tl_analysis *a) {
         PCRE2_ZERO_TERMINATED, 0, &err, &eo, NULL);
     tl_regex_jit(ws[i].eval_re);
     ws[i].rcache = tl_calloc(TL_RCACHE_SLOTS, sizeof *ws[i].rcache);
+    ws[i].gcache = tl_calloc(TL_GCACHE_SLOTS, sizeof *ws[i].gcache);
     ws[i].memo.v = tl_calloc(a->rules->memo_keys + 1, sizeof *ws[i].memo.v);
   }
   tl_run_ctx ctx = {a, ws, todo};
@@ -2150,6 +2241,7 @@ void tl_analysis_run(tl_analysis *a) {
     pcre2_match_context_free(ws[i].mctx);
     pcre2_code_free(ws[i].eval_re);
     free(ws[i].rcache);
+    free(ws[i].gcache);
     free(ws[i].memo.v);
   }
   free(ws);

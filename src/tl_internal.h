@@ -115,6 +115,17 @@ struct tl_rule {
 /* Regexes of #match?/#resolves-match? whose verdicts the workers cache by text (tl_engine.c). */
 #define TL_RCACHE_BITS 128
 
+/* A text the gates of a group of patterns read (tl_pattern.gkeys). Positions: 0 is the pattern
+ * with the members, 1 + i its member i. */
+#define TL_GATE_POSITIONS 64
+typedef struct {
+  uint32_t cap;
+  TSFieldId field; /* 0: the capture's own node */
+  bool name;       /* the node's resolved name (#resolves-to?, #resolves-match?), else its text */
+  uint32_t id;     /* unique in the ruleset: the worker's verdict cache key */
+  uint64_t mask;   /* the positions whose gate reads this text */
+} tl_gate_key;
+
 /* One pattern of the compiled query: which rule it belongs to and its predicates. */
 typedef struct {
   uint32_t rule;
@@ -124,6 +135,11 @@ typedef struct {
    * that only reads the text, resolved name or type of a matched capture, or of the child that a
    * #field! before it binds from a matched capture (gate_field, else NULL). */
   const tl_pred *gate, *gate_field;
+  /* For a pattern with members: the texts its group's gates read, each a capture's node (or a
+   * #field! child of it) as text or as resolved name. tl_file_match finds each text once per
+   * match and caches the verdicts of all the gates that read it as one bit set. */
+  TL_VEC(tl_gate_key) gkeys;
+  uint8_t gkey; /* 1 + the index of this pattern's gate in its group's gkeys; 0: tl_gate_open */
 } tl_pattern;
 
 struct tl_ruleset {

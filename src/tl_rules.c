@@ -91,6 +91,7 @@ static void tl_ruleset_clear_query(tl_ruleset *rs) {
   for (size_t i = 0; i < rs->patterns.n; i++) {
     tl_preds_free(&rs->patterns.v[i]);
     tl_vec_free(&rs->patterns.v[i].members);
+    tl_vec_free(&rs->patterns.v[i].gkeys);
   }
   tl_vec_free(&rs->patterns);
 }
@@ -916,6 +917,35 @@ static void tl_pattern_gate(tl_pattern *pt) {
   }
 }
 
+/* The texts the gates of each group (a pattern and its members) read: gates that test a text or
+ * resolved name against strings or a regex share one verdict cache entry per text (tl_file_match);
+ * #type? gates, and positions past TL_GATE_POSITIONS, keep tl_gate_open. */
+static void tl_gate_keys(tl_ruleset *rs) {
+  uint32_t next = 0;
+  for (size_t p = 0; p < rs->patterns.n; p++) {
+    tl_pattern *rep = &rs->patterns.v[p];
+    if (!rep->members.n) continue;
+    for (size_t m = 0; m <= rep->members.n && m < TL_GATE_POSITIONS; m++) {
+      tl_pattern *pt = m == 0 ? rep : &rs->patterns.v[rep->members.v[m - 1]];
+      const tl_pred *g = pt->gate, *b = pt->gate_field;
+      if (!g || g->op == TL_PRED_TYPE) continue;
+      tl_gate_key k = {b ? b->cap[0] : g->cap[0], b ? b->field : 0,
+                       g->op == TL_PRED_RESOLVES_TO || g->op == TL_PRED_RESOLVES_MATCH, 0, 0};
+      size_t i = 0;
+      while (i < rep->gkeys.n && !(rep->gkeys.v[i].cap == k.cap && rep->gkeys.v[i].field == k.field &&
+                                   rep->gkeys.v[i].name == k.name))
+        i++;
+      if (i == rep->gkeys.n) {
+        if (i == UINT8_MAX) continue;
+        k.id = next++;
+        tl_vec_push(&rep->gkeys, k);
+      }
+      rep->gkeys.v[i].mask |= UINT64_C(1) << m;
+      pt->gkey = (uint8_t)(i + 1);
+    }
+  }
+}
+
 /* Compiles `qs` into rs->query and rs->patterns. Errors go to diags. */
 static bool tl_ruleset_build(tl_ruleset *rs, const tl_qsrc *qs, tl_diags *diags) {
   uint32_t eoff;
@@ -937,14 +967,14 @@ static bool tl_ruleset_build(tl_ruleset *rs, const tl_qsrc *qs, tl_diags *diags)
     tl_vec_push(&at_of, at);
     if (at < qs->decl_end) { /* the declaration of bound captures: never run */
       ts_query_disable_pattern(rs->query, p);
-      tl_pattern none = {UINT32_MAX, {0}, {0}, NULL, NULL};
+      tl_pattern none = {.rule = UINT32_MAX};
       tl_vec_push(&rs->patterns, none);
       continue;
     }
     size_t k = 0;
     while (k + 1 < qs->starts.n && qs->starts.v[k + 1] <= at) k++;
     tl_rule *r = rs->rules.v[qs->owners.v[k]];
-    tl_pattern pat = {qs->owners.v[k], {0}, {0}, NULL, NULL};
+    tl_pattern pat = {.rule = qs->owners.v[k]};
     ok = tl_preds_parse(r, rs->query, p, qs->starts.v[k], &pat, diags) && ok;
     tl_vec_push(&rs->patterns, pat);
   }
@@ -963,6 +993,7 @@ static bool tl_ruleset_build(tl_ruleset *rs, const tl_qsrc *qs, tl_diags *diags)
   tl_vec_free(&at_of);
   tl_memo_keys(rs);
   for (size_t p = 0; p < rs->patterns.n; p++) tl_pattern_gate(&rs->patterns.v[p]);
+  tl_gate_keys(rs);
   /* numbers for the regexes of #match?/#resolves-match? (one per distinct regex): a worker caches
    * their verdicts on a text together (tl_cached_match) */
   TL_VEC(const char *) rx = {0};
