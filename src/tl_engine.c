@@ -273,6 +273,7 @@ static bool tl_code_match(tl_worker *w, const tl_file *f, pcre2_code *re) {
  * slot is taken over by another text on collision; texts longer than TL_RCACHE_NAME, and regexes
  * past the cache's TL_RCACHE_BITS, are not cached). */
 static bool tl_cached_match_h(tl_worker *w, const tl_pred *p, const char *q, size_t n, uint64_t h) {
+  if (!tl_rx_may(&p->rpre, q, n)) return false;
   if (n > TL_RCACHE_NAME || !p->rbit) return tl_re_match(w, p->re, q, n);
   tl_rcache_slot *sl = &w->rcache[h % TL_RCACHE_SLOTS];
   if (!sl->used || sl->len != n || memcmp(sl->name, q, n)) {
@@ -293,6 +294,7 @@ static bool tl_cached_match_h(tl_worker *w, const tl_pred *p, const char *q, siz
 
 static uint64_t tl_text_hash(const char *q, size_t n);
 static bool tl_cached_match(tl_worker *w, const tl_pred *p, const char *q, size_t n) {
+  if (!tl_rx_may(&p->rpre, q, n)) return false;
   if (n > TL_RCACHE_NAME || !p->rbit) return tl_re_match(w, p->re, q, n);
   return tl_cached_match_h(w, p, q, n, tl_text_hash(q, n));
 }

@@ -415,6 +415,7 @@ static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, uint
       const char *pattern = p.strs[op == TL_PRED_KWARG_MATCH ? 1 : 0];
       p.re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF | (op == TL_PRED_FILE_MATCH || op == TL_PRED_PROJECT_MATCH ? PCRE2_MULTILINE : 0), &err, &eoff, NULL);
       tl_regex_jit(p.re);
+      tl_rx_pre_init(&p.rpre, p.re);
       if (!p.re) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(err, msg, sizeof msg);
