@@ -207,7 +207,7 @@ stats() {
 
 use_hyperfine=0
 if command -v hyperfine >/dev/null && [ "${TL_BENCH_NO_HYPERFINE:-}" != 1 ]; then use_hyperfine=1; fi
-declare -A med mn mx cpu
+declare -A med mn mx cpu pmed pmn pmx
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for label in "${labels[@]}"; do check "$label"; done
 if [ "$use_hyperfine" = 1 ]; then
@@ -235,6 +235,12 @@ else
     read -r "med[$label]" "mn[$label]" "mx[$label]" < <(stats "$work/$label.times" 1)
     read -r "cpu[$label]" _ _ < <(stats "$work/$label.times" 2)
   done
+  # Paired: in each round trainlint ran right after the floor, so the ratio of the two runs of one
+  # round hardly moves when the machine's speed drifts between rounds (by up to 1.5x on a VM).
+  for j in 1 "$jobs"; do
+    paste "$work/trainlint_j$j.times" "$work/floor_j$j.times" | awk '{ printf "%.4f\n", $1 / $3 }' >"$work/pair_j$j"
+    read -r "pmed[j$j]" "pmn[j$j]" "pmx[j$j]" < <(stats "$work/pair_j$j" 1)
+  done
 fi
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
@@ -258,6 +264,13 @@ echo "load average (1/5/15 min) before: $load_before, after: $load_after"
 echo "trainlint / floor at -j 1:      wall $r1, cpu $(ratio "${cpu[trainlint_j1]}" "${cpu[floor_j1]}")"
 echo "trainlint / floor at -j $jobs:      wall $(ratio "${med[trainlint_$jn]}" "${med[floor_$jn]}")," \
      "cpu $(ratio "${cpu[trainlint_$jn]}" "${cpu[floor_$jn]}")"
+if [ -n "${pmed[j1]:-}" ]; then
+  for j in j1 "$jn"; do
+    awk -v j="${j#j}" -v m="${pmed[$j]}" -v a="${pmn[$j]}" -v b="${pmx[$j]}" -v n="$runs" 'BEGIN {
+      printf "paired, round by round, -j %s:  median %.2f (%.2f-%.2f over %d rounds)\n", j, m, a, b, n }'
+  done
+  r1=$(awk -v m="${pmed[j1]}" 'BEGIN { printf "%.2f", m }')
+fi
 echo "scaling, wall -j 1 / -j $jobs:      trainlint $(ratio "${med[trainlint_j1]}" "${med[trainlint_$jn]}")," \
      "floor $(ratio "${med[floor_j1]}" "${med[floor_$jn]}") (ideal $jobs)"
 echo "trainlint input errors (files not analysed; exit 2): ${input_errors[trainlint_j1]}"
@@ -276,6 +289,8 @@ if [ "$instructions" = 1 ]; then
     echo "instructions: valgrind not found, not counted"
   fi
 fi
+# the goal: the paired median at -j 1 (the ratio of the medians with hyperfine, which times each
+# command's runs one after another)
 if awk -v r="$r1" 'BEGIN { exit !(r <= 2.0) }'; then
   echo "goal (full analysis within 2x the floor on one core): met (${r1}x)"
 else
