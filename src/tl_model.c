@@ -854,6 +854,16 @@ static void tl_visit(tl_walk_ctx *c, TSNode n, int depth) {
   case 'w':
     if (!strcmp(t, "while_statement")) { tl_walk_loop(c, n, depth); return; }
     break;
+  case 's':
+    /* a string's children are its pieces: only an f-string's interpolations hold code (the
+     * grammar's scanner makes them only after an `f`/`F` prefix) */
+    if (!strcmp(t, "string")) {
+      const char *p = c->src + ts_node_start_byte(n);
+      bool format = false;
+      for (; isalpha((unsigned char)*p) && !format; p++) format = *p == 'f' || *p == 'F';
+      if (!format) return;
+    }
+    break;
   case 'i':
     if (!strcmp(t, "if_statement")) { tl_walk_if(c, n, depth); return; }
     if (!strcmp(t, "import_statement") || !strcmp(t, "import_from_statement")) { tl_model_import(c, n); return; }
