@@ -181,6 +181,30 @@ static void test_func_at(void) {
   ts_parser_delete(p);
 }
 
+/* Calls inside f-strings (any prefix with f/F, nested) are in the model; text in other strings
+ * that looks like a call is not (the walk skips their pieces). */
+static void test_string_calls(void) {
+  const char *src = "a = 'g()'\nb = f'{h()}'\nc = rF\"{i(f'{j()}')}\"\nd = b'k()' + \"\"\"l()\"\"\"\n"
+                    "e = Rb'{m()}'\ng = (n()  # noqa\n     .o())\n";
+  TSParser *p = ts_parser_new();
+  ts_parser_set_language(p, tree_sitter_python());
+  TSTree *t = ts_parser_parse_string(p, NULL, src, (uint32_t)strlen(src));
+  tl_file_model m = {0};
+  tl_diags d = {0};
+  tl_model_build(&m, ts_tree_root_node(t), src, "mod", false, &d, "mod.py");
+  char got[256] = "";
+  for (size_t i = 0; i < m.calls.n; i++) {
+    strncat(got, m.calls.v[i].callee, sizeof got - strlen(got) - 2);
+    strncat(got, " ", sizeof got - strlen(got) - 1);
+  }
+  CHECK_STR(got, "h i j n().o n ");
+  CHECK_INT(m.suppressions.n, 1);
+  tl_model_free(&m);
+  tl_diags_free(&d);
+  ts_tree_delete(t);
+  ts_parser_delete(p);
+}
+
 static void test_crossfile_chain(tl_ruleset *rs) {
   src_file files[] = {
     {"proj/train.py",
@@ -462,6 +486,7 @@ static void test_rx_pre(void) {
 
 int main(void) {
   test_rx_pre();
+  test_string_calls();
   test_resolve();
   test_field_ids();
   test_node_is();
