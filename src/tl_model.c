@@ -836,6 +836,12 @@ static void tl_visit(tl_walk_ctx *c, TSNode n, int depth) {
   case 'a':
     if (!strcmp(t, "assignment")) { tl_walk_assignment(c, n, depth); return; }
     if (!strcmp(t, "augmented_assignment")) { tl_walk_children(c, n, depth); return; }
+    /* `x.name`: only x can hold code (three children: no comment inside) */
+    if (!strcmp(t, "attribute") && ts_node_child_count(n) == 3) { tl_visit(c, TL_CHILD(n, object), depth + 1); return; }
+    break;
+  case 'k':
+    /* `name=value`: only the value can hold code */
+    if (!strcmp(t, "keyword_argument") && ts_node_child_count(n) == 3) { tl_visit(c, TL_CHILD(n, value), depth + 1); return; }
     break;
   case 'c':
     if (!strcmp(t, "call")) { tl_walk_call(c, n, depth); return; }
