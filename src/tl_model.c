@@ -905,11 +905,15 @@ static bool tl_accelerator_evidence(const char *src, const char *code_text, size
   char *own = code_text ? NULL : tl_code_text(src, len, true);
   const char *code = code_text ? code_text : own;
   bool hit = false;
+  /* bit l of pairs[n]: a word of n letters starts with letter l; other segments are not compared */
+  uint32_t pairs[24] = {0};
+  for (size_t w = 0; w < sizeof words / sizeof *words; w++) pairs[words[w].n] |= UINT32_C(1) << (words[w].w[0] - 'a');
+#define TL_WORD_BYTE(ch) ((unsigned)(((ch) | 0x20) - 'a') < 26u || (unsigned)((ch) - '0') < 10u || (ch) == '_')
   *has_main = strstr(code, "__name__") && strstr(code, "__main__");
   for (size_t i = 0; i < len && !hit;) {
-    if (!(isalnum((unsigned char)code[i]) || code[i] == '_')) { i++; continue; }
+    if (!TL_WORD_BYTE((unsigned char)code[i])) { i++; continue; }
     size_t s = i;
-    while (i < len && (isalnum((unsigned char)code[i]) || code[i] == '_')) i++;
+    while (i < len && TL_WORD_BYTE((unsigned char)code[i])) i++;
     /* `.to(`: a move between devices */
     if (i - s == 2 && code[s] == 't' && code[s + 1] == 'o' && s > 0 && code[s - 1] == '.') {
       size_t k = i;
@@ -920,12 +924,15 @@ static bool tl_accelerator_evidence(const char *src, const char *code_text, size
       while (a < i && code[a] == '_') a++;
       size_t b = a;
       while (b < i && code[b] != '_') b++;
-      for (size_t w = 0; w < sizeof words / sizeof *words && b > a && !hit; w++)
-        hit = words[w].n == b - a && tolower((unsigned char)code[a]) == words[w].w[0] &&
-              !strncasecmp(code + a, words[w].w, b - a);
+      size_t n = b - a;
+      unsigned f = (unsigned)((unsigned char)code[a] | 0x20) - 'a'; /* the first letter, any case */
+      if (n < sizeof pairs / sizeof *pairs && f < 26u && (pairs[n] >> f) & 1)
+        for (size_t w = 0; w < sizeof words / sizeof *words && !hit; w++)
+          hit = words[w].n == n && (unsigned)(words[w].w[0] - 'a') == f && !strncasecmp(code + a, words[w].w, n);
       a = b;
     }
   }
+#undef TL_WORD_BYTE
   free(own);
   return hit;
 }
