@@ -381,13 +381,6 @@ static cJSON *tl_action(const char *title, const char *kind, cJSON *diag, cJSON 
   return a;
 }
 
-static const char *tl_ifind(const char *s, size_t n, const char *needle) {
-  size_t k = strlen(needle);
-  for (size_t i = 0; i + k <= n; i++)
-    if (!strncasecmp(s + i, needle, k)) return s + i;
-  return NULL;
-}
-
 /* Where a comment starts on [s, e) (outside string literals), or UINT32_MAX. */
 static uint32_t tl_comment_start(const char *text, uint32_t s, uint32_t e) {
   char q = 0;

@@ -145,16 +145,8 @@ static bool tl_last_is(const char *dotted, const char *word) {
   return strlen(word) == n && !memcmp(l, word, n);
 }
 
-/* Case-insensitive: does `s` (length n) contain `needle`? */
-static bool tl_icontains(const char *s, size_t n, const char *needle) {
-  size_t k = strlen(needle);
-  for (size_t i = 0; i + k <= n; i++) {
-    size_t j = 0;
-    while (j < k && tolower((unsigned char)s[i + j]) == needle[j]) j++;
-    if (j == k) return true;
-  }
-  return false;
-}
+/* Case-insensitive: does `s` (length n) contain `needle` (in lower case)? */
+static bool tl_icontains(const char *s, size_t n, const char *needle) { return tl_ifind(s, n, needle) != NULL; }
 
 /* ---- the walk ---- */
 

@@ -24,15 +24,7 @@ static bool tl_in_set(const char *s, size_t n, const char *const *set) {
   return false;
 }
 
-static bool tl_icontains_n(const char *s, size_t n, const char *needle) {
-  size_t k = strlen(needle);
-  for (size_t i = 0; i + k <= n; i++) {
-    size_t j = 0;
-    while (j < k && tolower((unsigned char)s[i + j]) == needle[j]) j++;
-    if (j == k) return true;
-  }
-  return false;
-}
+static bool tl_icontains_n(const char *s, size_t n, const char *needle) { return tl_ifind(s, n, needle) != NULL; }
 
 static TSNode tl_unparen(TSNode n) {
   while (tl_node_is(n, "parenthesized_expression") && ts_node_named_child_count(n)) n = ts_node_named_child(n, 0);

@@ -4,13 +4,6 @@
 #include <ctype.h>
 #include <string.h>
 
-static const char *tl_ifind(const char *s, size_t n, const char *needle) {
-  size_t k = strlen(needle);
-  for (size_t i = 0; i + k <= n; i++)
-    if (!strncasecmp(s + i, needle, k)) return s + i;
-  return NULL;
-}
-
 /* Reads codes "TL101, TL2 ..." up to `stop` (or the end). */
 static void tl_read_codes(tl_suppression *sp, const char *p, const char *end, char stop) {
   while (p < end && *p != stop) {

@@ -47,6 +47,21 @@ char *tl_concat(const char *a, const char *sep, const char *b) {
   return r;
 }
 
+const char *tl_ifind(const char *s, size_t n, const char *needle) {
+  size_t k = strlen(needle);
+  if (k == 0) return s;
+  unsigned char f = (unsigned char)needle[0];
+  bool letter = f >= 'a' && f <= 'z'; /* then c | 0x20 is tolower(c) for every byte that could match */
+  for (size_t i = 0; i + k <= n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if ((letter ? (unsigned char)(c | 0x20) : (unsigned char)tolower(c)) != f) continue;
+    size_t j = 1;
+    while (j < k && tolower((unsigned char)s[i + j]) == (unsigned char)needle[j]) j++;
+    if (j == k) return s + i;
+  }
+  return NULL;
+}
+
 char *tl_printf(const char *fmt, ...) {
   tl_buf b = {0};
   va_list ap;

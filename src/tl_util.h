@@ -17,6 +17,8 @@ char *tl_strndup(const char *s, size_t n);
 char *tl_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* a + sep + b as a new string (sep may be ""): tl_printf("%s%s%s", ...) without the formatter's cost. */
 char *tl_concat(const char *a, const char *sep, const char *b);
+/* The first place where `needle` (ASCII, in lower case) occurs in s[0, n) in any case, or NULL. */
+const char *tl_ifind(const char *s, size_t n, const char *needle);
 
 /* A growable byte buffer, always NUL-terminated when data != NULL. */
 typedef struct {

@@ -485,7 +485,28 @@ static void test_rx_pre(void) {
   CHECK(tl_rx_may(&p0, "", 0));
 }
 
+/* tl_ifind: ASCII case-insensitive search, also for a needle that does not start with a letter. */
+static void test_ifind(void) {
+  const char *s = "x = 1  # NoQA: TL101, Trainlint: ignore";
+  CHECK(tl_ifind(s, strlen(s), "noqa") == strstr(s, "NoQA"));
+  CHECK(tl_ifind(s, strlen(s), "trainlint:") == strstr(s, "Trainlint:"));
+  CHECK(tl_ifind(s, strlen(s), "ignore") == s + strlen(s) - 6); /* at the very end */
+  CHECK(tl_ifind(s, strlen(s) - 1, "ignore") == NULL);          /* cut by n */
+  CHECK(tl_ifind(s, strlen(s), "tl101,") == strstr(s, "TL101,"));
+  CHECK(tl_ifind(s, strlen(s), "# noqa") == strstr(s, "# NoQA"));
+  CHECK(tl_ifind(s, strlen(s), "noqb") == NULL);
+  CHECK(tl_ifind(s, strlen(s), "") == s);
+  const char *t = "m.ACCUMULATE(x) no\0sync nO_sYnC";
+  size_t tn = 31;
+  CHECK(tl_ifind(t, tn, ".accumulate(") == t + 1);
+  CHECK(tl_ifind(t, tn, "no_sync") == t + 24);
+  const char *u = "@noqa`";
+  CHECK(tl_ifind(u, 6, "`") == u + 5); /* a needle that is no letter: tolower, not | 0x20 */
+  CHECK(tl_ifind("N", 1, "n") != NULL && tl_ifind("@", 1, "`") == NULL); /* '@' | 0x20 is '`' */
+}
+
 int main(void) {
+  test_ifind();
   test_rx_pre();
   test_string_calls();
   test_resolve();
