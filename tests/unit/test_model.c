@@ -37,29 +37,46 @@ static char *run(tl_ruleset *rs, const src_file *files, size_t n) {
   return tl_buf_take(&b);
 }
 
+/* A file's model built from source, for the tests that look at one model. */
+typedef struct {
+  TSParser *p;
+  TSTree *t;
+  tl_file_model m;
+  tl_diags d;
+} model_fx;
+
+static void fx_build(model_fx *x, const char *src, const char *module, const char *path) {
+  memset(x, 0, sizeof *x);
+  x->p = ts_parser_new();
+  ts_parser_set_language(x->p, tree_sitter_python());
+  x->t = ts_parser_parse_string(x->p, NULL, src, (uint32_t)strlen(src));
+  tl_model_build(&x->m, ts_tree_root_node(x->t), src, module, false, &x->d, path);
+}
+
+static void fx_free(model_fx *x) {
+  tl_model_free(&x->m);
+  tl_diags_free(&x->d);
+  ts_tree_delete(x->t);
+  ts_parser_delete(x->p);
+}
+
 static void test_resolve(void) {
   const char *src = "import torch as T\nimport torch.nn as nn\nfrom torch.utils.data import DataLoader as DL\n"
                     "from .sibling import helper, other as o2\nimport paddle\nfrom paddle.io import DataLoader\n";
-  TSParser *p = ts_parser_new();
-  ts_parser_set_language(p, tree_sitter_python());
-  TSTree *t = ts_parser_parse_string(p, NULL, src, (uint32_t)strlen(src));
-  tl_file_model m = {0};
-  tl_diags d = {0};
-  tl_model_build(&m, ts_tree_root_node(t), src, "pkg.mod", false, &d, "pkg/mod.py");
+  model_fx x;
+  fx_build(&x, src, "pkg.mod", "pkg/mod.py");
+  tl_file_model *m = &x.m;
   struct { const char *in, *want; } cases[] = {
     {"T.arange", "torch.arange"}, {"nn.Module", "torch.nn.Module"}, {"DL", "torch.utils.data.DataLoader"},
     {"helper", "pkg.sibling.helper"}, {"o2", "pkg.sibling.other"}, {"paddle.io.DataLoader", "paddle.io.DataLoader"},
     {"DataLoader", "paddle.io.DataLoader"}, {"unknown.thing", "unknown.thing"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    char *r = tl_model_resolve(&m, cases[i].in);
+    char *r = tl_model_resolve(m, cases[i].in);
     CHECK_STR(r, cases[i].want);
     free(r);
   }
-  tl_model_free(&m);
-  tl_diags_free(&d);
-  ts_tree_delete(t);
-  ts_parser_delete(p);
+  fx_free(&x);
 }
 
 /* The generated field ids (TL_FIELD_*) are the grammar's own. */
@@ -154,31 +171,25 @@ static void test_func_at(void) {
   const char *src = "import os\n\ndef a():\n    def b():\n        def c():\n            pass\n        x = 1\n"
                     "    y = 2\n\nclass K:\n    def m(self):\n        class L:\n            def n(self):\n"
                     "                pass\n        return 1\n\n    def m2(self): pass\n\nz = 3\n";
-  TSParser *p = ts_parser_new();
-  ts_parser_set_language(p, tree_sitter_python());
-  TSTree *t = ts_parser_parse_string(p, NULL, src, (uint32_t)strlen(src));
-  tl_file_model m = {0};
-  tl_diags d = {0};
-  tl_model_build(&m, ts_tree_root_node(t), src, "mod", false, &d, "mod.py");
-  CHECK_INT(m.funcs.n, 7);
-  CHECK(m.funcs_sorted);
+  model_fx x;
+  fx_build(&x, src, "mod", "mod.py");
+  tl_file_model *m = &x.m;
+  CHECK_INT(m->funcs.n, 7);
+  CHECK(m->funcs_sorted);
   int hits[8] = {0};
   for (uint32_t byte = 0; byte <= strlen(src); byte++) {
     int32_t want = 0;
-    for (size_t i = 1; i < m.funcs.n; i++)
-      if (m.funcs.v[i].start <= byte && byte < m.funcs.v[i].end && m.funcs.v[i].start >= m.funcs.v[want].start)
+    for (size_t i = 1; i < m->funcs.n; i++)
+      if (m->funcs.v[i].start <= byte && byte < m->funcs.v[i].end && m->funcs.v[i].start >= m->funcs.v[want].start)
         want = (int32_t)i;
-    int32_t got = tl_model_func_at(&m, byte);
+    int32_t got = tl_model_func_at(m, byte);
     CHECK_INT(got, want);
     if (got >= 0 && got < 8) hits[got]++;
   }
-  for (size_t i = 0; i < m.funcs.n; i++) CHECK(hits[i] > 0);
-  m.funcs_sorted = false; /* the scan it falls back on */
-  CHECK_INT(tl_model_func_at(&m, (uint32_t)(strstr(src, "pass") - src)), 3);
-  tl_model_free(&m);
-  tl_diags_free(&d);
-  ts_tree_delete(t);
-  ts_parser_delete(p);
+  for (size_t i = 0; i < m->funcs.n; i++) CHECK(hits[i] > 0);
+  m->funcs_sorted = false; /* the scan it falls back on */
+  CHECK_INT(tl_model_func_at(m, (uint32_t)(strstr(src, "pass") - src)), 3);
+  fx_free(&x);
 }
 
 /* Calls inside f-strings (any prefix with f/F, nested) are in the model; text in other strings
@@ -187,23 +198,17 @@ static void test_func_at(void) {
 static void test_string_calls(void) {
   const char *src = "a = 'g()'\nb = f'{h()}'\nc = rF\"{i(f'{j()}')}\"\nd = b'k()' + \"\"\"l()\"\"\"\n"
                     "e = Rb'{m()}'\ng = (n()  # noqa\n     .o())\nh = p(q=r().s, t=  # noqa\n  u)\n";
-  TSParser *p = ts_parser_new();
-  ts_parser_set_language(p, tree_sitter_python());
-  TSTree *t = ts_parser_parse_string(p, NULL, src, (uint32_t)strlen(src));
-  tl_file_model m = {0};
-  tl_diags d = {0};
-  tl_model_build(&m, ts_tree_root_node(t), src, "mod", false, &d, "mod.py");
+  model_fx x;
+  fx_build(&x, src, "mod", "mod.py");
+  tl_file_model *m = &x.m;
   char got[256] = "";
-  for (size_t i = 0; i < m.calls.n; i++) {
-    strncat(got, m.calls.v[i].callee, sizeof got - strlen(got) - 2);
+  for (size_t i = 0; i < m->calls.n; i++) {
+    strncat(got, m->calls.v[i].callee, sizeof got - strlen(got) - 2);
     strncat(got, " ", sizeof got - strlen(got) - 1);
   }
   CHECK_STR(got, "h i j n().o n p r ");
-  CHECK_INT(m.suppressions.n, 2);
-  tl_model_free(&m);
-  tl_diags_free(&d);
-  ts_tree_delete(t);
-  ts_parser_delete(p);
+  CHECK_INT(m->suppressions.n, 2);
+  fx_free(&x);
 }
 
 static void test_crossfile_chain(tl_ruleset *rs) {
