@@ -145,9 +145,6 @@ static bool tl_last_is(const char *dotted, const char *word) {
   return strlen(word) == n && !memcmp(l, word, n);
 }
 
-/* Case-insensitive: does `s` (length n) contain `needle` (in lower case)? */
-static bool tl_icontains(const char *s, size_t n, const char *needle) { return tl_ifind(s, n, needle) != NULL; }
-
 /* ---- the walk ---- */
 
 typedef struct {

@@ -24,8 +24,6 @@ static bool tl_in_set(const char *s, size_t n, const char *const *set) {
   return false;
 }
 
-static bool tl_icontains_n(const char *s, size_t n, const char *needle) { return tl_ifind(s, n, needle) != NULL; }
-
 static TSNode tl_unparen(TSNode n) {
   while (tl_node_is(n, "parenthesized_expression") && ts_node_named_child_count(n)) n = ts_node_named_child(n, 0);
   return n;
@@ -390,7 +388,7 @@ static bool tl_in_no_grad(const tl_pred_ctx *c, TSNode n) {
           if (tl_node_is(k, "class_definition")) {
             TSNode sup = TL_CHILD(k, superclasses);
             uint32_t a = ts_node_is_null(sup) ? 0 : ts_node_start_byte(sup);
-            return !ts_node_is_null(sup) && tl_icontains_n(c->src + a, ts_node_end_byte(sup) - a, "lightning");
+            return !ts_node_is_null(sup) && tl_icontains(c->src + a, ts_node_end_byte(sup) - a, "lightning");
           }
       }
       return false;
@@ -525,7 +523,7 @@ static bool tl_keeps_graph(const tl_pred_ctx *c, TSNode n, int depth) {
     if (tl_in_set(src + s, l, tl_py_funcs)) return false;
     char *name = tl_node_text(fn, src);
     bool r = tl_is_model_call(c, name) ||
-             ((tl_icontains_n(src + s, l, "loss") || tl_icontains_n(src + s, l, "criterion")) &&
+             ((tl_icontains(src + s, l, "loss") || tl_icontains(src + s, l, "criterion")) &&
               !tl_first_arg_cut(c, args));
     free(name);
     return r;
@@ -553,7 +551,7 @@ static bool tl_keeps_graph(const tl_pred_ctx *c, TSNode n, int depth) {
       return false;
     }
     if (model) return true;
-    if (tl_icontains_n(src + s, l, "loss") || tl_icontains_n(src + s, l, "criterion")) return !tl_first_arg_cut(c, args);
+    if (tl_icontains(src + s, l, "loss") || tl_icontains(src + s, l, "criterion")) return !tl_first_arg_cut(c, args);
   }
   /* a method keeps its receiver's graph: loss.mean(), out.float(), (a + b).sum() */
   return tl_keeps_graph(c, obj, depth + 1);
@@ -692,7 +690,7 @@ static bool tl_is_optimizer_step(const char *callee) {
   /* self.optimizer_step(), optim_step(...): a helper named after the optimizer step */
   const char *last = strrchr(callee, '.');
   last = last ? last + 1 : callee;
-  return tl_icontains_n(last, strlen(last), "optim") && tl_icontains_n(last, strlen(last), "step");
+  return tl_icontains(last, strlen(last), "optim") && tl_icontains(last, strlen(last), "step");
 }
 
 bool tl_pred_accumulation_step(const tl_pred_ctx *c, TSNode n) {
@@ -719,7 +717,7 @@ bool tl_pred_accumulation_step(const tl_pred_ctx *c, TSNode n) {
 /* Does the expression (or, for a name, any value bound to it in the function) enter no_sync()? */
 static bool tl_enters_no_sync(const tl_pred_ctx *c, TSNode v) {
   uint32_t s = ts_node_start_byte(v), e = ts_node_end_byte(v);
-  if (tl_icontains_n(c->src + s, e - s, "no_sync") || tl_icontains_n(c->src + s, e - s, ".accumulate(")) return true;
+  if (tl_icontains(c->src + s, e - s, "no_sync") || tl_icontains(c->src + s, e - s, ".accumulate(")) return true;
   v = tl_unparen(v);
   if (!tl_node_is(v, "identifier") && !tl_node_is(v, "attribute")) return false;
   char *d = tl_dotted(v, c->src);
@@ -728,7 +726,7 @@ static bool tl_enters_no_sync(const tl_pred_ctx *c, TSNode v) {
     const tl_binding *b = &c->m->bindings.v[i];
     if (b->func != c->func || strcmp(b->name, d) || !b->vsym) continue; /* a value node, by its range */
     uint32_t bs = b->vstart, be = b->vend;
-    r = tl_icontains_n(c->src + bs, be - bs, "no_sync");
+    r = tl_icontains(c->src + bs, be - bs, "no_sync");
   }
   free(d);
   return r;
@@ -753,7 +751,7 @@ bool tl_pred_in_no_sync(const tl_pred_ctx *c, TSNode n) {
   /* `model.require_backward_grad_sync = False` somewhere in the function: it manages the sync */
   if (!ts_node_is_null(p)) {
     uint32_t s = ts_node_start_byte(p), e = ts_node_end_byte(p);
-    if (tl_icontains_n(c->src + s, e - s, "require_backward_grad_sync")) return true;
+    if (tl_icontains(c->src + s, e - s, "require_backward_grad_sync")) return true;
   }
   return false;
 }

@@ -19,6 +19,8 @@ char *tl_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *tl_concat(const char *a, const char *sep, const char *b);
 /* The first place where `needle` (ASCII, in lower case) occurs in s[0, n) in any case, or NULL. */
 const char *tl_ifind(const char *s, size_t n, const char *needle);
+/* Does s[0, n) contain `needle` (ASCII, in lower case) in any case? */
+static inline bool tl_icontains(const char *s, size_t n, const char *needle) { return tl_ifind(s, n, needle) != NULL; }
 
 /* A growable byte buffer, always NUL-terminated when data != NULL. */
 typedef struct {
