@@ -327,7 +327,7 @@ int bench_step_loop(ctx *c, const char *id) {
   return emit(c, &r);
 }
 
-// --- (d) 128 x 6 per-row kernel launches vs one index-copy kernel (seed 003's _apply_prompt) ------
+// --- (d) 128 x 6 per-row kernel launches vs one index-copy kernel (CS4's _apply_prompt) ---------------
 
 int bench_rows(ctx *c, const char *id) {
   const int Bn = 128, S = 128, H = 768, P = 6, nr = reps(c, 200, 20);
@@ -606,8 +606,8 @@ int bench_scratch(ctx *c, const char *id) {
   char params[320];
   snprintf(params, sizeof params,
            "{\"batch\":%d,\"seq\":%d,\"vocab\":%d,\"candidates_per_token\":%d,"
-           "\"scratch_bytes\":%zu,\"seed_shape\":\"128x128x21128 float32\","
-           "\"seed_shape_scratch_bytes\":%zu,\"steps\":%d}",
+           "\"scratch_bytes\":%zu,\"cs4_shape\":\"128x128x21128 float32\","
+           "\"cs4_shape_scratch_bytes\":%zu,\"steps\":%d}",
            Bn, S, V, K, bytes, (size_t)128 * 128 * 21128 * sizeof(float), steps);
   struct tlb_result r = {};
   r.id = id;

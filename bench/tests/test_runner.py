@@ -52,7 +52,7 @@ class ClaimsFile(unittest.TestCase):
     def test_claims_are_well_formed(self):
         doc = benchlib.load_claims(CLAIMS)
         self.assertEqual(doc["schema"], "trainlint-bench-claims/1")
-        seeds = set()
+        studies = set()
         for c in doc["claims"]:
             t = c["test"]
             self.assertIn(t["type"], TYPES, c["id"])
@@ -65,10 +65,12 @@ class ClaimsFile(unittest.TestCase):
                 self.assertTrue(t["bench"].startswith(("cuda/", "torch/")), c["id"])
             if "range" in t:
                 self.assertLessEqual(t["range"][0], t["range"][1], c["id"])
-            if c["source"].startswith("seed "):
-                seeds.add(c["source"])
-                self.assertTrue(c.get("quote"), "%s: a seed claim needs its quote" % c["id"])
-        self.assertEqual(seeds, {"seed 000", "seed 001", "seed 002", "seed 003", "seed 004"})
+            if c["source"].startswith("case study "):
+                studies.add(c["source"])
+                self.assertTrue(c.get("quote"), "%s: a case study's claim needs its quote" % c["id"])
+                # claim ids 000-* .. 004-* belong to CS1 .. CS5 (docs/case-studies.md)
+                self.assertEqual(c["source"], "case study CS%d" % (int(c["id"][:3]) + 1), c["id"])
+        self.assertEqual(studies, {"case study CS%d" % n for n in range(1, 6)})
 
     def test_claims_name_benchmarks_and_variants_that_exist(self):
         """Every bench and variant a claim names is in the benchmark's source, so a renamed variant

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""amp.py - seed 004: fp32 training vs autocast + GradScaler (fp16) and bf16 autocast: time and peak memory."""
+"""amp.py - case study CS5 (docs/case-studies.md): fp32 training vs autocast + GradScaler (fp16) and bf16 autocast: time and peak memory."""
 from _tlbench import start, Trainer
 
 b = start("torch/amp", None, "no-mixed-precision",

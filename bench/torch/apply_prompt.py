@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""apply_prompt.py - TL301: seed 003's _apply_prompt double Python loop vs index_copy_, in a BERT-like training step."""
+"""apply_prompt.py - TL301: case study CS4's _apply_prompt double Python loop vs index_copy_, in a BERT-like training step."""
 from _tlbench import start, transformer
 
 b = start("torch/apply_prompt", "TL301", "python-index-loop-over-tensor",
@@ -8,7 +8,7 @@ b = start("torch/apply_prompt", "TL301", "python-index-loop-over-tensor",
           "ms/step")
 torch = b.torch
 B, S, H = b.pick(128, 64, 2), b.pick(128, 128, 16), b.pick(768, 768, 32)
-P = 3  # prompt_length: 2 * P = 6 prompt rows per sample, as in the seed
+P = 3  # prompt_length: 2 * P = 6 prompt rows per sample, as in case study CS4
 vocab = b.pick(21128, 21128, 50)
 layers = b.pick(4, 2, 1)
 model = transformer(torch, d_model=H, nhead=b.pick(12, 12, 2), layers=layers, ff=4 * H,
@@ -32,7 +32,7 @@ def apply_loop(inputs_embeds, replace_embeds):
     return inputs_embeds
 
 
-def apply_seed_fix(inputs_embeds, replace_embeds):
+def apply_cs4_fix(inputs_embeds, replace_embeds):
     prompt_positions = (prompt_mask[0] == 1).nonzero(as_tuple=True)[0]
     replace_embeds_expanded = replace_embeds.unsqueeze(0).expand(B, -1, -1)
     return inputs_embeds.index_copy_(1, prompt_positions, replace_embeds_expanded)
@@ -62,13 +62,13 @@ def op_only(apply):
 with torch.no_grad():  # all three must write the same rows
     e, r = torch.randn(B, S, H, device=b.dev), torch.randn(2 * P, H, device=b.dev)
     ref = apply_loop(e.clone(), r)
-    if not (torch.equal(ref, apply_seed_fix(e.clone(), r)) and torch.equal(ref, apply_precomputed(e.clone(), r))):
+    if not (torch.equal(ref, apply_cs4_fix(e.clone(), r)) and torch.equal(ref, apply_precomputed(e.clone(), r))):
         raise SystemExit("apply_prompt variants disagree")
 
 steps, reps = b.pick(5, 3, 1), b.pick(5, 3, 1)
 b.param(batch=B, seq=S, hidden=H, vocab=vocab, encoder_layers=layers, prompt_rows=2 * P, steps=steps)
 for name, role, apply in [("double-loop", "anti", apply_loop),
-                          ("index_copy_(seed fix, with nonzero)", "fix", apply_seed_fix),
+                          ("index_copy_(CS4 fix, with nonzero)", "fix", apply_cs4_fix),
                           ("index_copy_(positions precomputed)", "ref", apply_precomputed)]:
     fn = step_with(apply)
     samples = b.time_loop(fn, steps, reps, warmup=2)
@@ -77,4 +77,4 @@ for name, role, apply in [("double-loop", "anti", apply_loop),
 for name, apply in [("double-loop", apply_loop), ("index_copy_(positions precomputed)", apply_precomputed)]:
     with torch.no_grad():
         b.add("op-only:" + name, "ref", b.time_loop(op_only(apply), b.pick(20, 10, 2), reps))
-b.emit("step:double-loop", "step:index_copy_(seed fix, with nonzero)")
+b.emit("step:double-loop", "step:index_copy_(CS4 fix, with nonzero)")

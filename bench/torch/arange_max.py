@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""arange_max.py - TL102: torch.arange(x.max()) vs torch.arange(torch.max(x)) (seed 000's "fix") vs a CPU-side length."""
+"""arange_max.py - TL102: torch.arange(x.max()) vs torch.arange(torch.max(x)) (case study CS1's "fix") vs a CPU-side length."""
 from _tlbench import start
 
 b = start("torch/arange_max", "TL102", "tensor-value-as-size",
@@ -29,7 +29,7 @@ def make(kind):
         if kind == "max-method":
             alen = torch.arange(lengths.max(), device=b.dev)       # len2._max()
         elif kind == "torch-max":
-            alen = torch.arange(torch.max(lengths), device=b.dev)  # the seed's replacement
+            alen = torch.arange(torch.max(lengths), device=b.dev)  # case study CS1's replacement
         else:
             alen = torch.arange(max_len, device=b.dev)             # a Python int
         mask = alen < lengths[:, None]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""assert_sync.py - TL101: assert (x == y).sum().item() == 0 vs none vs `if __debug__: assert` (seed 000), also under python -O."""
+"""assert_sync.py - TL101: assert (x == y).sum().item() == 0 vs none vs `if __debug__: assert` (case study CS1), also under python -O."""
 import json
 import subprocess
 import sys
@@ -8,7 +8,7 @@ from _tlbench import start
 
 b = start("torch/assert_sync", "TL101", "sync-in-hot-path",
           "per step: queued matmul work, then a pad check with .item(): bare assert, `if __debug__:` "
-          "assert (the seed's fix), no assert; the first two again in a `python -O` child", "ms/step")
+          "assert (case study CS1's fix), no assert; the first two again in a `python -O` child", "ms/step")
 torch = b.torch
 dim, pad = b.pick(2048, 2048, 32), 0
 x = torch.randn(b.pick(4096, 4096, 8), dim, device=b.dev)
@@ -32,7 +32,7 @@ def bare(i):
 
 def guarded(i):
     h = work()
-    if __debug__:  # the seed's "fix"
+    if __debug__:  # case study CS1's "fix"
         assert (y == pad).sum().item() == 0
     return h
 

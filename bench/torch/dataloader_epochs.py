@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""dataloader_epochs.py - seed 004: DataLoader with workers started again every epoch (pageable, blocking copies) vs persistent_workers=True + pin_memory + non_blocking."""
+"""dataloader_epochs.py - case study CS5 (docs/case-studies.md): DataLoader with workers started again every epoch (pageable, blocking copies) vs persistent_workers=True + pin_memory + non_blocking."""
 import os
 import time
 
@@ -7,7 +7,7 @@ from _tlbench import start
 
 b = start("torch/dataloader_epochs", None, "dataloader-prefetch",
           "4 short epochs (100 batches of 128 3x64x64 images decoded from uint8 and normalised in "
-          "__getitem__, 8 workers, prefetch_factor 2) feeding a small CNN step: seed 004's before "
+          "__getitem__, 8 workers, prefetch_factor 2) feeding a small CNN step: case study CS5's before "
           "(workers started again each epoch, pageable memory, blocking copies) vs after "
           "(persistent_workers=True, pin_memory=True, non_blocking=True); time per batch including "
           "each epoch's start", "ms/batch")

@@ -35,7 +35,7 @@ class ScalerLike:
 class Windows(Dataset):
     def __init__(self, raw, seq, scaler, prenormalise):
         self.raw, self.seq, self.scaler, self.pre = raw, seq, scaler, prenormalise
-        if prenormalise:  # seed 001's fix: standardise everything once
+        if prenormalise:  # case study CS2's fix: standardise everything once
             self.data = scaler.transform(raw).astype(np.float32)
 
     def __len__(self):
@@ -45,7 +45,7 @@ class Windows(Dataset):
         if self.pre:
             x = torch.from_numpy(self.data[i:i + self.seq])
             y = torch.from_numpy(self.data[i + self.seq, :1])
-        else:  # seed 001's original: transform per sample, copy with torch.FloatTensor
+        else:  # case study CS2's original: transform per sample, copy with torch.FloatTensor
             x = torch.FloatTensor(self.scaler.transform(self.raw[i:i + self.seq]))
             y = torch.FloatTensor(self.scaler.transform(self.raw[i + self.seq:i + self.seq + 1])[0, :1])
         return x, y

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""ddp_no_sync.py - seed 003: DDP gradient accumulation (4 micro-steps) with an all-reduce every micro-step vs model.no_sync(); needs two GPUs."""
+"""ddp_no_sync.py - case study CS4 (docs/case-studies.md): DDP gradient accumulation (4 micro-steps) with an all-reduce every micro-step vs model.no_sync(); needs two GPUs."""
 import contextlib
 import json
 import os

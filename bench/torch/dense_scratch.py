@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""dense_scratch.py - TL302 / seed 003: a vocabulary-sized zeros tensor per step + scatter_add_ vs scatter_add_ into the logits."""
+"""dense_scratch.py - TL302 / case study CS4 (docs/case-studies.md): a vocabulary-sized zeros tensor per step + scatter_add_ vs scatter_add_ into the logits."""
 from _tlbench import start
 
 b = start("torch/dense_scratch", "TL302", "per-step-dense-scratch",
-          "seed 003's GatedFusion shape (batch 128, seq 128, vocab 21128, fp32): per step a "
+          "case study CS4's GatedFusion shape (batch 128, seq 128, vocab 21128, fp32): per step a "
           "torch.zeros of the logits' shape, scatter_add_ of 8 candidates per token, then added to "
           "the logits in place, vs scatter_add_ into the logits in place; time and peak memory", "ms/step")
 torch = b.torch

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""item_every_step.py - TL101: loss.item() every step vs every 10 / 50 steps (seeds 000, 002) vs on-device accumulation, on a GPU-bound step and on a small one."""
+"""item_every_step.py - TL101: loss.item() every step vs every 10 / 50 steps (case studies CS1, CS3 in docs/case-studies.md) vs on-device accumulation, on a GPU-bound step and on a small one."""
 from _tlbench import start, Trainer
 
 b = start("torch/item_every_step", "TL101", "sync-in-hot-path",
@@ -23,7 +23,7 @@ def every(n, trainer=tr):
 
     def step(i):
         loss = trainer.step()
-        if i % n == 0:  # the seed's code reads the loss twice
+        if i % n == 0:  # CS1's trainer reads the loss twice
             stats.append(loss.item())
             stats.append(loss.item())
     return step
@@ -40,8 +40,8 @@ def accumulate(trainer=tr):
     return step
 
 
-def logging_like_seed_002(grad_norm_every):
-    # seed 002 before/after: float(loss) every step, float(grad_norm) every 10 (before) or 50 (after)
+def logging_like_cs3(grad_norm_every):
+    # CS3 before/after: float(loss) every step, float(grad_norm) every 10 (before) or 50 (after)
     params = list(tr.model.parameters())
 
     def step(i):
@@ -61,8 +61,8 @@ variants = [
     ("item-every-10", "ref", every(10)),
     ("item-every-50", "ref", every(50)),
     ("accumulate-on-device", "fix", accumulate()),
-    ("log-loss-every-step+gradnorm-every-10", "ref", logging_like_seed_002(10)),
-    ("log-loss-every-step+gradnorm-every-50", "ref", logging_like_seed_002(50)),
+    ("log-loss-every-step+gradnorm-every-10", "ref", logging_like_cs3(10)),
+    ("log-loss-every-step+gradnorm-every-50", "ref", logging_like_cs3(50)),
     ("small-batch:item-every-step", "ref", every(1, small)),
     ("small-batch:accumulate-on-device", "ref", accumulate(small)),
 ]

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""per_sample_item.py - TL101 / seed 002: per-sample .item() metrics loop every step vs every 10 steps vs on the device."""
+"""per_sample_item.py - TL101 / case study CS3 (docs/case-studies.md): per-sample .item() metrics loop every step vs every 10 steps vs on the device."""
 from _tlbench import start
 
 b = start("torch/per_sample_item", "TL101", "sync-in-hot-path",
-          "classifier training step (batch 256) followed by seed 002's per-dataset metrics: a Python "
+          "classifier training step (batch 256) followed by case study CS3's per-dataset metrics: a Python "
           "loop with labels[i].item() and predictions[i].item() every step, every 10 steps, or "
           "counted on the device with bincount", "ms/step")
 torch = b.torch

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""profiler_every_n.py - seed 002: a FLOPs profile (torch.profiler) every 50 steps vs every 500 vs one scheduled window vs none."""
+"""profiler_every_n.py - case study CS3 (docs/case-studies.md): a FLOPs profile (torch.profiler) every 50 steps vs every 500 vs one scheduled window vs none."""
 from _tlbench import start, Trainer
 
 b = start("torch/profiler_every_n", None, "profiler-in-hot-path",
           "transformer training loop; one step in N wrapped in torch.profiler.profile(with_flops=True) "
-          "as seed 002 did (N = 50, 500), a torch.profiler.schedule window once per run, or no "
+          "as case study CS3 did (N = 50, 500), a torch.profiler.schedule window once per run, or no "
           "profiling", "ms/step")
 torch = b.torch
 from torch.profiler import ProfilerActivity, profile, schedule

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tf32_cudnn.py - seed 004: fp32 matmuls with and without TF32, and convolutions with cudnn.benchmark off and on."""
+"""tf32_cudnn.py - case study CS5 (docs/case-studies.md): fp32 matmuls with and without TF32, and convolutions with cudnn.benchmark off and on."""
 from _tlbench import start
 
 b = start("torch/tf32_cudnn", None, "tf32-and-cudnn-benchmark-off",

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""torch_compile.py - seeds 001 and 004: eager vs torch.compile (TCN training with mode="reduce-overhead"; transformer inference, default mode, MHA fast path off)."""
+"""torch_compile.py - case studies CS2 and CS5 (docs/case-studies.md): eager vs torch.compile (TCN training with mode="reduce-overhead"; transformer inference, default mode, MHA fast path off)."""
 import time
 
 from _tlbench import start, transformer
 
 b = start("torch/torch_compile", None, "no-torch-compile",
-          "seed 001's case: a TCN training step (batch 512, 64 steps, 32 features) eager vs "
-          "torch.compile(mode='reduce-overhead'); seed 004's case: transformer inference eager vs "
+          "case study CS2: a TCN training step (batch 512, 64 steps, 32 features) eager vs "
+          "torch.compile(mode='reduce-overhead'); case study CS5: transformer inference eager vs "
           "torch.compile() with nn.MultiheadAttention's fast path off in both (and on, eager, as a "
           "reference); compile time is measured apart and not counted", "ms/step")
 torch = b.torch
