@@ -210,6 +210,7 @@ static tl_rule *tl_rule_parse(const char *path, const char *text, size_t len, tl
     else if (!strcmp(key, "message")) { free(r->message); r->message = val; val = NULL; }
     else if (!strcmp(key, "fix-title")) { free(r->fix_title); r->fix_title = val; val = NULL; }
     else if (!strcmp(key, "help")) { free(r->help); r->help = val; val = NULL; }
+    else if (!strcmp(key, "synopsis")) {} /* the README's one-line summary (scripts/readme-rules.sh); unused here */
     else if (!strcmp(key, "severity")) {
       if (!strcmp(val, "error")) r->severity = TL_SEVERITY_ERROR;
       else if (!strcmp(val, "warning")) r->severity = TL_SEVERITY_WARNING;
