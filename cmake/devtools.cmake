@@ -1,0 +1,26 @@
+# devtools.cmake - targets for working on the code, none built by default:
+#   format        clang-format -i (style: .clang-format) over the C sources of src/, tests/unit/, bench/
+#   format-check  the same as a dry run that fails when a file would change
+file(GLOB_RECURSE TL_FORMAT_SOURCES CONFIGURE_DEPENDS
+     "${CMAKE_SOURCE_DIR}/src/*.c" "${CMAKE_SOURCE_DIR}/src/*.h"
+     "${CMAKE_SOURCE_DIR}/tests/unit/*.c" "${CMAKE_SOURCE_DIR}/tests/unit/*.h"
+     "${CMAKE_SOURCE_DIR}/bench/*.c" "${CMAKE_SOURCE_DIR}/bench/*.h" "${CMAKE_SOURCE_DIR}/bench/*.cu")
+list(SORT TL_FORMAT_SOURCES)
+
+find_program(TL_CLANG_FORMAT NAMES clang-format-14 clang-format DOC "clang-format for the format targets")
+if(TL_CLANG_FORMAT)
+  add_custom_target(format
+    COMMAND "${TL_CLANG_FORMAT}" --style=file -i ${TL_FORMAT_SOURCES}
+    WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}"
+    COMMENT "clang-format -i over src/, tests/unit/ and bench/"
+    VERBATIM)
+  add_custom_target(format-check
+    COMMAND "${TL_CLANG_FORMAT}" --style=file --dry-run --Werror ${TL_FORMAT_SOURCES}
+    WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}"
+    COMMENT "clang-format --dry-run --Werror over src/, tests/unit/ and bench/"
+    VERBATIM)
+else()
+  set(tl_no_clang_format "${CMAKE_COMMAND}" -E echo "format: clang-format not found (apt-get install clang-format)")
+  add_custom_target(format COMMAND ${tl_no_clang_format} COMMAND false VERBATIM)
+  add_custom_target(format-check COMMAND ${tl_no_clang_format} COMMAND false VERBATIM)
+endif()
