@@ -1,6 +1,9 @@
 # devtools.cmake - targets for working on the code, none built by default:
 #   format        clang-format -i (style: .clang-format) over the C sources of src/, tests/unit/, bench/
 #   format-check  the same as a dry run that fails when a file would change
+#   lint          compiles src/*.c with -Wmissing-prototypes -Wmissing-declarations into object files
+#                 (linked into nothing): a global function without a prior declaration in a header
+#                 should be static or declared (`cmake --build build --target lint -- -k` lists all)
 file(GLOB_RECURSE TL_FORMAT_SOURCES CONFIGURE_DEPENDS
      "${CMAKE_SOURCE_DIR}/src/*.c" "${CMAKE_SOURCE_DIR}/src/*.h"
      "${CMAKE_SOURCE_DIR}/tests/unit/*.c" "${CMAKE_SOURCE_DIR}/tests/unit/*.h"
@@ -24,3 +27,13 @@ else()
   add_custom_target(format COMMAND ${tl_no_clang_format} COMMAND false VERBATIM)
   add_custom_target(format-check COMMAND ${tl_no_clang_format} COMMAND false VERBATIM)
 endif()
+
+file(GLOB TL_LINT_SOURCES CONFIGURE_DEPENDS "${CMAKE_SOURCE_DIR}/src/*.c")
+add_library(trainlint_lint OBJECT EXCLUDE_FROM_ALL ${TL_LINT_SOURCES})
+target_include_directories(trainlint_lint PRIVATE "${CMAKE_SOURCE_DIR}/src" "${CMAKE_BINARY_DIR}/generated")
+target_compile_options(trainlint_lint PRIVATE ${TL_WARNINGS} -Wmissing-prototypes -Wmissing-declarations)
+target_compile_definitions(trainlint_lint PRIVATE _POSIX_C_SOURCE=200809L _DEFAULT_SOURCE TL_VERSION="${PROJECT_VERSION}")
+target_link_libraries(trainlint_lint PRIVATE tl_grammar_python tl_grammar_toml PkgConfig::TREESITTER PkgConfig::PCRE2
+                      PkgConfig::CJSON)
+add_custom_target(lint)
+add_dependencies(lint trainlint_lint)
