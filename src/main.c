@@ -573,13 +573,13 @@ int main(int argc, char **argv) {
 #define NEXT() (i + 1 < argc ? argv[++i] : (fprintf(stderr, "trainlint: %s needs a value\n", a), cli_free(&c), exit(2), ""))
     if (!strcmp(a, "--format")) {
       const char *v = NEXT();
-      if (!strcmp(v, "text")) c.format = TL_FORMAT_TEXT;
-      else if (!strcmp(v, "concise")) c.format = TL_FORMAT_CONCISE;
-      else if (!strcmp(v, "json")) c.format = TL_FORMAT_JSON;
-      else if (!strcmp(v, "sarif")) c.format = TL_FORMAT_SARIF;
-      else if (!strcmp(v, "github")) c.format = TL_FORMAT_GITHUB;
-      else if (!strcmp(v, "gitlab")) c.format = TL_FORMAT_GITLAB;
-      else { fprintf(stderr, "trainlint: unknown format '%s' (text, concise, json, sarif, github, gitlab)\n", v); cli_free(&c); return 2; }
+      if (!tl_format_parse(v, &c.format)) {
+        fprintf(stderr, "trainlint: unknown format '%s' (", v);
+        for (int f = 0; tl_format_name((tl_format)f); f++) fprintf(stderr, "%s%s", f ? ", " : "", tl_format_name((tl_format)f));
+        fprintf(stderr, ")\n");
+        cli_free(&c);
+        return 2;
+      }
     } else if (!strcmp(a, "--diff")) c.diff = true;
     else if (!strcmp(a, "--fix")) c.fix = true;
     else if (!strcmp(a, "--unsafe-fixes")) c.unsafe = true;

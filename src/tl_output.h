@@ -1,4 +1,5 @@
-/* tl_output.h - rendering findings (text, JSON) and applying their fixes (diff, in place). */
+/* tl_output.h - reporting findings: the output formats (one renderer each, tl_render_*.c, chosen
+ * by name from one table), --statistics, and input diagnostics. */
 #ifndef TL_OUTPUT_H
 #define TL_OUTPUT_H
 
@@ -11,14 +12,19 @@ typedef enum { TL_FORMAT_TEXT, TL_FORMAT_CONCISE, TL_FORMAT_JSON, TL_FORMAT_SARI
 typedef struct {
   tl_format format;
   bool color;
-  bool unsafe_fixes;   /* include unsafe fixes in --diff/--fix and in "fixable" counts */
+  bool unsafe_fixes;   /* count unsafe fixes as fixable ("[*]") */
   bool show_source;    /* text: the source line with a caret */
   bool show_fixes;     /* text: each finding's fix as a diff */
   bool quiet;          /* no summary line */
-  const tl_ruleset *rules; /* sarif: the rules to describe */
+  const tl_ruleset *rules; /* sarif: the rules to describe (borrowed) */
 } tl_output_opts;
 
-/* Writes the findings whose `skip[i]` is false (skip may be NULL). */
+/* The format called `name` ("text", "json", ...): true and *format set, or false. */
+bool tl_format_parse(const char *name, tl_format *format);
+/* The name of a format; NULL for a value past the last one (to list them all). */
+const char *tl_format_name(tl_format format);
+
+/* Writes the findings whose `skip[i]` is false (skip may be NULL) in o->format. Nothing is kept. */
 void tl_output_findings(FILE *out, const tl_analysis *a, const bool *skip, const tl_output_opts *o);
 /* --statistics: the count of findings per rule, most frequent first. */
 void tl_output_statistics(FILE *out, const tl_analysis *a, const bool *skip);
