@@ -8,6 +8,7 @@
 #include "tl_baseline.h"
 #include "tl_config.h"
 #include "tl_costs.h"
+#include "tl_fix_apply.h"
 #include "tl_output.h"
 #include "tl_lsp.h"
 #include "tl_walk.h"

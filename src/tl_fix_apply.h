@@ -1,12 +1,12 @@
 /* tl_fix_apply.h - applying the fixes of an analysis' findings: one pass (tl_fixes_apply), and the
- * rounds of `--fix` and `--diff` (tl_fixes_apply_all). The texts handed to the callbacks are
- * borrowed for the call; nothing is written to disk here. */
+ * rounds of `--fix` and `--diff` (tl_fixes_apply_all). */
 #ifndef TL_FIX_APPLY_H
 #define TL_FIX_APPLY_H
 
 #include "trainlint.h"
 
-/* Called for each file whose text the fixes change: its text before and after (both borrowed). */
+/* Called for each file whose text the fixes change, with its text before and after: both are
+ * borrowed for the call (nothing is written to disk here; the callback decides). */
 typedef void tl_fixed_fn(void *ctx, size_t file, const char *old, size_t oldlen, const char *neu, size_t newlen);
 
 /* Builds each file's fixed text from its findings' fixes (safe ones, plus unsafe when asked).

@@ -33,24 +33,4 @@ void tl_output_diags(FILE *out, const tl_diags *d, bool color);
 /* The one-line hot chain of a finding ("in `f` at a.py:3, called from ..."). Caller frees. */
 char *tl_hot_text(const tl_finding *f);
 
-/* Builds each file's fixed text from its findings' fixes (safe ones, plus unsafe when asked).
- * `fixed[i]` is set for findings whose fix was taken. For every file with edits calls
- * cb(ctx, file, old, oldlen, new, newlen). Returns the number of fixes taken; overlapping
- * fixes are resolved deterministically (the earlier finding wins; the other stays reported). */
-size_t tl_fixes_apply(const tl_analysis *a, bool unsafe, bool *fixed,
-                      void (*cb)(void *ctx, size_t file, const char *old, size_t oldlen, const char *neu, size_t newlen),
-                      void *ctx);
-
-/* What `--fix` does: tl_fixes_apply, then the changed files are analysed again and fixed again,
- * until no fix applies or TL_FIX_ROUNDS rounds have run, so that a fix which clashed with another
- * one (two rules on one call) is made on the other's result. Before each round skip(skip_ctx, a,
- * flags) may set flags[i] for findings not to fix (disabled, in a baseline); flags has one entry
- * per finding and starts false. cb gets each changed file's text as first read and its final
- * text. The analysis is left at the final texts. Returns the number of fixes taken. */
-#define TL_FIX_ROUNDS 8
-size_t tl_fixes_apply_all(tl_analysis *a, bool unsafe, void (*skip)(void *skip_ctx, const tl_analysis *a, bool *flags),
-                          void *skip_ctx,
-                          void (*cb)(void *ctx, size_t file, const char *old, size_t oldlen, const char *neu, size_t newlen),
-                          void *ctx);
-
 #endif

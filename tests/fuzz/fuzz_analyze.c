@@ -8,6 +8,7 @@
 
 #include "fuzz_util.h"
 #include "tl_fix.h"
+#include "tl_fix_apply.h"
 #include "tl_output.h"
 #include "tl_source.h"
 #include "trainlint.h"

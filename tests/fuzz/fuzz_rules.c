@@ -7,6 +7,7 @@
 
 #include "fuzz_util.h"
 #include "tl_fix.h"
+#include "tl_fix_apply.h"
 #include "tl_output.h"
 #include "trainlint.h"
 

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tl_output.h"
+#include "tl_fix_apply.h"
 #include "tl_source.h"
 #include "tl_test.h"
 #include "tl_walk.h"
