@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "tl_output.h"
+#include "tl_suppress.h"
 
 /* ---- per-run index ---- */
 
@@ -381,88 +382,6 @@ static cJSON *tl_action(const char *title, const char *kind, cJSON *diag, cJSON 
   return a;
 }
 
-/* Where a comment starts on [s, e) (outside string literals), or UINT32_MAX. */
-static uint32_t tl_comment_start(const char *text, uint32_t s, uint32_t e) {
-  char q = 0;
-  bool triple = false;
-  for (uint32_t i = s; i < e; i++) {
-    char c = text[i];
-    if (q) {
-      if (c == '\\') { i++; continue; }
-      if (c == q && (!triple || (i + 2 < e && text[i + 1] == q && text[i + 2] == q))) {
-        if (triple) i += 2;
-        q = 0;
-      }
-      continue;
-    }
-    if (c == '#') return i;
-    if (c == '\'' || c == '"') {
-      q = c;
-      triple = i + 2 < e && text[i + 1] == c && text[i + 2] == c;
-      if (triple) i += 2;
-    }
-  }
-  return UINT32_MAX;
-}
-
-/* The edit that suppresses `code` on the finding's line: `  # noqa: CODE` at the end of the
- * statement's last line, merged into an existing `# noqa: ...` or `# trainlint: ignore[...]`.
- * False when an existing comment already suppresses everything. */
-static bool tl_noqa_edit(const tl_lsp_text *t, const tl_finding *fd, uint32_t *a, uint32_t *b, char **text) {
-  const char *code = tl_rule_code(fd->rule);
-  uint32_t line = fd->stmt_last_line ? fd->stmt_last_line : fd->line;
-  if (!line || line > t->lines.count) return false;
-  uint32_t s = t->lines.starts[line - 1];
-  uint32_t e = line < t->lines.count ? t->lines.starts[line] : (uint32_t)t->len;
-  while (e > s && (t->text[e - 1] == '\n' || t->text[e - 1] == '\r')) e--;
-  uint32_t c = tl_comment_start(t->text, s, e);
-  if (c != UINT32_MAX) {
-    const char *cs = t->text + c, *ce = t->text + e;
-    const char *p = tl_ifind(cs, (size_t)(ce - cs), "trainlint:");
-    if (p) {
-      p += 10;
-      while (p < ce && *p == ' ') p++;
-      if ((size_t)(ce - p) >= 6 && !strncmp(p, "ignore", 6) && (p + 6 == ce || p[6] == '[' || p[6] == ' ')) {
-        const char *open = p + 6 < ce && p[6] == '[' ? p + 6 : NULL;
-        const char *close = open ? memchr(open, ']', (size_t)(ce - open)) : NULL;
-        if (!close) return false; /* `# trainlint: ignore` suppresses every code */
-        *a = *b = (uint32_t)(close - t->text);
-        *text = tl_printf(close > open + 1 ? ", %s" : "%s", code);
-        return true;
-      }
-    }
-    p = tl_ifind(cs, (size_t)(ce - cs), "noqa");
-    if (p && !(p > cs && isalnum((unsigned char)p[-1]))) {
-      p += 4;
-      if (p >= ce || *p != ':') return false; /* a bare `# noqa` suppresses every code */
-      p++;
-      const char *last = NULL;
-      for (;;) {
-        while (p < ce && (*p == ' ' || *p == ',' || *p == '\t')) p++;
-        const char *st = p;
-        while (p < ce && (isupper((unsigned char)*p) || isdigit((unsigned char)*p))) p++;
-        if (p == st) break;
-        last = p;
-      }
-      if (last) {
-        *a = *b = (uint32_t)(last - t->text);
-        *text = tl_printf(", %s", code);
-      } else {
-        uint32_t at = (uint32_t)(tl_ifind(cs, (size_t)(ce - cs), "noqa") - t->text) + 5;
-        *a = *b = at;
-        *text = tl_printf(" %s", code);
-      }
-      return true;
-    }
-  }
-  uint32_t trimmed = e;
-  while (trimmed > s && (t->text[trimmed - 1] == ' ' || t->text[trimmed - 1] == '\t')) trimmed--;
-  *a = trimmed;
-  *b = e;
-  *text = tl_printf("  # noqa: %s", code);
-  return true;
-}
-
 void tl_lsp_on_code_action(tl_lsp *s, const cJSON *id, const cJSON *params) {
   const char *uri = tl_lsp_jstr(params, "textDocument.uri");
   tl_lsp_flush(s);
@@ -516,9 +435,9 @@ void tl_lsp_on_code_action(tl_lsp *s, const cJSON *id, const cJSON *params) {
       cJSON_AddItemToArray(out, tl_action(title, "quickfix", tl_lsp_diagnostic(s, ai, fd), tl_workspace_edit(s, f, edits), safe));
       free(title);
     }
-    uint32_t a, b;
-    char *text = NULL;
-    if (tl_noqa_edit(t, fd, &a, &b, &text)) {
+    /* `  # noqa: CODE` at the end of the statement's last line, or the code merged into its comment */
+    tl_edit sup = {0, 0, NULL};
+    if (tl_suppress_add(t->text, t->len, &t->lines, fd->stmt_last_line ? fd->stmt_last_line : fd->line, code, &sup)) {
       /* one suppression per code and line, however many findings it covers */
       bool dup = false;
       for (size_t m = af->first; m < k && !dup; m++) {
@@ -527,13 +446,13 @@ void tl_lsp_on_code_action(tl_lsp *s, const cJSON *id, const cJSON *params) {
       }
       if (!dup) {
         cJSON *edits = cJSON_CreateArray();
-        cJSON_AddItemToArray(edits, tl_text_edit(t, a, b, text));
+        cJSON_AddItemToArray(edits, tl_text_edit(t, sup.start, sup.end, sup.text));
         char *title = tl_printf("Suppress %s on this line", code);
         cJSON_AddItemToArray(out, tl_action(title, "quickfix", tl_lsp_diagnostic(s, ai, fd), tl_workspace_edit(s, f, edits), false));
         free(title);
       }
     }
-    free(text);
+    free(sup.text);
   }
   free(hit);
   if (want_all) {

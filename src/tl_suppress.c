@@ -1,4 +1,5 @@
-/* tl_suppress.c - parsing and matching suppression comments. */
+/* tl_suppress.c - suppression comments: parsing and matching them, and the edit that adds a code
+ * to a line's comment (--add-noqa, the editor's "Suppress" action). */
 #include "tl_suppress.h"
 
 #include <ctype.h>
@@ -62,4 +63,74 @@ void tl_suppress_free(tl_suppressions *s) {
     tl_vec_free(&s->v[i].used);
   }
   tl_vec_free(s);
+}
+
+/* Where a comment starts on [s, e) (outside string literals), or UINT32_MAX. */
+static uint32_t tl_suppress__comment_start(const char *text, uint32_t s, uint32_t e) {
+  char q = 0;
+  bool triple = false;
+  for (uint32_t i = s; i < e; i++) {
+    char c = text[i];
+    if (q) {
+      if (c == '\\') { i++; continue; }
+      if (c == q && (!triple || (i + 2 < e && text[i + 1] == q && text[i + 2] == q))) {
+        if (triple) i += 2;
+        q = 0;
+      }
+      continue;
+    }
+    if (c == '#') return i;
+    if (c == '\'' || c == '"') {
+      q = c;
+      triple = i + 2 < e && text[i + 1] == c && text[i + 2] == c;
+      if (triple) i += 2;
+    }
+  }
+  return UINT32_MAX;
+}
+
+bool tl_suppress_add(const char *text, size_t len, const tl_lines *lines, uint32_t line, const char *codes, tl_edit *edit) {
+  if (!line || line > lines->count) return false;
+  uint32_t s = lines->starts[line - 1];
+  uint32_t e = line < lines->count ? lines->starts[line] : (uint32_t)len;
+  while (e > s && (text[e - 1] == '\n' || text[e - 1] == '\r')) e--;
+  uint32_t c = tl_suppress__comment_start(text, s, e);
+  if (c != UINT32_MAX) {
+    const char *cs = text + c, *ce = text + e;
+    const char *p = tl_ifind(cs, (size_t)(ce - cs), "trainlint:");
+    if (p) {
+      p += 10;
+      while (p < ce && *p == ' ') p++;
+      if ((size_t)(ce - p) >= 6 && !strncmp(p, "ignore", 6) && (p + 6 == ce || p[6] == '[' || p[6] == ' ')) {
+        const char *open = p + 6 < ce && p[6] == '[' ? p + 6 : NULL;
+        const char *close = open ? memchr(open, ']', (size_t)(ce - open)) : NULL;
+        if (!close) return false; /* `# trainlint: ignore` suppresses every code */
+        edit->start = edit->end = (uint32_t)(close - text);
+        edit->text = tl_printf(close > open + 1 ? ", %s" : "%s", codes);
+        return true;
+      }
+    }
+    p = tl_ifind(cs, (size_t)(ce - cs), "noqa");
+    if (p && !(p > cs && isalnum((unsigned char)p[-1]))) {
+      const char *colon = p + 4;
+      if (colon >= ce || *colon != ':') return false; /* a bare `# noqa` suppresses every code */
+      const char *last = NULL;
+      for (p = colon + 1;;) {
+        while (p < ce && (*p == ' ' || *p == ',' || *p == '\t')) p++;
+        const char *st = p;
+        while (p < ce && (isupper((unsigned char)*p) || isdigit((unsigned char)*p))) p++;
+        if (p == st) break;
+        last = p;
+      }
+      edit->start = edit->end = (uint32_t)((last ? last : colon + 1) - text);
+      edit->text = tl_printf(last ? ", %s" : " %s", codes);
+      return true;
+    }
+  }
+  uint32_t trimmed = e;
+  while (trimmed > s && (text[trimmed - 1] == ' ' || text[trimmed - 1] == '\t')) trimmed--;
+  edit->start = trimmed;
+  edit->end = e;
+  edit->text = tl_printf("  # noqa: %s", codes);
+  return true;
 }

@@ -3,6 +3,7 @@
 #ifndef TL_SUPPRESS_H
 #define TL_SUPPRESS_H
 
+#include "tl_fix.h"
 #include "tl_util.h"
 
 typedef struct {
@@ -21,5 +22,13 @@ void tl_suppress_parse(tl_suppressions *out, const char *text, size_t len, uint3
 /* Is `code` suppressed on any line in [first, last]? Marks the suppression used. */
 bool tl_suppress_match(tl_suppressions *s, const char *code, uint32_t first, uint32_t last);
 void tl_suppress_free(tl_suppressions *s);
+
+/* The edit that suppresses `codes` ("TL101", or "TL101, TL204") on line `line` (1-based) of
+ * `text`, whose line index is `lines`: the codes are merged into the line's `# noqa: ...` or
+ * `# trainlint: ignore[...]` comment, or a new `  # noqa: CODES` ends the line (replacing its
+ * trailing blanks). A `#` inside a string literal on the line is no comment. False, and *edit
+ * untouched, when the line's comment already suppresses every code (`# noqa`, `# trainlint:
+ * ignore`) or the line does not exist. On true, edit->text is malloc'd: the caller frees it. */
+bool tl_suppress_add(const char *text, size_t len, const tl_lines *lines, uint32_t line, const char *codes, tl_edit *edit);
 
 #endif
