@@ -11,6 +11,7 @@
 #include "tl_fix_apply.h"
 #include "tl_output.h"
 #include "tl_lsp.h"
+#include "tl_suppress.h"
 #include "tl_walk.h"
 #include "trainlint.h"
 
@@ -95,8 +96,9 @@ static void print_diags(const tl_cli *c, const tl_diags *d, bool color) {
   tl_vec_free(&errs);
 }
 
-/* --add-noqa: `# noqa: CODES` at the end of each finding's statement (merged into an existing
- * `# noqa: ...`). Returns the number of files that could not be written. */
+/* --add-noqa: the codes of each statement's findings added to the suppression comment of its last
+ * line (tl_suppress_add: merged into `# noqa: ...` or `# trainlint: ignore[...]`, or a new
+ * `  # noqa: CODES`). Returns the number of files that could not be written. */
 static size_t add_noqa(const tl_analysis *a, size_t *added) {
   size_t n = tl_analysis_finding_count(a), failed = 0, i = 0;
   *added = 0;
@@ -109,33 +111,34 @@ static size_t add_noqa(const tl_analysis *a, size_t *added) {
     tl_lines_init(&lines, text, len);
     tl_edits edits = {0};
     for (size_t k = i; k < j; k++) {
-      uint32_t line = tl_analysis_finding(a, k)->stmt_last_line;
+      const tl_finding *fk = tl_analysis_finding(a, k);
+      uint32_t line = fk->stmt_last_line ? fk->stmt_last_line : fk->line;
       bool seen = false;
-      for (size_t m = i; m < k && !seen; m++) seen = tl_analysis_finding(a, m)->stmt_last_line == line;
+      for (size_t m = i; m < k && !seen; m++) {
+        const tl_finding *fm = tl_analysis_finding(a, m);
+        seen = (fm->stmt_last_line ? fm->stmt_last_line : fm->line) == line;
+      }
       if (seen) continue;
+      /* the codes of the findings whose statement ends on this line, each once, in order */
       tl_buf codes = {0};
       for (size_t m = k; m < j; m++) {
         const tl_finding *f = tl_analysis_finding(a, m);
-        if (f->stmt_last_line != line || (codes.data && strstr(codes.data, tl_rule_code(f->rule)))) continue;
+        if ((f->stmt_last_line ? f->stmt_last_line : f->line) != line) continue;
+        bool dup = false;
+        for (size_t q = k; q < m && !dup; q++) {
+          const tl_finding *fq = tl_analysis_finding(a, q);
+          dup = (fq->stmt_last_line ? fq->stmt_last_line : fq->line) == line && !strcmp(tl_rule_code(fq->rule), tl_rule_code(f->rule));
+        }
+        if (dup) continue;
         if (codes.len) tl_buf_puts(&codes, ", ");
         tl_buf_puts(&codes, tl_rule_code(f->rule));
       }
-      uint32_t s = lines.starts[line - 1];
-      uint32_t e = line < lines.count ? lines.starts[line] : (uint32_t)len;
-      while (e > s && (text[e - 1] == '\n' || text[e - 1] == '\r')) e--;
-      const char *noqa = NULL;
-      for (uint32_t p = s; p + 6 <= e && !noqa; p++)
-        if (!strncmp(text + p, "# noqa", 6)) noqa = text + p;
-      tl_edit ed = {e, e, NULL};
-      if (noqa && noqa[6] == ':') ed.text = tl_printf(", %s", codes.data);
-      else if (!noqa) {
-        uint32_t t = e;
-        while (t > s && (text[t - 1] == ' ' || text[t - 1] == '\t')) t--;
-        ed.start = ed.end = t;
-        ed.text = tl_printf("  # noqa: %s", codes.data);
+      tl_edit ed;
+      if (tl_suppress_add(text, len, &lines, line, codes.data, &ed)) {
+        tl_vec_push(&edits, ed);
+        (*added)++;
       }
       tl_buf_free(&codes);
-      if (ed.text) { tl_vec_push(&edits, ed); (*added)++; }
     }
     if (edits.n) {
       size_t nl;
