@@ -605,7 +605,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--exclude")) tl_vec_push(&c.excludes, tl_strdup(NEXT()));
     else if (!strcmp(a, "--rules")) tl_vec_push(&c.rule_dirs, tl_strdup(NEXT()));
     else if (!strcmp(a, "-j") || !strcmp(a, "--jobs") || (!strncmp(a, "-j", 2) && a[2] >= '0' && a[2] <= '9')) {
-      const char *v = a[2] ? a + 2 : NEXT(); /* -j4 or -j 4 */
+      const char *v = a[1] == 'j' && a[2] ? a + 2 : NEXT(); /* -j4, or -j 4 and --jobs 4 */
       char *end;
       long j = strtol(v, &end, 10);
       if (*end || j < 0 || j > 1024) { fprintf(stderr, "trainlint: bad --jobs value '%s'\n", v); cli_free(&c); return 2; }

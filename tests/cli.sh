@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# cli.sh - the command line itself: subcommands, help and version, option values (-j N, -jN,
+# --jobs N), and the usage errors (exit 2, a message on stderr, the usage where it is shown).
+set -u
+bin=$1 src=$2
+. "$src/tests/support/lib.sh"
+cd "$tmp" || exit 1
+cat > a.py <<'PY'
+def train(model, loader, opt):
+    for batch in loader:
+        loss = model(batch)
+        loss.backward()
+        opt.step()
+        print(loss.item())
+PY
+
+# help and version: on stdout, exit 0; no command: the usage on stderr, exit 2
+for h in help -h --help; do
+  out=$("$bin" $h 2>/dev/null); rc=$?
+  [ "$rc" = 0 ] && echo "$out" | head -1 | grep -q '^usage: trainlint check \[options\] PATH\.\.\.' && ok || bad "$h: exit $rc"
+done
+echo "$out" | grep -q '^  -j, --jobs N                 threads (default: all cores)$' && ok || bad "--help lacks -j, --jobs N"
+out=$("$bin" version); [ "$out" = "$("$bin" --version)" ] && echo "$out" | grep -q '^trainlint [0-9]' && ok || bad "version: $out"
+"$bin" >/dev/null 2>err; rc=$?
+[ "$rc" = 2 ] && grep -q '^usage: ' err && ok || bad "no command: exit $rc"
+
+# the job count, spelled three ways, and its bad values
+for j in "-j 2" "-j2" "--jobs 2" "--jobs 0"; do
+  "$bin" check --format concise $j a.py > out 2>err; rc=$?
+  [ "$rc" = 1 ] && grep -q '^a.py:6:15: TL101 ' out && [ ! -s err ] && ok || bad "$j: exit $rc, $(cat err)"
+done
+for j in "--jobs x" "-j -1" "--jobs 2000"; do
+  "$bin" check $j a.py >/dev/null 2>err; rc=$?
+  [ "$rc" = 2 ] && grep -q "^trainlint: bad --jobs value '${j#* }'$" err && ok || bad "$j: exit $rc, $(cat err)"
+done
+
+# usage errors
+expect_error() { # message args...
+  local msg=$1; shift
+  "$bin" "$@" >out 2>err; local rc=$?
+  [ "$rc" = 2 ] && [ ! -s out ] && grep -qxF "$msg" err && ok || bad "$*: exit $rc, stderr: $(head -3 err)"
+}
+expect_error "trainlint: unknown command 'bogus'" bogus
+expect_error "trainlint: unknown option '--bogus'" check --bogus a.py
+grep -q '^check options:$' err && ok || bad "an unknown option does not show the usage"
+expect_error "trainlint: unknown option '--bogus'" bogus --bogus
+expect_error "trainlint: --format needs a value" check --format
+expect_error "trainlint: -j needs a value" check -j
+expect_error "trainlint: unknown format 'xml' (text, concise, json, sarif, github, gitlab)" check --format xml a.py
+expect_error "trainlint: --color takes auto, always or never" check --color pink a.py
+expect_error "trainlint: --diff, --fix and --add-noqa exclude each other" check --diff --fix a.py
+expect_error "usage: trainlint explain CODE" explain
+expect_error "usage: trainlint explain CODE" explain TL101 TL102
+finish
