@@ -30,6 +30,8 @@ void tl_output_findings(FILE *out, const tl_analysis *a, const bool *skip, const
 void tl_output_statistics(FILE *out, const tl_analysis *a, const bool *skip);
 /* Writes input diagnostics ("path:line:col: error: message") to `out`. */
 void tl_output_diags(FILE *out, const tl_diags *d, bool color);
+/* `path` as reports and diffs show it: without its leading "./" (a pointer into it). */
+const char *tl_output_relpath(const char *path);
 /* The one-line hot chain of a finding ("in `f` at a.py:3, called from ..."). Caller frees. */
 char *tl_hot_text(const tl_finding *f);
 

@@ -25,8 +25,6 @@ tl_render_fn tl_render_gitlab;  /* tl_render_gitlab.c: GitLab Code Quality repor
 
 /* The colour of a severity (an ANSI escape). */
 const char *tl_output_severity_color(tl_severity s);
-/* `path` without its leading "./" (a pointer into it). */
-const char *tl_output_relpath(const char *path);
 /* Is the finding's fix one the report calls fixable ("[*]")? */
 bool tl_output_fixable(const tl_finding *f, const tl_output_opts *o);
 /* A finding's first line: "path:line:col: CODE message [*]". */

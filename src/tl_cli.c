@@ -1,0 +1,51 @@
+/* tl_cli.c - what the command line's subcommands share: freeing the parsed options, loading the
+ * rules, and finding each path's configuration. */
+#include "tl_cli.h"
+
+#include <string.h>
+
+void tl_cli_free(tl_cli *c) {
+  free(c->output);
+  free(c->baseline);
+  free(c->write_baseline);
+  free(c->diff_base);
+  free(c->config);
+  tl_strs *lists[] = {&c->select, &c->ignore, &c->excludes, &c->paths, &c->rule_dirs};
+  for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+    for (size_t k = 0; k < lists[i]->n; k++) free(lists[i]->v[k]);
+    tl_vec_free(lists[i]);
+  }
+}
+
+tl_ruleset *tl_cli_load_rules(const tl_cli *c, bool select_all, bool compile, tl_diags *d) {
+  tl_ruleset *rs = tl_ruleset_new();
+  bool ok = tl_ruleset_add_builtin(rs, d);
+  for (size_t i = 0; i < c->rule_dirs.n; i++) ok = tl_ruleset_add_dir(rs, c->rule_dirs.v[i], d) && ok;
+  static const char *const all[] = {"ALL"};
+  if (select_all) tl_ruleset_select(rs, all, 1, NULL, 0);
+  else
+    tl_ruleset_select(rs, (const char *const *)c->select.v, c->select.n, (const char *const *)c->ignore.v, c->ignore.n);
+  if (ok && compile) ok = tl_ruleset_compile(rs, d);
+  if (!ok) {
+    tl_ruleset_delete(rs);
+    return NULL;
+  }
+  return rs;
+}
+
+bool tl_cli_configs_init(tl_cli_configs *self, const tl_cli *c, tl_diags *d) {
+  memset(self, 0, sizeof *self);
+  if (!c->config) return true;
+  bool found;
+  self->explicit_cfg = tl_config_load(c->config, &found, d);
+  return self->explicit_cfg != NULL;
+}
+
+tl_config *tl_cli_configs_for(tl_cli_configs *self, const char *path, tl_diags *d) {
+  return self->explicit_cfg ? self->explicit_cfg : tl_config_for(&self->cache, path, d, &self->failed);
+}
+
+void tl_cli_configs_free(tl_cli_configs *self) {
+  tl_config_delete(self->explicit_cfg);
+  tl_config_cache_free(&self->cache);
+}

@@ -1,0 +1,385 @@
+/* tl_cli_check.c - `trainlint check`: builds the analysis of the paths, then reports, fixes,
+ * suppresses (--add-noqa) or records (--write-baseline) the findings that are not hidden. */
+#include "tl_cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tl_baseline.h"
+#include "tl_fix_apply.h"
+#include "tl_suppress.h"
+#include "tl_walk.h"
+
+/* What the steps of one check share. */
+typedef struct {
+  const tl_cli *c;
+  tl_cli_configs cfg;
+  tl_diags d;
+  bool ecolor; /* colour on stderr */
+  bool errors; /* a configuration, the baseline or --diff-base failed (reported once) */
+} tl_cli_check__state;
+
+/* Input diagnostics to stderr; --quiet keeps only errors. */
+static void tl_cli_check__print_diags(const tl_cli_check__state *st, const tl_diags *d) {
+  if (!st->c->quiet) {
+    tl_output_diags(stderr, d, st->ecolor);
+    return;
+  }
+  tl_diags errs = {0};
+  for (size_t i = 0; i < d->n; i++)
+    if (d->v[i].level == TL_DIAG_ERROR) tl_vec_push(&errs, d->v[i]);
+  tl_output_diags(stderr, &errs, st->ecolor);
+  tl_vec_free(&errs);
+}
+
+/* The Python files of the path arguments, less the excludes of the command line and of each
+ * argument's configuration; *primary gets the first argument's configuration (its severities and
+ * names apply to the whole analysis). Returns the number of errors of the walk. */
+static size_t tl_cli_check__files(tl_cli_check__state *st, tl_paths *files, tl_config **primary) {
+  const tl_cli *c = st->c;
+  TL_VEC(char *) excludes = {0};
+  for (size_t i = 0; i < c->excludes.n; i++) tl_vec_push(&excludes, c->excludes.v[i]);
+  *primary = NULL;
+  for (size_t i = 0; i < c->paths.n; i++) {
+    tl_config *pc = tl_cli_configs_for(&st->cfg, c->paths.v[i], &st->d);
+    if (!*primary) *primary = pc;
+    for (size_t k = 0; pc && k < pc->exclude.n; k++) tl_vec_push(&excludes, pc->exclude.v[k]);
+    for (size_t k = 0; pc && k < pc->extend_exclude.n; k++) tl_vec_push(&excludes, pc->extend_exclude.v[k]);
+  }
+  size_t errors = st->cfg.failed ? 0
+                                 : tl_walk((const char *const *)c->paths.v, c->paths.n, (const char *const *)excludes.v,
+                                           excludes.n, files, &st->d);
+  tl_vec_free(&excludes);
+  return errors;
+}
+
+/* The compiled rule set, or NULL (errors in st->d). Only the rules some file may want are
+ * compiled (each file's configuration filters the findings afterwards): the configurations of all
+ * files, or the defaults where a file has none. */
+static tl_ruleset *tl_cli_check__rules(tl_cli_check__state *st, const tl_paths *files) {
+  const tl_cli *c = st->c;
+  tl_ruleset *rs = st->cfg.failed ? NULL : tl_cli_load_rules(c, true, false, &st->d);
+  if (!rs) return NULL;
+  TL_VEC(tl_config *) seen = {0}; /* each file's configuration (NULL: none, the defaults) */
+  for (size_t i = 0; i < files->n; i++) tl_vec_push(&seen, tl_cli_configs_for(&st->cfg, files->v[i], &st->d));
+  tl_config_select_wanted(rs, seen.v, seen.n, (const char *const *)c->select.v, c->select.n,
+                          (const char *const *)c->ignore.v, c->ignore.n);
+  if (!tl_ruleset_compile(rs, &st->d)) {
+    tl_ruleset_delete(rs);
+    rs = NULL;
+  }
+  tl_vec_free(&seen);
+  return rs;
+}
+
+/* The analysis of `files`, run once. The caller deletes it (before `rs`). */
+static tl_analysis *tl_cli_check__analyse(const tl_cli *c, const tl_ruleset *rs, const tl_config *primary,
+                                          const tl_paths *files) {
+  tl_options opts = {c->jobs, false};
+  tl_analysis *a = tl_analysis_new(rs, &opts);
+  if (primary) {
+    tl_analysis_set_hot_names(a, (const char *const *)primary->hot_functions.v, primary->hot_functions.n,
+                              (const char *const *)primary->step_iterables.v, primary->step_iterables.n);
+    tl_analysis_set_frameworks(a, (const char *const *)primary->frameworks.v, primary->frameworks.n);
+  }
+  for (size_t i = 0; i < files->n; i++) {
+    const char *p = files->v[i];
+    while (p[0] == '.' && p[1] == '/' && p[2]) p += 2; /* "./train.py" is shown as "train.py" */
+    tl_analysis_add_path(a, p);
+  }
+  tl_analysis_run(a);
+  return a;
+}
+
+/* Marks the findings the report leaves out: disabled for their file by the command line or its
+ * configuration, known in the baseline, or on lines the change did not touch. The first call
+ * reports the problems met on the way; later ones (the rounds of --fix) do not repeat them. */
+static void tl_cli_check__hide(void *p, const tl_analysis *a, bool *hidden) {
+  tl_cli_check__state *st = p;
+  const tl_cli *c = st->c;
+  bool quiet = st->errors; /* problems were reported by an earlier call */
+  size_t n = tl_analysis_finding_count(a);
+  for (size_t i = 0; i < n; i++) {
+    const tl_finding *f = tl_analysis_finding(a, i);
+    tl_config *fc = tl_cli_configs_for(&st->cfg, f->path, &st->d);
+    hidden[i] = !tl_config_enabled(fc, f->rule, f->path, (const char *const *)c->select.v, c->select.n,
+                                   (const char *const *)c->ignore.v, c->ignore.n);
+  }
+  if (st->cfg.failed) {
+    if (!quiet) tl_cli_check__print_diags(st, &st->d);
+    st->errors = true;
+  }
+  if (c->baseline) {
+    char *msg = NULL;
+    if (!tl_baseline_filter(a, c->baseline, hidden, &msg)) {
+      if (!quiet) fprintf(stderr, "trainlint: %s\n", msg);
+      st->errors = true;
+    }
+    free(msg);
+  }
+  if (c->diff_base) {
+    char *msg = NULL;
+    if (!tl_diff_base_filter(a, c->diff_base, hidden, &msg)) {
+      if (!quiet) fprintf(stderr, "trainlint: %s\n", msg);
+      st->errors = true;
+    }
+    free(msg);
+  }
+}
+
+/* The findings not hidden: a calloc'd flag per finding (the caller frees) and their count. */
+static bool *tl_cli_check__hidden(tl_cli_check__state *st, const tl_analysis *a, size_t *shown) {
+  size_t n = tl_analysis_finding_count(a), hidden_n = 0;
+  bool *hidden = tl_calloc(n + 1, sizeof *hidden);
+  tl_cli_check__hide(st, a, hidden);
+  for (size_t i = 0; i < n; i++) hidden_n += hidden[i];
+  *shown = n - hidden_n;
+  return hidden;
+}
+
+/* --add-noqa: the codes of each statement's findings added to the suppression comment of its last
+ * line (tl_suppress_add: merged into `# noqa: ...` or `# trainlint: ignore[...]`, or a new
+ * `  # noqa: CODES`). Returns the number of files that could not be written. */
+static size_t tl_cli_check__add_noqa(const tl_analysis *a, size_t *added) {
+  size_t n = tl_analysis_finding_count(a), failed = 0, i = 0;
+  *added = 0;
+  while (i < n) {
+    size_t file = tl_analysis_finding(a, i)->file, j = i;
+    while (j < n && tl_analysis_finding(a, j)->file == file) j++;
+    size_t len;
+    const char *text = tl_analysis_file_text(a, file, &len);
+    tl_lines lines;
+    tl_lines_init(&lines, text, len);
+    tl_edits edits = {0};
+    for (size_t k = i; k < j; k++) {
+      const tl_finding *fk = tl_analysis_finding(a, k);
+      uint32_t line = fk->stmt_last_line ? fk->stmt_last_line : fk->line;
+      bool seen = false;
+      for (size_t m = i; m < k && !seen; m++) {
+        const tl_finding *fm = tl_analysis_finding(a, m);
+        seen = (fm->stmt_last_line ? fm->stmt_last_line : fm->line) == line;
+      }
+      if (seen) continue;
+      /* the codes of the findings whose statement ends on this line, each once, in order */
+      tl_buf codes = {0};
+      for (size_t m = k; m < j; m++) {
+        const tl_finding *f = tl_analysis_finding(a, m);
+        if ((f->stmt_last_line ? f->stmt_last_line : f->line) != line) continue;
+        bool dup = false;
+        for (size_t q = k; q < m && !dup; q++) {
+          const tl_finding *fq = tl_analysis_finding(a, q);
+          dup = (fq->stmt_last_line ? fq->stmt_last_line : fq->line) == line && !strcmp(tl_rule_code(fq->rule), tl_rule_code(f->rule));
+        }
+        if (dup) continue;
+        if (codes.len) tl_buf_puts(&codes, ", ");
+        tl_buf_puts(&codes, tl_rule_code(f->rule));
+      }
+      tl_edit ed;
+      if (tl_suppress_add(text, len, &lines, line, codes.data, &ed)) {
+        tl_vec_push(&edits, ed);
+        (*added)++;
+      }
+      tl_buf_free(&codes);
+    }
+    if (edits.n) {
+      size_t nl;
+      char *neu = tl_edits_apply(text, len, &edits, &nl, NULL);
+      char *msg = NULL;
+      if (tl_file_replace(tl_analysis_file_path(a, file), text, len, neu, nl, &msg) != TL_WRITE_OK) {
+        fprintf(stderr, "%s: error: suppressions not written: %s\n", tl_analysis_file_path(a, file), msg ? msg : "");
+        failed++;
+      }
+      free(msg);
+      free(neu);
+    }
+    for (size_t k = 0; k < edits.n; k++) free(edits.v[k].text);
+    tl_vec_free(&edits);
+    tl_lines_free(&lines);
+    i = j;
+  }
+  return failed;
+}
+
+/* A file whose fixes were not written, with its text as read (both owned). */
+typedef struct {
+  char *path, *text;
+  size_t len;
+} tl_cli_check__refused;
+
+/* Where the fixed texts go: a unified diff (--diff), or the files themselves (--fix). */
+typedef struct {
+  const tl_analysis *a;
+  tl_buf diff;
+  bool write;
+  size_t written, refused;
+  TL_VEC(tl_cli_check__refused) refused_files;
+} tl_cli_check__fixes;
+
+static void tl_cli_check__on_fixed(void *p, size_t file, const char *old, size_t oldlen, const char *neu, size_t newlen) {
+  tl_cli_check__fixes *fx = p;
+  const char *path = tl_analysis_file_path(fx->a, file);
+  if (!fx->write) {
+    tl_diff_unified(&fx->diff, tl_output_relpath(path), old, oldlen, neu, newlen);
+    return;
+  }
+  char *msg = NULL;
+  tl_write_status ws = tl_file_replace(path, old, oldlen, neu, newlen, &msg);
+  if (ws == TL_WRITE_OK) fx->written++;
+  else {
+    fprintf(stderr, "%s: error: fixes not written: %s\n", path, msg ? msg : "write failed");
+    fx->refused++;
+    tl_cli_check__refused r = {tl_strdup(path), tl_strndup(old, oldlen), oldlen};
+    tl_vec_push(&fx->refused_files, r);
+  }
+  free(msg);
+}
+
+/* Prints the findings not hidden: the statistics or the report. Returns 1 when there are some. */
+static int tl_cli_check__report(FILE *out, const tl_analysis *a, const bool *hidden, size_t shown, const tl_cli *c,
+                                const tl_output_opts *oo) {
+  if (c->statistics) tl_output_statistics(out, a, hidden);
+  else tl_output_findings(out, a, hidden, oo);
+  return shown ? 1 : 0;
+}
+
+/* --diff and --fix: fixes are made, the files analysed again and fixed again until nothing
+ * changes; --diff prints the change, --fix writes it and reports what is left. */
+static int tl_cli_check__fix(tl_cli_check__state *st, tl_analysis *a, FILE *out, const tl_output_opts *oo, bool **hidden) {
+  const tl_cli *c = st->c;
+  tl_cli_check__fixes fx = {a, {0}, c->fix, 0, 0, {0}};
+  size_t taken = tl_fixes_apply_all(a, c->unsafe, tl_cli_check__hide, st, tl_cli_check__on_fixed, &fx);
+  int rc = 0;
+  if (c->diff) {
+    if (fx.diff.len) fwrite(fx.diff.data, 1, fx.diff.len, stdout);
+    /* --diff: exit 1 when there is something to change, as `ruff --diff` does */
+    rc = taken ? 1 : 0;
+    fprintf(stderr, "%zu fix%s available%s.\n", taken, taken == 1 ? "" : "es", c->unsafe ? "" : " (add --unsafe-fixes for more)");
+  } else {
+    if (fx.refused) rc = 2;
+    /* the report is of the texts on disk now: files whose fixes were refused are analysed as
+     * they were read */
+    for (size_t k = 0; k < fx.refused_files.n; k++) {
+      tl_cli_check__refused *r = &fx.refused_files.v[k];
+      tl_analysis_set_text(a, r->path, r->text, r->len);
+    }
+    if (fx.refused_files.n) tl_analysis_run(a);
+    size_t shown;
+    *hidden = tl_cli_check__hidden(st, a, &shown);
+    if (taken && !fx.refused)
+      fprintf(stderr, "Fixed %zu finding%s in %zu file%s.\n", taken, taken == 1 ? "" : "s", fx.written, fx.written == 1 ? "" : "s");
+    int found = tl_cli_check__report(out, a, *hidden, shown, c, oo);
+    if (rc == 0) rc = found;
+  }
+  tl_buf_free(&fx.diff);
+  for (size_t k = 0; k < fx.refused_files.n; k++) {
+    free(fx.refused_files.v[k].path);
+    free(fx.refused_files.v[k].text);
+  }
+  tl_vec_free(&fx.refused_files);
+  return rc;
+}
+
+/* --report-unused-suppressions: one line each. Returns their number. */
+static size_t tl_cli_check__unused(FILE *out, const tl_analysis *a) {
+  size_t nu;
+  tl_unused_suppression *u = tl_analysis_unused_suppressions(a, &nu);
+  for (size_t i = 0; i < nu; i++) {
+    if (u[i].code) fprintf(out, "%s:%u:%u: unused suppression: no %s finding here\n", u[i].path, u[i].line, u[i].col, u[i].code);
+    else fprintf(out, "%s:%u:%u: unused suppression: no finding here\n", u[i].path, u[i].line, u[i].col);
+  }
+  free(u);
+  return nu;
+}
+
+/* --write-baseline: records the findings. Returns the exit status. */
+static int tl_cli_check__write_baseline(const tl_cli *c, const tl_analysis *a, bool input_errors) {
+  size_t n = tl_analysis_finding_count(a);
+  char *msg = NULL;
+  int rc = tl_baseline_write(a, c->write_baseline, &msg) ? 0 : 2;
+  if (rc) fprintf(stderr, "trainlint: %s\n", msg);
+  else if (!c->quiet) fprintf(stderr, "Wrote %zu finding%s to %s.\n", n, n == 1 ? "" : "s", c->write_baseline);
+  free(msg);
+  return rc ? rc : input_errors ? 2 : 0;
+}
+
+/* Analyses the files, then writes the baseline or reports; returns the exit status. */
+static int tl_cli_check__run(tl_cli_check__state *st, const tl_ruleset *rs, const tl_config *primary,
+                             const tl_paths *files, bool input_errors) {
+  const tl_cli *c = st->c;
+  tl_analysis *a = tl_cli_check__analyse(c, rs, primary, files);
+  const tl_diags *ad = tl_analysis_diags(a);
+  tl_cli_check__print_diags(st, ad);
+  for (size_t i = 0; i < ad->n; i++) input_errors = input_errors || ad->v[i].level == TL_DIAG_ERROR;
+  if (c->write_baseline) {
+    int rc = tl_cli_check__write_baseline(c, a, input_errors);
+    tl_analysis_delete(a);
+    return rc;
+  }
+  bool color = c->color == 1 || (c->color == -1 && isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
+  FILE *out = stdout;
+  if (c->output && !(out = fopen(c->output, "w"))) {
+    fprintf(stderr, "trainlint: cannot write %s: %s\n", c->output, strerror(errno));
+    out = stdout;
+    input_errors = true;
+  }
+  if (c->output) color = false;
+  tl_output_opts oo = {c->format, color, c->unsafe, !c->no_source, c->show_fixes, c->quiet, rs};
+  bool *hidden = NULL;
+  int rc = 0;
+  if (c->diff || c->fix) {
+    rc = tl_cli_check__fix(st, a, out, &oo, &hidden);
+  } else {
+    size_t shown;
+    hidden = tl_cli_check__hidden(st, a, &shown);
+    if (c->add_noqa && shown < tl_analysis_finding_count(a)) {
+      fprintf(stderr, "trainlint: --add-noqa cannot be combined with --baseline or --diff-base\n");
+      rc = 2;
+    } else if (c->add_noqa) {
+      size_t added = 0;
+      if (tl_cli_check__add_noqa(a, &added)) rc = 2;
+      fprintf(stderr, "Added %zu noqa comment%s.\n", added, added == 1 ? "" : "s");
+    } else {
+      rc = tl_cli_check__report(out, a, hidden, shown, c, &oo);
+    }
+  }
+  if (st->errors) input_errors = true;
+  if (c->unused_supp && tl_cli_check__unused(out, a) && rc == 0) rc = 1;
+  if (out != stdout) fclose(out);
+  if (c->exit_zero && rc == 1) rc = 0;
+  if (input_errors) rc = 2;
+  free(hidden);
+  tl_analysis_delete(a);
+  return rc;
+}
+
+int tl_cli_check(tl_cli *c) {
+  if (!c->paths.n) tl_vec_push(&c->paths, tl_strdup("."));
+  if ((c->diff + c->fix + c->add_noqa) > 1) {
+    fprintf(stderr, "trainlint: --diff, --fix and --add-noqa exclude each other\n");
+    return 2;
+  }
+  tl_cli_check__state st = {c, {0}, {0}, false, false};
+  st.ecolor = c->color == 1 || (c->color == -1 && isatty(STDERR_FILENO) && !getenv("NO_COLOR"));
+  int rc = 2;
+  tl_paths files = {0};
+  tl_ruleset *rs = NULL;
+  if (tl_cli_configs_init(&st.cfg, c, &st.d)) {
+    tl_config *primary;
+    size_t walk_errors = tl_cli_check__files(&st, &files, &primary);
+    rs = tl_cli_check__rules(&st, &files);
+    if (rs) {
+      for (size_t k = 0; primary && k < primary->severity.n; k++)
+        tl_ruleset_set_severity(rs, primary->severity.v[k].code, primary->severity.v[k].severity);
+      tl_cli_check__print_diags(&st, &st.d);
+      rc = tl_cli_check__run(&st, rs, primary, &files, walk_errors > 0);
+    }
+  }
+  if (!rs) tl_output_diags(stderr, &st.d, st.ecolor);
+  tl_paths_free(&files);
+  tl_ruleset_delete(rs);
+  tl_diags_free(&st.d);
+  tl_cli_configs_free(&st.cfg);
+  return rc;
+}
