@@ -1,5 +1,7 @@
 /* main.c - the trainlint command line: parses the options into a tl_cli and runs a subcommand
  * (tl_cli_*.c; `server` is the language server, tl_lsp.c). */
+#include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,128 +9,218 @@
 #include "tl_cli.h"
 #include "tl_lsp.h"
 
-static void usage(FILE *out) {
-  fputs("usage: trainlint check [options] PATH...   analyse Python files and directories\n"
-        "       trainlint config [PATH]             the effective settings for PATH (default .)\n"
-        "       trainlint rules [--all]             list the rules\n"
-        "       trainlint explain CODE              show a rule's documentation\n"
-        "       trainlint server [--stdio]          run the language server (LSP on stdio; docs/editors.md)\n"
-        "       trainlint version\n"
-        "\n"
-        "check options:\n"
-        "  --format FORMAT              text (default), concise, json, sarif, github, gitlab\n"
-        "  --output FILE                write the findings to FILE instead of standard output\n"
-        "  --statistics                 print the number of findings per rule instead\n"
-        "  --quiet                      no summary line, no warnings about inputs (errors still)\n"
-        "  --report-unused-suppressions also report `# noqa` comments that suppress nothing\n"
-        "  --add-noqa                   add `# noqa: CODE` comments for the current findings\n"
-        "  --baseline FILE              report only findings not recorded in FILE\n"
-        "  --write-baseline FILE        record the current findings in FILE (JSON) and exit 0\n"
-        "  --diff-base REV              report only findings on lines changed since git revision REV\n"
-        "  --diff                       print the fixes as a unified diff instead of findings\n"
-        "  --fix                        apply safe fixes in place (atomic, refuses changed files)\n"
-        "  --unsafe-fixes               also apply/show fixes marked unsafe\n"
-        "  --select CODES               enable only these codes or prefixes (comma-separated; ALL)\n"
-        "  --ignore CODES               disable these codes or prefixes\n"
-        "  --rules DIR                  also load the rule files (*.md) of DIR\n"
-        "  --config FILE                use this pyproject.toml for every file (default: the nearest\n"
-        "                               pyproject.toml with a [tool.trainlint] table above each file)\n"
-        "  --exclude GLOB               skip paths matching GLOB (repeatable)\n"
-        "  -j, --jobs N                 threads (default: all cores)\n"
-        "  --exit-zero                  exit 0 even when there are findings\n"
-        "  --no-source                  text format: do not print source lines\n"
-        "  --show-fixes                 text format: print each finding's fix as a diff\n"
-        "  --color auto|always|never    colour (default auto: only on a terminal, not with NO_COLOR)\n"
-        "\n"
+/* How an option sets its field of tl_cli. */
+typedef enum {
+  TL_MAIN__FLAG,   /* bool: true */
+  TL_MAIN__TEXT,   /* char *: the value (a later one wins) */
+  TL_MAIN__LIST,   /* tl_strs: the value is appended */
+  TL_MAIN__CODES,  /* tl_strs: the comma- or space-separated codes of the value are appended */
+  TL_MAIN__FORMAT, /* tl_format: by name */
+  TL_MAIN__JOBS,   /* unsigned: 0 to 1024; also spelled -jN */
+  TL_MAIN__COLOR,  /* int: auto -1, never 0, always 1 */
+} tl_main__kind;
+
+/* The options, in the order --help lists them under "check options". `shown` is their spelling in
+ * --help (NULL: not listed); a help text's second line starts under the first. */
+static const struct {
+  const char *name, *alias;
+  tl_main__kind kind;
+  size_t field; /* offsetof(tl_cli, ...) */
+  const char *shown, *help;
+} tl_main__options[] = {
+    {"--format", NULL, TL_MAIN__FORMAT, offsetof(tl_cli, format), "--format FORMAT",
+     "text (default), concise, json, sarif, github, gitlab"},
+    {"--output", "-o", TL_MAIN__TEXT, offsetof(tl_cli, output), "--output FILE",
+     "write the findings to FILE instead of standard output"},
+    {"--statistics", NULL, TL_MAIN__FLAG, offsetof(tl_cli, statistics), "--statistics",
+     "print the number of findings per rule instead"},
+    {"--quiet", "-q", TL_MAIN__FLAG, offsetof(tl_cli, quiet), "--quiet",
+     "no summary line, no warnings about inputs (errors still)"},
+    {"--report-unused-suppressions", NULL, TL_MAIN__FLAG, offsetof(tl_cli, unused_supp), "--report-unused-suppressions",
+     "also report `# noqa` comments that suppress nothing"},
+    {"--add-noqa", NULL, TL_MAIN__FLAG, offsetof(tl_cli, add_noqa), "--add-noqa",
+     "add `# noqa: CODE` comments for the current findings"},
+    {"--baseline", NULL, TL_MAIN__TEXT, offsetof(tl_cli, baseline), "--baseline FILE",
+     "report only findings not recorded in FILE"},
+    {"--write-baseline", NULL, TL_MAIN__TEXT, offsetof(tl_cli, write_baseline), "--write-baseline FILE",
+     "record the current findings in FILE (JSON) and exit 0"},
+    {"--diff-base", NULL, TL_MAIN__TEXT, offsetof(tl_cli, diff_base), "--diff-base REV",
+     "report only findings on lines changed since git revision REV"},
+    {"--diff", NULL, TL_MAIN__FLAG, offsetof(tl_cli, diff), "--diff", "print the fixes as a unified diff instead of findings"},
+    {"--fix", NULL, TL_MAIN__FLAG, offsetof(tl_cli, fix), "--fix", "apply safe fixes in place (atomic, refuses changed files)"},
+    {"--unsafe-fixes", NULL, TL_MAIN__FLAG, offsetof(tl_cli, unsafe), "--unsafe-fixes", "also apply/show fixes marked unsafe"},
+    {"--select", NULL, TL_MAIN__CODES, offsetof(tl_cli, select), "--select CODES",
+     "enable only these codes or prefixes (comma-separated; ALL)"},
+    {"--ignore", NULL, TL_MAIN__CODES, offsetof(tl_cli, ignore), "--ignore CODES", "disable these codes or prefixes"},
+    {"--rules", NULL, TL_MAIN__LIST, offsetof(tl_cli, rule_dirs), "--rules DIR", "also load the rule files (*.md) of DIR"},
+    {"--config", NULL, TL_MAIN__TEXT, offsetof(tl_cli, config), "--config FILE",
+     "use this pyproject.toml for every file (default: the nearest\n"
+     "pyproject.toml with a [tool.trainlint] table above each file)"},
+    {"--exclude", NULL, TL_MAIN__LIST, offsetof(tl_cli, excludes), "--exclude GLOB", "skip paths matching GLOB (repeatable)"},
+    {"--jobs", "-j", TL_MAIN__JOBS, offsetof(tl_cli, jobs), "-j, --jobs N", "threads (default: all cores)"},
+    {"--exit-zero", NULL, TL_MAIN__FLAG, offsetof(tl_cli, exit_zero), "--exit-zero", "exit 0 even when there are findings"},
+    {"--no-source", NULL, TL_MAIN__FLAG, offsetof(tl_cli, no_source), "--no-source", "text format: do not print source lines"},
+    {"--show-fixes", NULL, TL_MAIN__FLAG, offsetof(tl_cli, show_fixes), "--show-fixes",
+     "text format: print each finding's fix as a diff"},
+    {"--color", NULL, TL_MAIN__COLOR, offsetof(tl_cli, color), "--color auto|always|never",
+     "colour (default auto: only on a terminal, not with NO_COLOR)"},
+    {"--all", NULL, TL_MAIN__FLAG, offsetof(tl_cli, all), NULL, NULL}, /* rules --all */
+};
+
+static int tl_main__help(int argc, char **argv);
+static int tl_main__version(int argc, char **argv);
+
+/* The subcommands, in the order --help lists them (`args` NULL: not listed). A command runs with
+ * the parsed options (run) or with its own arguments, argv[0] being its name (run_argv). */
+static const struct {
+  const char *name, *args, *help;
+  int (*run)(tl_cli *c);
+  int (*run_argv)(int argc, char **argv);
+} tl_main__commands[] = {
+    {"check", "[options] PATH...", "analyse Python files and directories", tl_cli_check, NULL},
+    {"config", "[PATH]", "the effective settings for PATH (default .)", tl_cli_config, NULL},
+    {"rules", "[--all]", "list the rules", tl_cli_rules, NULL},
+    {"explain", "CODE", "show a rule's documentation", tl_cli_explain, NULL},
+    {"server", "[--stdio]", "run the language server (LSP on stdio; docs/editors.md)", NULL, tl_lsp_main},
+    {"version", "", NULL, NULL, tl_main__version},
+    {"--version", NULL, NULL, NULL, tl_main__version},
+    {"help", NULL, NULL, NULL, tl_main__help},
+    {"-h", NULL, NULL, NULL, tl_main__help},
+    {"--help", NULL, NULL, NULL, tl_main__help},
+};
+
+#define TL_MAIN__COUNT(t) (sizeof(t) / sizeof((t)[0]))
+
+static void tl_main__usage(FILE *out) {
+  const char *lead = "usage: ";
+  for (size_t i = 0; i < TL_MAIN__COUNT(tl_main__commands); i++) {
+    if (!tl_main__commands[i].args) continue;
+    char left[64];
+    snprintf(left, sizeof left, "%s%s%s", tl_main__commands[i].name, *tl_main__commands[i].args ? " " : "",
+             tl_main__commands[i].args);
+    if (tl_main__commands[i].help) fprintf(out, "%strainlint %-26s%s\n", lead, left, tl_main__commands[i].help);
+    else fprintf(out, "%strainlint %s\n", lead, left);
+    lead = "       ";
+  }
+  fputs("\ncheck options:\n", out);
+  for (size_t i = 0; i < TL_MAIN__COUNT(tl_main__options); i++) {
+    if (!tl_main__options[i].shown) continue;
+    const char *h = tl_main__options[i].help;
+    fprintf(out, "  %-28s ", tl_main__options[i].shown);
+    for (const char *nl; (nl = strchr(h, '\n')); h = nl + 1) fprintf(out, "%.*s\n%31s", (int)(nl - h), h, "");
+    fprintf(out, "%s\n", h);
+  }
+  fputs("\n"
         "exit status: 0 no findings, 1 findings, 2 usage error, bad rule file, or an input that\n"
         "could not be analysed (unreadable, binary, invalid UTF-8).\n",
         out);
 }
 
-static void split_codes(const char *s, void *vec) {
-  TL_VEC(char *) *v = vec;
+static int tl_main__help(int argc, char **argv) {
+  tl_main__usage(stdout);
+  return 0;
+}
+
+static int tl_main__version(int argc, char **argv) {
+  printf("trainlint %s\n", TL_VERSION);
+  return 0;
+}
+
+/* Appends the codes of "TL1,TL201 TL3" to `list`. */
+static void tl_main__split_codes(const char *s, tl_strs *list) {
   char *copy = tl_strdup(s), *save = NULL;
-  for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) tl_vec_push(v, tl_strdup(t));
+  for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) tl_vec_push(list, tl_strdup(t));
   free(copy);
 }
 
+/* Sets the option at argv[*i] (and its value, argv[*i + 1] unless attached) in `c`. Returns false
+ * after printing the error. */
+static bool tl_main__option(tl_cli *c, int argc, char **argv, int *i) {
+  const char *a = argv[*i];
+  size_t k = 0;
+  const char *attached = NULL; /* -j4 */
+  for (; k < TL_MAIN__COUNT(tl_main__options); k++) {
+    const char *alias = tl_main__options[k].alias;
+    if (!strcmp(a, tl_main__options[k].name) || (alias && !strcmp(a, alias))) break;
+    if (tl_main__options[k].kind == TL_MAIN__JOBS && !strncmp(a, alias, 2) && isdigit((unsigned char)a[2])) {
+      attached = a + 2;
+      break;
+    }
+  }
+  if (k == TL_MAIN__COUNT(tl_main__options)) {
+    fprintf(stderr, "trainlint: unknown option '%s'\n", a);
+    tl_main__usage(stderr);
+    return false;
+  }
+  void *field = (char *)c + tl_main__options[k].field;
+  tl_main__kind kind = tl_main__options[k].kind;
+  if (kind == TL_MAIN__FLAG) {
+    *(bool *)field = true;
+    return true;
+  }
+  const char *v = attached;
+  if (!v && *i + 1 >= argc) {
+    fprintf(stderr, "trainlint: %s needs a value\n", a);
+    return false;
+  }
+  if (!v) v = argv[++*i];
+  switch (kind) {
+  case TL_MAIN__TEXT:
+    free(*(char **)field);
+    *(char **)field = tl_strdup(v);
+    return true;
+  case TL_MAIN__LIST: tl_vec_push((tl_strs *)field, tl_strdup(v)); return true;
+  case TL_MAIN__CODES: tl_main__split_codes(v, field); return true;
+  case TL_MAIN__FORMAT:
+    if (tl_format_parse(v, field)) return true;
+    fprintf(stderr, "trainlint: unknown format '%s' (", v);
+    for (int f = 0; tl_format_name((tl_format)f); f++) fprintf(stderr, "%s%s", f ? ", " : "", tl_format_name((tl_format)f));
+    fprintf(stderr, ")\n");
+    return false;
+  case TL_MAIN__JOBS: {
+    char *end;
+    long j = strtol(v, &end, 10);
+    if (*end || j < 0 || j > 1024) {
+      fprintf(stderr, "trainlint: bad --jobs value '%s'\n", v);
+      return false;
+    }
+    *(unsigned *)field = (unsigned)j;
+    return true;
+  }
+  case TL_MAIN__COLOR: {
+    int color = !strcmp(v, "always") ? 1 : !strcmp(v, "never") ? 0 : !strcmp(v, "auto") ? -1 : -2;
+    if (color == -2) {
+      fprintf(stderr, "trainlint: --color takes auto, always or never\n");
+      return false;
+    }
+    *(int *)field = color;
+    return true;
+  }
+  case TL_MAIN__FLAG: break;
+  }
+  return true;
+}
+
 int main(int argc, char **argv) {
-  tl_cli c = {0};
-  c.color = -1;
   if (argc < 2) {
-    usage(stderr);
+    tl_main__usage(stderr);
     return 2;
   }
-  const char *cmd = argv[1];
-  if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
-    usage(stdout);
-    return 0;
+  size_t cmd = 0;
+  while (cmd < TL_MAIN__COUNT(tl_main__commands) && strcmp(argv[1], tl_main__commands[cmd].name)) cmd++;
+  bool known = cmd < TL_MAIN__COUNT(tl_main__commands);
+  if (known && tl_main__commands[cmd].run_argv) return tl_main__commands[cmd].run_argv(argc - 1, argv + 1);
+  tl_cli c = {0};
+  c.color = -1;
+  int rc = 0;
+  for (int i = 2; i < argc && !rc; i++) {
+    if (argv[i][0] == '-' && argv[i][1]) rc = tl_main__option(&c, argc, argv, &i) ? 0 : 2;
+    else tl_vec_push(&c.paths, tl_strdup(argv[i]));
   }
-  if (!strcmp(cmd, "server")) return tl_lsp_main(argc - 1, argv + 1);
-  if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
-    printf("trainlint %s\n", TL_VERSION);
-    return 0;
-  }
-  for (int i = 2; i < argc; i++) {
-    const char *a = argv[i];
-#define NEXT() (i + 1 < argc ? argv[++i] : (fprintf(stderr, "trainlint: %s needs a value\n", a), tl_cli_free(&c), exit(2), ""))
-    if (!strcmp(a, "--format")) {
-      const char *v = NEXT();
-      if (!tl_format_parse(v, &c.format)) {
-        fprintf(stderr, "trainlint: unknown format '%s' (", v);
-        for (int f = 0; tl_format_name((tl_format)f); f++) fprintf(stderr, "%s%s", f ? ", " : "", tl_format_name((tl_format)f));
-        fprintf(stderr, ")\n");
-        tl_cli_free(&c);
-        return 2;
-      }
-    } else if (!strcmp(a, "--diff")) c.diff = true;
-    else if (!strcmp(a, "--fix")) c.fix = true;
-    else if (!strcmp(a, "--unsafe-fixes")) c.unsafe = true;
-    else if (!strcmp(a, "--exit-zero")) c.exit_zero = true;
-    else if (!strcmp(a, "--no-source")) c.no_source = true;
-    else if (!strcmp(a, "--show-fixes")) c.show_fixes = true;
-    else if (!strcmp(a, "--statistics")) c.statistics = true;
-    else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) c.quiet = true;
-    else if (!strcmp(a, "--report-unused-suppressions")) c.unused_supp = true;
-    else if (!strcmp(a, "--add-noqa")) c.add_noqa = true;
-    else if (!strcmp(a, "--output") || !strcmp(a, "-o")) { free(c.output); c.output = tl_strdup(NEXT()); }
-    else if (!strcmp(a, "--baseline")) { free(c.baseline); c.baseline = tl_strdup(NEXT()); }
-    else if (!strcmp(a, "--write-baseline")) { free(c.write_baseline); c.write_baseline = tl_strdup(NEXT()); }
-    else if (!strcmp(a, "--diff-base")) { free(c.diff_base); c.diff_base = tl_strdup(NEXT()); }
-    else if (!strcmp(a, "--config")) { free(c.config); c.config = tl_strdup(NEXT()); }
-    else if (!strcmp(a, "--all")) c.all = true;
-    else if (!strcmp(a, "--select")) split_codes(NEXT(), &c.select);
-    else if (!strcmp(a, "--ignore")) split_codes(NEXT(), &c.ignore);
-    else if (!strcmp(a, "--exclude")) tl_vec_push(&c.excludes, tl_strdup(NEXT()));
-    else if (!strcmp(a, "--rules")) tl_vec_push(&c.rule_dirs, tl_strdup(NEXT()));
-    else if (!strcmp(a, "-j") || !strcmp(a, "--jobs") || (!strncmp(a, "-j", 2) && a[2] >= '0' && a[2] <= '9')) {
-      const char *v = a[1] == 'j' && a[2] ? a + 2 : NEXT(); /* -j4, or -j 4 and --jobs 4 */
-      char *end;
-      long j = strtol(v, &end, 10);
-      if (*end || j < 0 || j > 1024) { fprintf(stderr, "trainlint: bad --jobs value '%s'\n", v); tl_cli_free(&c); return 2; }
-      c.jobs = (unsigned)j;
-    } else if (!strcmp(a, "--color")) {
-      const char *v = NEXT();
-      c.color = !strcmp(v, "always") ? 1 : !strcmp(v, "never") ? 0 : !strcmp(v, "auto") ? -1 : -2;
-      if (c.color == -2) { fprintf(stderr, "trainlint: --color takes auto, always or never\n"); tl_cli_free(&c); return 2; }
-    } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "trainlint: unknown option '%s'\n", a);
-      usage(stderr);
-      tl_cli_free(&c);
-      return 2;
-    } else {
-      tl_vec_push(&c.paths, tl_strdup(a));
-    }
-#undef NEXT
-  }
-  int rc;
-  if (!strcmp(cmd, "check")) rc = tl_cli_check(&c);
-  else if (!strcmp(cmd, "config")) rc = tl_cli_config(&c);
-  else if (!strcmp(cmd, "rules")) rc = tl_cli_rules(&c);
-  else if (!strcmp(cmd, "explain")) rc = tl_cli_explain(&c);
-  else {
-    fprintf(stderr, "trainlint: unknown command '%s'\n", cmd);
-    usage(stderr);
+  if (!rc && known) rc = tl_main__commands[cmd].run(&c);
+  else if (!rc) {
+    fprintf(stderr, "trainlint: unknown command '%s'\n", argv[1]);
+    tl_main__usage(stderr);
     rc = 2;
   }
   tl_cli_free(&c);
