@@ -17,7 +17,7 @@ void tl_lsp_afiles_clear(tl_lsp *s) {
   for (size_t i = 0; i < s->files.n; i++) s->files.v[i]->aidx = -1;
 }
 
-static void tl_lsp_index(tl_lsp *s) {
+static void tl_lsp_features__index(tl_lsp *s) {
   tl_lsp_afiles_clear(s);
   size_t n = tl_analysis_file_count(s->a);
   for (size_t i = 0; i < n; i++) {
@@ -62,7 +62,7 @@ long tl_lsp_afile_of(tl_lsp *s, const tl_lsp_file *f) {
 }
 
 /* The text of an analysis file with its line index (an open buffer's own index when it has one). */
-static const tl_lsp_text *tl_lsp_view(tl_lsp *s, size_t ai) {
+static const tl_lsp_text *tl_lsp_features__view(tl_lsp *s, size_t ai) {
   tl_lsp_afile *af = &s->afiles.v[ai];
   if (af->file && af->file->open && af->file->doc.len == af->view.len) return &af->file->doc;
   if (!af->have_lines) {
@@ -74,7 +74,7 @@ static const tl_lsp_text *tl_lsp_view(tl_lsp *s, size_t ai) {
 
 /* ---- JSON building ---- */
 
-static cJSON *tl_pos_json(const tl_lsp_text *t, uint32_t off) {
+static cJSON *tl_lsp_features__pos_json(const tl_lsp_text *t, uint32_t off) {
   uint32_t line, ch;
   tl_lsp_text_position(t, off, &line, &ch);
   cJSON *p = cJSON_CreateObject();
@@ -83,14 +83,14 @@ static cJSON *tl_pos_json(const tl_lsp_text *t, uint32_t off) {
   return p;
 }
 
-static cJSON *tl_range_json(const tl_lsp_text *t, uint32_t a, uint32_t b) {
+static cJSON *tl_lsp_features__range_json(const tl_lsp_text *t, uint32_t a, uint32_t b) {
   cJSON *r = cJSON_CreateObject();
-  cJSON_AddItemToObject(r, "start", tl_pos_json(t, a));
-  cJSON_AddItemToObject(r, "end", tl_pos_json(t, b));
+  cJSON_AddItemToObject(r, "start", tl_lsp_features__pos_json(t, a));
+  cJSON_AddItemToObject(r, "end", tl_lsp_features__pos_json(t, b));
   return r;
 }
 
-static char *tl_docs_href(const char *base, const tl_rule *r) {
+static char *tl_lsp_features__docs_href(const char *base, const tl_rule *r) {
   const char *code = tl_rule_code(r), *name = tl_rule_name(r);
   tl_buf b = {0};
   bool placeholder = strstr(base, "{code}") || strstr(base, "{name}");
@@ -107,7 +107,7 @@ static char *tl_docs_href(const char *base, const tl_rule *r) {
 }
 
 /* The end of the word (identifier or keyword) at `off`, or of the one character there. */
-static uint32_t tl_word_end(const tl_lsp_text *t, uint32_t off) {
+static uint32_t tl_lsp_features__word_end(const tl_lsp_text *t, uint32_t off) {
   uint32_t e = off;
   while (e < t->len && (isalnum((unsigned char)t->text[e]) || t->text[e] == '_' || (unsigned char)t->text[e] >= 0x80)) e++;
   if (e == off && e < t->len && t->text[e] != '\n' && t->text[e] != '\r') e++;
@@ -116,14 +116,14 @@ static uint32_t tl_word_end(const tl_lsp_text *t, uint32_t off) {
 }
 
 /* A finding whose fix only deletes the flagged code: the code is unnecessary. */
-static bool tl_is_unnecessary(const tl_finding *fd) {
+static bool tl_lsp_features__is_unnecessary(const tl_finding *fd) {
   return fd->fix.n == 1 && fd->fix.v[0].text && !fd->fix.v[0].text[0] && fd->fix.v[0].start <= fd->start_byte &&
          fd->fix.v[0].end >= fd->end_byte;
 }
 
 /* A JSON string, escaped as cJSON prints it (UTF-8 as is; quotes, backslashes and control
  * characters escaped). */
-static void tl_json_put_str(tl_buf *b, const char *s) {
+static void tl_lsp_features__json_put_str(tl_buf *b, const char *s) {
   tl_buf_putc(b, '"');
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
     switch (*p) {
@@ -142,7 +142,7 @@ static void tl_json_put_str(tl_buf *b, const char *s) {
   tl_buf_putc(b, '"');
 }
 
-static void tl_range_put(tl_buf *b, const tl_lsp_text *t, uint32_t from, uint32_t to) {
+static void tl_lsp_features__range_put(tl_buf *b, const tl_lsp_text *t, uint32_t from, uint32_t to) {
   uint32_t l1, c1, l2, c2;
   tl_lsp_text_position(t, from, &l1, &c1);
   tl_lsp_text_position(t, to, &l2, &c2);
@@ -152,17 +152,17 @@ static void tl_range_put(tl_buf *b, const tl_lsp_text *t, uint32_t from, uint32_
 
 /* A finding as an LSP Diagnostic, written as JSON text (the diagnostics of a whole file are
  * written on every keystroke: building cJSON objects for them cost more than the text). */
-static void tl_lsp_diagnostic_put(tl_buf *b, tl_lsp *s, size_t ai, const tl_finding *fd) {
-  const tl_lsp_text *t = tl_lsp_view(s, ai);
+static void tl_lsp_features__diagnostic_put(tl_buf *b, tl_lsp *s, size_t ai, const tl_finding *fd) {
+  const tl_lsp_text *t = tl_lsp_features__view(s, ai);
   tl_buf_puts(b, "{\"range\":");
-  tl_range_put(b, t, fd->start_byte, fd->end_byte);
+  tl_lsp_features__range_put(b, t, fd->start_byte, fd->end_byte);
   int sev = fd->severity == TL_SEVERITY_ERROR ? 1 : fd->severity == TL_SEVERITY_WARNING ? 2 : 3;
   tl_buf_printf(b, ",\"severity\":%d,\"code\":", sev);
-  tl_json_put_str(b, tl_rule_code(fd->rule));
+  tl_lsp_features__json_put_str(b, tl_rule_code(fd->rule));
   if (s->docs_base) {
-    char *href = tl_docs_href(s->docs_base, fd->rule);
+    char *href = tl_lsp_features__docs_href(s->docs_base, fd->rule);
     tl_buf_puts(b, ",\"codeDescription\":{\"href\":");
-    tl_json_put_str(b, href);
+    tl_lsp_features__json_put_str(b, href);
     tl_buf_putc(b, '}');
     free(href);
   }
@@ -171,11 +171,11 @@ static void tl_lsp_diagnostic_put(tl_buf *b, tl_lsp *s, size_t ai, const tl_find
     /* a client without relatedInformation still learns why the code is hot */
     char *hot = tl_hot_text(fd);
     char *msg = tl_printf("%s (hot: %s)", fd->message, hot);
-    tl_json_put_str(b, msg);
+    tl_lsp_features__json_put_str(b, msg);
     free(msg);
     free(hot);
   } else {
-    tl_json_put_str(b, fd->message);
+    tl_lsp_features__json_put_str(b, fd->message);
   }
   if (fd->nhot && s->cap_related) {
     tl_buf_puts(b, ",\"relatedInformation\":[");
@@ -186,21 +186,22 @@ static void tl_lsp_diagnostic_put(tl_buf *b, tl_lsp *s, size_t ai, const tl_find
       if (!h->path || !tl_map_get(&s->by_label, h->path, &v) || v <= 0) continue;
       tl_lsp_file *hf = s->files.v[v - 1];
       if (hf->aidx < 0) continue;
-      const tl_lsp_text *ht = tl_lsp_view(s, (size_t)hf->aidx);
-      uint32_t a = tl_lsp_text_offset_cp(ht, h->line, h->col), e = tl_word_end(ht, a);
+      const tl_lsp_text *ht = tl_lsp_features__view(s, (size_t)hf->aidx);
+      uint32_t a = tl_lsp_text_offset_cp(ht, h->line, h->col), e = tl_lsp_features__word_end(ht, a);
       tl_buf_puts(b, first ? "{\"location\":{\"uri\":" : ",{\"location\":{\"uri\":");
       first = false;
-      tl_json_put_str(b, hf->uri);
+      tl_lsp_features__json_put_str(b, hf->uri);
       tl_buf_puts(b, ",\"range\":");
-      tl_range_put(b, ht, a, e);
+      tl_lsp_features__range_put(b, ht, a, e);
       tl_buf_puts(b, "},\"message\":");
-      tl_json_put_str(b, h->what ? h->what : "");
+      tl_lsp_features__json_put_str(b, h->what ? h->what : "");
       tl_buf_putc(b, '}');
     }
     tl_buf_putc(b, ']');
   }
   if (s->cap_tags) {
-    bool unnecessary = tl_is_unnecessary(fd), deprecated = strstr(tl_rule_name(fd->rule), "deprecated") != NULL;
+    bool unnecessary = tl_lsp_features__is_unnecessary(fd);
+    bool deprecated = strstr(tl_rule_name(fd->rule), "deprecated") != NULL;
     if (unnecessary || deprecated)
       tl_buf_printf(b, ",\"tags\":[%s%s%s]", unnecessary ? "1" : "", unnecessary && deprecated ? "," : "",
                     deprecated ? "2" : "");
@@ -209,16 +210,16 @@ static void tl_lsp_diagnostic_put(tl_buf *b, tl_lsp *s, size_t ai, const tl_find
 }
 
 /* The same Diagnostic as a cJSON object (code actions carry it). */
-static cJSON *tl_lsp_diagnostic(tl_lsp *s, size_t ai, const tl_finding *fd) {
+static cJSON *tl_lsp_features__diagnostic(tl_lsp *s, size_t ai, const tl_finding *fd) {
   tl_buf b = {0};
-  tl_lsp_diagnostic_put(&b, s, ai, fd);
+  tl_lsp_features__diagnostic_put(&b, s, ai, fd);
   cJSON *d = cJSON_ParseWithLength(b.data, b.len);
   tl_buf_free(&b);
   return d ? d : cJSON_CreateObject();
 }
 
 /* The diagnostics of one analysis file as a JSON array text. */
-static char *tl_lsp_items(tl_lsp *s, long ai) {
+static char *tl_lsp_features__items(tl_lsp *s, long ai) {
   if (ai < 0 || (size_t)ai >= s->afiles.n) return tl_strdup("[]");
   const tl_lsp_afile *af = &s->afiles.v[ai];
   tl_buf out = {0};
@@ -226,35 +227,35 @@ static char *tl_lsp_items(tl_lsp *s, long ai) {
   for (size_t k = af->first; k < af->first + af->count; k++)
     if (tl_lsp_shown(s, k)) {
       if (out.len > 1) tl_buf_putc(&out, ',');
-      tl_lsp_diagnostic_put(&out, s, (size_t)ai, tl_analysis_finding(s->a, k));
+      tl_lsp_features__diagnostic_put(&out, s, (size_t)ai, tl_analysis_finding(s->a, k));
     }
   /* inputs that could not be analysed (syntax errors are left to the Python language servers) */
   const tl_diags *dg = tl_analysis_diags(s->a);
   const char *label = tl_analysis_file_path(s->a, (size_t)ai);
   for (size_t i = 0; i < dg->n; i++) {
     if (dg->v[i].level != TL_DIAG_ERROR || !dg->v[i].path || strcmp(dg->v[i].path, label)) continue;
-    const tl_lsp_text *t = tl_lsp_view(s, (size_t)ai);
+    const tl_lsp_text *t = tl_lsp_features__view(s, (size_t)ai);
     uint32_t off = dg->v[i].line ? tl_lsp_text_offset_cp(t, dg->v[i].line, dg->v[i].col) : 0;
     if (out.len > 1) tl_buf_putc(&out, ',');
     tl_buf_puts(&out, "{\"range\":");
-    tl_range_put(&out, t, off, off);
+    tl_lsp_features__range_put(&out, t, off, off);
     tl_buf_puts(&out, ",\"severity\":1,\"source\":\"trainlint\",\"message\":");
-    tl_json_put_str(&out, dg->v[i].message);
+    tl_lsp_features__json_put_str(&out, dg->v[i].message);
     tl_buf_putc(&out, '}');
   }
   tl_buf_putc(&out, ']');
   return tl_buf_take(&out);
 }
 
-static char *tl_json_string(const char *s) {
+static char *tl_lsp_features__json_string(const char *s) {
   cJSON *j = cJSON_CreateString(s);
   char *t = cJSON_PrintUnformatted(j);
   cJSON_Delete(j);
   return t;
 }
 
-static void tl_lsp_publish(tl_lsp *s, tl_lsp_file *f, const char *items, bool with_version) {
-  char *uri = tl_json_string(f->uri);
+static void tl_lsp_features__publish(tl_lsp *s, tl_lsp_file *f, const char *items, bool with_version) {
+  char *uri = tl_lsp_features__json_string(f->uri);
   tl_buf b = {0};
   tl_buf_printf(&b, "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/publishDiagnostics\",\"params\":{\"uri\":%s,", uri);
   if (with_version) tl_buf_printf(&b, "\"version\":%lld,", (long long)f->version);
@@ -267,12 +268,12 @@ static void tl_lsp_publish(tl_lsp *s, tl_lsp_file *f, const char *items, bool wi
 }
 
 void tl_lsp_after_run(tl_lsp *s) {
-  tl_lsp_index(s);
+  tl_lsp_features__index(s);
   bool refresh = false;
   for (size_t i = 0; i < s->files.n; i++) {
     tl_lsp_file *f = s->files.v[i];
     if (!f->open) continue;
-    char *items = tl_lsp_items(s, f->aidx);
+    char *items = tl_lsp_features__items(s, f->aidx);
     bool changed = !f->items || strcmp(items, f->items);
     if (changed) {
       free(f->items);
@@ -287,7 +288,7 @@ void tl_lsp_after_run(tl_lsp *s) {
     if (s->pull_mode) continue;
     /* publish what changed, and once for every new version (the client learns it is analysed) */
     if (changed || !f->published || f->published_version != f->version) {
-      tl_lsp_publish(s, f, f->items, true);
+      tl_lsp_features__publish(s, f, f->items, true);
       free(f->published);
       f->published = tl_strdup(f->items);
       f->published_version = f->version;
@@ -301,7 +302,7 @@ void tl_lsp_publish_empty(tl_lsp *s, tl_lsp_file *f) {
   f->items = NULL;
   f->result_id++;
   if (s->pull_mode) return;
-  if (f->published) tl_lsp_publish(s, f, "[]", false);
+  if (f->published) tl_lsp_features__publish(s, f, "[]", false);
   free(f->published);
   f->published = NULL;
 }
@@ -326,7 +327,7 @@ void tl_lsp_on_diagnostic(tl_lsp *s, const cJSON *id, const cJSON *params) {
     if (prev && !strcmp(prev, rid)) tl_buf_printf(&b, "{\"kind\":\"unchanged\",\"resultId\":\"%s\"}}", rid);
     else tl_buf_printf(&b, "{\"kind\":\"full\",\"resultId\":\"%s\",\"items\":%s}}", rid, f->items);
   } else {
-    char *items = tl_lsp_items(s, f ? f->aidx : -1);
+    char *items = tl_lsp_features__items(s, f ? f->aidx : -1);
     tl_buf_printf(&b, "{\"kind\":\"full\",\"items\":%s}}", items);
     free(items);
   }
@@ -337,7 +338,7 @@ void tl_lsp_on_diagnostic(tl_lsp *s, const cJSON *id, const cJSON *params) {
 
 /* ---- code actions ---- */
 
-static bool tl_kind_wanted(const cJSON *only, const char *kind) {
+static bool tl_lsp_features__kind_wanted(const cJSON *only, const char *kind) {
   if (!cJSON_IsArray(only) || !cJSON_GetArraySize(only)) return true;
   const cJSON *o;
   cJSON_ArrayForEach(o, only) {
@@ -348,14 +349,14 @@ static bool tl_kind_wanted(const cJSON *only, const char *kind) {
   return false;
 }
 
-static cJSON *tl_text_edit(const tl_lsp_text *t, uint32_t a, uint32_t b, const char *text) {
+static cJSON *tl_lsp_features__text_edit(const tl_lsp_text *t, uint32_t a, uint32_t b, const char *text) {
   cJSON *e = cJSON_CreateObject();
-  cJSON_AddItemToObject(e, "range", tl_range_json(t, a, b));
+  cJSON_AddItemToObject(e, "range", tl_lsp_features__range_json(t, a, b));
   cJSON_AddStringToObject(e, "newText", text ? text : "");
   return e;
 }
 
-static cJSON *tl_workspace_edit(tl_lsp *s, const tl_lsp_file *f, cJSON *edits) {
+static cJSON *tl_lsp_features__workspace_edit(tl_lsp *s, const tl_lsp_file *f, cJSON *edits) {
   cJSON *we = cJSON_CreateObject();
   if (s->cap_doc_changes) {
     cJSON *dc = cJSON_AddArrayToObject(we, "documentChanges");
@@ -372,7 +373,7 @@ static cJSON *tl_workspace_edit(tl_lsp *s, const tl_lsp_file *f, cJSON *edits) {
   return we;
 }
 
-static cJSON *tl_action(const char *title, const char *kind, cJSON *diag, cJSON *edit, bool preferred) {
+static cJSON *tl_lsp_features__action(const char *title, const char *kind, cJSON *diag, cJSON *edit, bool preferred) {
   cJSON *a = cJSON_CreateObject();
   cJSON_AddStringToObject(a, "title", title);
   cJSON_AddStringToObject(a, "kind", kind);
@@ -392,7 +393,7 @@ void tl_lsp_on_code_action(tl_lsp *s, const cJSON *id, const cJSON *params) {
     return;
   }
   size_t ai = (size_t)f->aidx;
-  const tl_lsp_text *t = tl_lsp_view(s, ai);
+  const tl_lsp_text *t = tl_lsp_features__view(s, ai);
   uint32_t ra, rb;
   if (!tl_lsp_json_range(t, tl_lsp_jpath(params, "range"), &ra, &rb)) {
     cJSON_Delete(out);
@@ -400,8 +401,8 @@ void tl_lsp_on_code_action(tl_lsp *s, const cJSON *id, const cJSON *params) {
     return;
   }
   const cJSON *only = tl_lsp_jpath(params, "context.only");
-  bool want_fix = tl_kind_wanted(only, "quickfix");
-  bool want_all = tl_kind_wanted(only, "source.fixAll.trainlint");
+  bool want_fix = tl_lsp_features__kind_wanted(only, "quickfix");
+  bool want_all = tl_lsp_features__kind_wanted(only, "source.fixAll.trainlint");
   const tl_lsp_afile *af = &s->afiles.v[ai];
   /* the findings in the range, and those of the diagnostics the client sends as context (Neovim
    * sends the cursor's position with the diagnostics of its line) */
@@ -427,12 +428,13 @@ void tl_lsp_on_code_action(tl_lsp *s, const cJSON *id, const cJSON *params) {
     if (fd->fix.n && fd->fix_safety != TL_FIXSAFE_NONE) {
       cJSON *edits = cJSON_CreateArray();
       for (size_t j = 0; j < fd->fix.n; j++)
-        cJSON_AddItemToArray(edits, tl_text_edit(t, fd->fix.v[j].start, fd->fix.v[j].end, fd->fix.v[j].text));
+        cJSON_AddItemToArray(edits, tl_lsp_features__text_edit(t, fd->fix.v[j].start, fd->fix.v[j].end, fd->fix.v[j].text));
       const char *ft = tl_rule_fix_title(fd->rule);
       bool safe = fd->fix_safety == TL_FIXSAFE_SAFE;
       char *title = *ft ? tl_printf("%s (%s)%s", ft, code, safe ? "" : " [unsafe]")
                         : tl_printf("Fix %s: %s%s", code, tl_rule_name(fd->rule), safe ? "" : " [unsafe]");
-      cJSON_AddItemToArray(out, tl_action(title, "quickfix", tl_lsp_diagnostic(s, ai, fd), tl_workspace_edit(s, f, edits), safe));
+      cJSON_AddItemToArray(out, tl_lsp_features__action(title, "quickfix", tl_lsp_features__diagnostic(s, ai, fd),
+                                                        tl_lsp_features__workspace_edit(s, f, edits), safe));
       free(title);
     }
     /* `  # noqa: CODE` at the end of the statement's last line, or the code merged into its comment */
@@ -446,9 +448,10 @@ void tl_lsp_on_code_action(tl_lsp *s, const cJSON *id, const cJSON *params) {
       }
       if (!dup) {
         cJSON *edits = cJSON_CreateArray();
-        cJSON_AddItemToArray(edits, tl_text_edit(t, sup.start, sup.end, sup.text));
+        cJSON_AddItemToArray(edits, tl_lsp_features__text_edit(t, sup.start, sup.end, sup.text));
         char *title = tl_printf("Suppress %s on this line", code);
-        cJSON_AddItemToArray(out, tl_action(title, "quickfix", tl_lsp_diagnostic(s, ai, fd), tl_workspace_edit(s, f, edits), false));
+        cJSON_AddItemToArray(out, tl_lsp_features__action(title, "quickfix", tl_lsp_features__diagnostic(s, ai, fd),
+                                                          tl_lsp_features__workspace_edit(s, f, edits), false));
         free(title);
       }
     }
@@ -468,10 +471,12 @@ void tl_lsp_on_code_action(tl_lsp *s, const cJSON *id, const cJSON *params) {
       if (clash) continue;
       for (size_t j = 0; j < fd->fix.n; j++) {
         tl_vec_push(&taken, fd->fix.v[j]);
-        cJSON_AddItemToArray(edits, tl_text_edit(t, fd->fix.v[j].start, fd->fix.v[j].end, fd->fix.v[j].text));
+        cJSON_AddItemToArray(edits, tl_lsp_features__text_edit(t, fd->fix.v[j].start, fd->fix.v[j].end, fd->fix.v[j].text));
       }
     }
-    if (taken.n) cJSON_AddItemToArray(out, tl_action("Fix all trainlint issues in this file", "source.fixAll.trainlint", NULL, tl_workspace_edit(s, f, edits), false));
+    if (taken.n)
+      cJSON_AddItemToArray(out, tl_lsp_features__action("Fix all trainlint issues in this file", "source.fixAll.trainlint", NULL,
+                                                        tl_lsp_features__workspace_edit(s, f, edits), false));
     else cJSON_Delete(edits);
     tl_vec_free(&taken);
   }
@@ -494,7 +499,7 @@ void tl_lsp_on_hover(tl_lsp *s, const cJSON *id, const cJSON *params) {
     return;
   }
   size_t ai = (size_t)f->aidx;
-  const tl_lsp_text *t = tl_lsp_view(s, ai);
+  const tl_lsp_text *t = tl_lsp_features__view(s, ai);
   uint32_t off = tl_lsp_text_offset(t, (uint32_t)line->valuedouble, (uint32_t)ch->valuedouble);
   const tl_lsp_afile *af = &s->afiles.v[ai];
   tl_buf md = {0};
@@ -522,7 +527,7 @@ void tl_lsp_on_hover(tl_lsp *s, const cJSON *id, const cJSON *params) {
   cJSON *c = cJSON_AddObjectToObject(res, "contents");
   cJSON_AddStringToObject(c, "kind", s->cap_markdown ? "markdown" : "plaintext");
   cJSON_AddStringToObject(c, "value", md.data);
-  cJSON_AddItemToObject(res, "range", tl_range_json(t, first->start_byte, first->end_byte));
+  cJSON_AddItemToObject(res, "range", tl_lsp_features__range_json(t, first->start_byte, first->end_byte));
   tl_buf_free(&md);
   tl_lsp_reply(s, id, res);
 }

@@ -6,7 +6,7 @@
 #include <string.h>
 
 /* Reads codes "TL101, TL2 ..." up to `stop` (or the end). */
-static void tl_read_codes(tl_suppression *sp, const char *p, const char *end, char stop) {
+static void tl_suppress__read_codes(tl_suppression *sp, const char *p, const char *end, char stop) {
   while (p < end && *p != stop) {
     while (p < end && (*p == ' ' || *p == ',' || *p == '\t')) p++;
     const char *c = p;
@@ -27,12 +27,12 @@ void tl_suppress_parse(tl_suppressions *out, const char *text, size_t len, uint3
     if ((size_t)(end - p) >= 11 && !strncmp(p, "ignore-file", 11)) { sp.file_level = true; p += 11; }
     else if ((size_t)(end - p) >= 6 && !strncmp(p, "ignore", 6)) p += 6;
     else return;
-    if (p < end && *p == '[') tl_read_codes(&sp, p + 1, end, ']');
+    if (p < end && *p == '[') tl_suppress__read_codes(&sp, p + 1, end, ']');
   } else if ((p = tl_ifind(text, len, "noqa"))) {
     /* `noqa` must stand as its own word */
     if (p > text && isalnum((unsigned char)p[-1])) return;
     p += 4;
-    if (p < end && *p == ':') tl_read_codes(&sp, p + 1, end, '#');
+    if (p < end && *p == ':') tl_suppress__read_codes(&sp, p + 1, end, '#');
     else if (p < end && isalnum((unsigned char)*p)) return;
   } else {
     return;
