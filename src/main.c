@@ -46,20 +46,27 @@ static const struct {
      "record the current findings in FILE (JSON) and exit 0"},
     {"--diff-base", NULL, TL_MAIN__TEXT, offsetof(tl_cli, diff_base), "--diff-base REV",
      "report only findings on lines changed since git revision REV"},
-    {"--diff", NULL, TL_MAIN__FLAG, offsetof(tl_cli, diff), "--diff", "print the fixes as a unified diff instead of findings"},
-    {"--fix", NULL, TL_MAIN__FLAG, offsetof(tl_cli, fix), "--fix", "apply safe fixes in place (atomic, refuses changed files)"},
-    {"--unsafe-fixes", NULL, TL_MAIN__FLAG, offsetof(tl_cli, unsafe), "--unsafe-fixes", "also apply/show fixes marked unsafe"},
+    {"--diff", NULL, TL_MAIN__FLAG, offsetof(tl_cli, diff), "--diff",
+     "print the fixes as a unified diff instead of findings"},
+    {"--fix", NULL, TL_MAIN__FLAG, offsetof(tl_cli, fix), "--fix",
+     "apply safe fixes in place (atomic, refuses changed files)"},
+    {"--unsafe-fixes", NULL, TL_MAIN__FLAG, offsetof(tl_cli, unsafe), "--unsafe-fixes",
+     "also apply/show fixes marked unsafe"},
     {"--select", NULL, TL_MAIN__CODES, offsetof(tl_cli, select), "--select CODES",
      "enable only these codes or prefixes (comma-separated; ALL)"},
     {"--ignore", NULL, TL_MAIN__CODES, offsetof(tl_cli, ignore), "--ignore CODES", "disable these codes or prefixes"},
-    {"--rules", NULL, TL_MAIN__LIST, offsetof(tl_cli, rule_dirs), "--rules DIR", "also load the rule files (*.md) of DIR"},
+    {"--rules", NULL, TL_MAIN__LIST, offsetof(tl_cli, rule_dirs), "--rules DIR",
+     "also load the rule files (*.md) of DIR"},
     {"--config", NULL, TL_MAIN__TEXT, offsetof(tl_cli, config), "--config FILE",
      "use this pyproject.toml for every file (default: the nearest\n"
      "pyproject.toml with a [tool.trainlint] table above each file)"},
-    {"--exclude", NULL, TL_MAIN__LIST, offsetof(tl_cli, excludes), "--exclude GLOB", "skip paths matching GLOB (repeatable)"},
+    {"--exclude", NULL, TL_MAIN__LIST, offsetof(tl_cli, excludes), "--exclude GLOB",
+     "skip paths matching GLOB (repeatable)"},
     {"--jobs", "-j", TL_MAIN__JOBS, offsetof(tl_cli, jobs), "-j, --jobs N", "threads (default: all cores)"},
-    {"--exit-zero", NULL, TL_MAIN__FLAG, offsetof(tl_cli, exit_zero), "--exit-zero", "exit 0 even when there are findings"},
-    {"--no-source", NULL, TL_MAIN__FLAG, offsetof(tl_cli, no_source), "--no-source", "text format: do not print source lines"},
+    {"--exit-zero", NULL, TL_MAIN__FLAG, offsetof(tl_cli, exit_zero), "--exit-zero",
+     "exit 0 even when there are findings"},
+    {"--no-source", NULL, TL_MAIN__FLAG, offsetof(tl_cli, no_source), "--no-source",
+     "text format: do not print source lines"},
     {"--show-fixes", NULL, TL_MAIN__FLAG, offsetof(tl_cli, show_fixes), "--show-fixes",
      "text format: print each finding's fix as a diff"},
     {"--color", NULL, TL_MAIN__COLOR, offsetof(tl_cli, color), "--color auto|always|never",
@@ -174,7 +181,8 @@ static bool tl_main__option(tl_cli *c, int argc, char **argv, int *i) {
   case TL_MAIN__FORMAT:
     if (tl_format_parse(v, field)) return true;
     fprintf(stderr, "trainlint: unknown format '%s' (", v);
-    for (int f = 0; tl_format_name((tl_format)f); f++) fprintf(stderr, "%s%s", f ? ", " : "", tl_format_name((tl_format)f));
+    for (int f = 0; tl_format_name((tl_format)f); f++)
+      fprintf(stderr, "%s%s", f ? ", " : "", tl_format_name((tl_format)f));
     fprintf(stderr, ")\n");
     return false;
   case TL_MAIN__JOBS: {

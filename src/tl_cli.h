@@ -11,8 +11,9 @@ typedef struct {
   tl_strs select, ignore, excludes, paths, rule_dirs; /* paths: the arguments that are no options */
   tl_format format;
   bool diff, fix, unsafe, exit_zero, no_source, show_fixes, statistics, quiet, unused_supp, add_noqa, all;
-  char *output, *baseline, *write_baseline, *diff_base, *config; /* NULL: not given */
-  int color; /* -1 auto, 0 never, 1 always */
+  /* the values of --output, --baseline, --write-baseline, --diff-base, --config; NULL: not given */
+  char *output, *baseline, *write_baseline, *diff_base, *config;
+  int color;     /* -1 auto, 0 never, 1 always */
   unsigned jobs; /* 0: all cores */
 } tl_cli;
 

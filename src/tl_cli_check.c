@@ -170,7 +170,8 @@ static size_t tl_cli_check__add_noqa(const tl_analysis *a, size_t *added) {
         bool dup = false;
         for (size_t q = k; q < m && !dup; q++) {
           const tl_finding *fq = tl_analysis_finding(a, q);
-          dup = (fq->stmt_last_line ? fq->stmt_last_line : fq->line) == line && !strcmp(tl_rule_code(fq->rule), tl_rule_code(f->rule));
+          dup = (fq->stmt_last_line ? fq->stmt_last_line : fq->line) == line &&
+                !strcmp(tl_rule_code(fq->rule), tl_rule_code(f->rule));
         }
         if (dup) continue;
         if (codes.len) tl_buf_puts(&codes, ", ");
@@ -217,7 +218,8 @@ typedef struct {
   TL_VEC(tl_cli_check__refused) refused_files;
 } tl_cli_check__fixes;
 
-static void tl_cli_check__on_fixed(void *p, size_t file, const char *old, size_t oldlen, const char *neu, size_t newlen) {
+static void tl_cli_check__on_fixed(void *p, size_t file, const char *old, size_t oldlen, const char *neu,
+                                   size_t newlen) {
   tl_cli_check__fixes *fx = p;
   const char *path = tl_analysis_file_path(fx->a, file);
   if (!fx->write) {
@@ -246,7 +248,8 @@ static int tl_cli_check__report(FILE *out, const tl_analysis *a, const bool *hid
 
 /* --diff and --fix: fixes are made, the files analysed again and fixed again until nothing
  * changes; --diff prints the change, --fix writes it and reports what is left. */
-static int tl_cli_check__fix(tl_cli_check__state *st, tl_analysis *a, FILE *out, const tl_output_opts *oo, bool **hidden) {
+static int tl_cli_check__fix(tl_cli_check__state *st, tl_analysis *a, FILE *out, const tl_output_opts *oo,
+                             bool **hidden) {
   const tl_cli *c = st->c;
   tl_cli_check__fixes fx = {a, {0}, c->fix, 0, 0, {0}};
   size_t taken = tl_fixes_apply_all(a, c->unsafe, tl_cli_check__hide, st, tl_cli_check__on_fixed, &fx);
@@ -255,7 +258,8 @@ static int tl_cli_check__fix(tl_cli_check__state *st, tl_analysis *a, FILE *out,
     if (fx.diff.len) fwrite(fx.diff.data, 1, fx.diff.len, stdout);
     /* --diff: exit 1 when there is something to change, as `ruff --diff` does */
     rc = taken ? 1 : 0;
-    fprintf(stderr, "%zu fix%s available%s.\n", taken, taken == 1 ? "" : "es", c->unsafe ? "" : " (add --unsafe-fixes for more)");
+    fprintf(stderr, "%zu fix%s available%s.\n", taken, taken == 1 ? "" : "es",
+            c->unsafe ? "" : " (add --unsafe-fixes for more)");
   } else {
     if (fx.refused) rc = 2;
     /* the report is of the texts on disk now: files whose fixes were refused are analysed as
@@ -268,7 +272,8 @@ static int tl_cli_check__fix(tl_cli_check__state *st, tl_analysis *a, FILE *out,
     size_t shown;
     *hidden = tl_cli_check__hidden(st, a, &shown);
     if (taken && !fx.refused)
-      fprintf(stderr, "Fixed %zu finding%s in %zu file%s.\n", taken, taken == 1 ? "" : "s", fx.written, fx.written == 1 ? "" : "s");
+      fprintf(stderr, "Fixed %zu finding%s in %zu file%s.\n", taken, taken == 1 ? "" : "s", fx.written,
+              fx.written == 1 ? "" : "s");
     int found = tl_cli_check__report(out, a, *hidden, shown, c, oo);
     if (rc == 0) rc = found;
   }
@@ -286,7 +291,8 @@ static size_t tl_cli_check__unused(FILE *out, const tl_analysis *a) {
   size_t nu;
   tl_unused_suppression *u = tl_analysis_unused_suppressions(a, &nu);
   for (size_t i = 0; i < nu; i++) {
-    if (u[i].code) fprintf(out, "%s:%u:%u: unused suppression: no %s finding here\n", u[i].path, u[i].line, u[i].col, u[i].code);
+    if (u[i].code)
+      fprintf(out, "%s:%u:%u: unused suppression: no %s finding here\n", u[i].path, u[i].line, u[i].col, u[i].code);
     else fprintf(out, "%s:%u:%u: unused suppression: no finding here\n", u[i].path, u[i].line, u[i].col);
   }
   free(u);

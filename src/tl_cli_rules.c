@@ -22,7 +22,9 @@ int tl_cli_rules(tl_cli *c) {
   for (size_t i = 0; i < tl_ruleset_count(rs); i++) {
     const tl_rule *r = tl_ruleset_rule(rs, i);
     if (!c->all && !tl_rule_enabled(r) && tl_rule_default_enabled(r)) continue;
-    const char *fix = tl_rule_fix_safety(r) == TL_FIXSAFE_SAFE ? "fix" : tl_rule_fix_safety(r) == TL_FIXSAFE_UNSAFE ? "unsafe-fix" : "-";
+    const char *fix = tl_rule_fix_safety(r) == TL_FIXSAFE_SAFE     ? "fix"
+                      : tl_rule_fix_safety(r) == TL_FIXSAFE_UNSAFE ? "unsafe-fix"
+                                                                   : "-";
     printf("%-6s %-36s %-8s %-10s %s\n", tl_rule_code(r), tl_rule_name(r), tl_severity_name(tl_rule_severity(r)), fix,
            tl_rule_default_enabled(r) ? "on" : "off (opt-in)");
   }
@@ -46,12 +48,17 @@ int tl_cli_explain(tl_cli *c) {
   } else {
     printf("%s (%s): severity %s, fix %s, %s\n\n%s\n", tl_rule_code(r), tl_rule_name(r),
            tl_severity_name(tl_rule_severity(r)),
-           tl_rule_fix_safety(r) == TL_FIXSAFE_SAFE ? "safe" : tl_rule_fix_safety(r) == TL_FIXSAFE_UNSAFE ? "unsafe" : "none",
+           tl_rule_fix_safety(r) == TL_FIXSAFE_SAFE     ? "safe"
+           : tl_rule_fix_safety(r) == TL_FIXSAFE_UNSAFE ? "unsafe"
+                                                        : "none",
            tl_rule_default_enabled(r) ? "on by default" : "off by default (enable with --select)", tl_rule_doc(r));
     printf("\n## Measured cost\n");
     bool any = false;
     for (const tl_cost *k = tl_costs; k->code; k++)
-      if (!strcmp(k->code, tl_rule_code(r))) { printf("- %s\n", k->text); any = true; }
+      if (!strcmp(k->code, tl_rule_code(r))) {
+        printf("- %s\n", k->text);
+        any = true;
+      }
     if (!any)
       printf("Not yet measured on a GPU%s (bench/run writes the results; see bench/README.md).\n",
              strcmp(tl_costs_source, "none") ? " for this rule" : "");

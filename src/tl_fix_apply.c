@@ -60,7 +60,8 @@ typedef struct {
 } tl_fix_rounds;
 
 /* tl_fixes_apply's callback in a round: keeps the file's first text and its new text. */
-static void tl_fix_apply__collect(void *p, size_t file, const char *old, size_t oldlen, const char *neu, size_t newlen) {
+static void tl_fix_apply__collect(void *p, size_t file, const char *old, size_t oldlen, const char *neu,
+                                  size_t newlen) {
   tl_fix_rounds *r = p;
   bool known = false;
   for (size_t i = 0; i < r->orig.n && !known; i++) known = r->orig.v[i].file == file;
@@ -73,8 +74,8 @@ static void tl_fix_apply__collect(void *p, size_t file, const char *old, size_t 
   tl_vec_push(&r->lens, newlen);
 }
 
-size_t tl_fixes_apply_all(tl_analysis *a, bool unsafe, void (*skip)(void *, const tl_analysis *, bool *), void *skip_ctx,
-                          tl_fixed_fn *cb, void *ctx) {
+size_t tl_fixes_apply_all(tl_analysis *a, bool unsafe, void (*skip)(void *, const tl_analysis *, bool *),
+                          void *skip_ctx, tl_fixed_fn *cb, void *ctx) {
   tl_fix_rounds r = {a, {0}, {0}, {0}, {0}};
   size_t total = 0;
   for (int round = 0; round < TL_FIX_ROUNDS; round++) {
@@ -100,7 +101,8 @@ size_t tl_fixes_apply_all(tl_analysis *a, bool unsafe, void (*skip)(void *, cons
   for (size_t i = 0; i < r.orig.n; i++) {
     size_t len;
     const char *now = tl_analysis_file_text(a, r.orig.v[i].file, &len);
-    if (len != r.orig.v[i].len || memcmp(now, r.orig.v[i].orig, len)) cb(ctx, r.orig.v[i].file, r.orig.v[i].orig, r.orig.v[i].len, now, len);
+    if (len != r.orig.v[i].len || memcmp(now, r.orig.v[i].orig, len))
+      cb(ctx, r.orig.v[i].file, r.orig.v[i].orig, r.orig.v[i].len, now, len);
     free(r.orig.v[i].orig);
   }
   tl_vec_free(&r.orig);

@@ -34,22 +34,32 @@ void tl_output_findings(FILE *out, const tl_analysis *a, const bool *skip, const
 }
 
 void tl_output_statistics(FILE *out, const tl_analysis *a, const bool *skip) {
-  typedef struct { const tl_rule *rule; size_t n, fixable; } row;
+  typedef struct {
+    const tl_rule *rule;
+    size_t n, fixable;
+  } row;
   TL_VEC(row) rows = {0};
   for (size_t i = 0; i < tl_analysis_finding_count(a); i++) {
     if (skip && skip[i]) continue;
     const tl_finding *f = tl_analysis_finding(a, i);
     size_t k = 0;
     while (k < rows.n && rows.v[k].rule != f->rule) k++;
-    if (k == rows.n) { row r = {f->rule, 0, 0}; tl_vec_push(&rows, r); }
+    if (k == rows.n) {
+      row r = {f->rule, 0, 0};
+      tl_vec_push(&rows, r);
+    }
     rows.v[k].n++;
     if (f->fix.n) rows.v[k].fixable++;
   }
   /* most frequent first, then by code (a stable insertion sort) */
   for (size_t i = 1; i < rows.n; i++)
     for (size_t j = i; j > 0 && (rows.v[j].n > rows.v[j - 1].n ||
-                                 (rows.v[j].n == rows.v[j - 1].n && strcmp(tl_rule_code(rows.v[j].rule), tl_rule_code(rows.v[j - 1].rule)) < 0)); j--) {
-      row t = rows.v[j]; rows.v[j] = rows.v[j - 1]; rows.v[j - 1] = t;
+                                 (rows.v[j].n == rows.v[j - 1].n &&
+                                  strcmp(tl_rule_code(rows.v[j].rule), tl_rule_code(rows.v[j - 1].rule)) < 0));
+         j--) {
+      row t = rows.v[j];
+      rows.v[j] = rows.v[j - 1];
+      rows.v[j - 1] = t;
     }
   for (size_t i = 0; i < rows.n; i++)
     fprintf(out, "%6zu  %-6s  %-36s %s\n", rows.v[i].n, tl_rule_code(rows.v[i].rule), tl_rule_name(rows.v[i].rule),
@@ -63,7 +73,8 @@ void tl_output_diags(FILE *out, const tl_diags *d, bool color) {
     const char *lvl = x->level == TL_DIAG_ERROR ? "error" : x->level == TL_DIAG_WARNING ? "warning" : "note";
     if (x->line) fprintf(out, "%s:%u:%u: ", x->path, x->line, x->col ? x->col : 1);
     else fprintf(out, "%s: ", x->path);
-    if (color) fprintf(out, "%s%s" TL_C_RESET ": %s\n", x->level == TL_DIAG_ERROR ? TL_C_RED : TL_C_YELLOW, lvl, x->message);
+    if (color)
+      fprintf(out, "%s%s" TL_C_RESET ": %s\n", x->level == TL_DIAG_ERROR ? TL_C_RED : TL_C_YELLOW, lvl, x->message);
     else fprintf(out, "%s: %s\n", lvl, x->message);
   }
 }
@@ -97,8 +108,7 @@ void tl_output_headline(FILE *out, const tl_finding *f, const tl_output_opts *o)
   if (o->color)
     fprintf(out, TL_C_BOLD "%s" TL_C_RESET ":%u:%u: %s" TL_C_BOLD "%s" TL_C_RESET " %s%s\n", f->path, f->line, f->col,
             tl_output_severity_color(f->severity), tl_rule_code(f->rule), f->message, mark);
-  else
-    fprintf(out, "%s:%u:%u: %s %s%s\n", f->path, f->line, f->col, tl_rule_code(f->rule), f->message, mark);
+  else fprintf(out, "%s:%u:%u: %s %s%s\n", f->path, f->line, f->col, tl_rule_code(f->rule), f->message, mark);
 }
 
 void tl_output_json_doc(FILE *out, cJSON *doc) {
@@ -108,4 +118,3 @@ void tl_output_json_doc(FILE *out, cJSON *doc) {
   cJSON_free(s);
   cJSON_Delete(doc);
 }
-

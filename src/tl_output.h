@@ -7,15 +7,22 @@
 
 #include "trainlint.h"
 
-typedef enum { TL_FORMAT_TEXT, TL_FORMAT_CONCISE, TL_FORMAT_JSON, TL_FORMAT_SARIF, TL_FORMAT_GITHUB, TL_FORMAT_GITLAB } tl_format;
+typedef enum {
+  TL_FORMAT_TEXT,
+  TL_FORMAT_CONCISE,
+  TL_FORMAT_JSON,
+  TL_FORMAT_SARIF,
+  TL_FORMAT_GITHUB,
+  TL_FORMAT_GITLAB
+} tl_format;
 
 typedef struct {
   tl_format format;
   bool color;
-  bool unsafe_fixes;   /* count unsafe fixes as fixable ("[*]") */
-  bool show_source;    /* text: the source line with a caret */
-  bool show_fixes;     /* text: each finding's fix as a diff */
-  bool quiet;          /* no summary line */
+  bool unsafe_fixes;       /* count unsafe fixes as fixable ("[*]") */
+  bool show_source;        /* text: the source line with a caret */
+  bool show_fixes;         /* text: each finding's fix as a diff */
+  bool quiet;              /* no summary line */
   const tl_ruleset *rules; /* sarif: the rules to describe (borrowed) */
 } tl_output_opts;
 

@@ -18,7 +18,9 @@ void tl_render_github(FILE *out, const tl_analysis *a, const bool *skip, const t
   for (size_t i = 0; i < tl_analysis_finding_count(a); i++) {
     if (skip && skip[i]) continue;
     const tl_finding *f = tl_analysis_finding(a, i);
-    const char *lvl = f->severity == TL_SEVERITY_ERROR ? "error" : f->severity == TL_SEVERITY_WARNING ? "warning" : "notice";
+    const char *lvl = f->severity == TL_SEVERITY_ERROR     ? "error"
+                      : f->severity == TL_SEVERITY_WARNING ? "warning"
+                                                           : "notice";
     fprintf(out, "::%s file=", lvl);
     tl_render_github__escape(out, tl_output_relpath(f->path), true);
     fprintf(out, ",line=%u,col=%u,endLine=%u,endColumn=%u,title=", f->line, f->col, f->end_line, f->end_col);

@@ -21,7 +21,10 @@ void tl_render_gitlab(FILE *out, const tl_analysis *a, const bool *skip, const t
     char *fp = tl_printf("%s-%zu", f->fingerprint, rank);
     cJSON_AddStringToObject(issue, "fingerprint", fp);
     free(fp);
-    cJSON_AddStringToObject(issue, "severity", f->severity == TL_SEVERITY_ERROR ? "major" : f->severity == TL_SEVERITY_WARNING ? "minor" : "info");
+    cJSON_AddStringToObject(issue, "severity",
+                            f->severity == TL_SEVERITY_ERROR     ? "major"
+                            : f->severity == TL_SEVERITY_WARNING ? "minor"
+                                                                 : "info");
     cJSON *loc = cJSON_AddObjectToObject(issue, "location");
     cJSON_AddStringToObject(loc, "path", tl_output_relpath(f->path));
     cJSON *lines = cJSON_AddObjectToObject(loc, "lines");

@@ -55,7 +55,10 @@ void tl_render_json(FILE *out, const tl_analysis *a, const bool *skip, const tl_
   const tl_diags *d = tl_analysis_diags(a);
   for (size_t i = 0; i < d->n; i++) {
     cJSON *e = cJSON_CreateObject();
-    cJSON_AddStringToObject(e, "level", d->v[i].level == TL_DIAG_ERROR ? "error" : d->v[i].level == TL_DIAG_WARNING ? "warning" : "note");
+    cJSON_AddStringToObject(e, "level",
+                            d->v[i].level == TL_DIAG_ERROR     ? "error"
+                            : d->v[i].level == TL_DIAG_WARNING ? "warning"
+                                                               : "note");
     cJSON_AddStringToObject(e, "path", d->v[i].path);
     cJSON_AddNumberToObject(e, "line", d->v[i].line);
     cJSON_AddNumberToObject(e, "column", d->v[i].col);

@@ -50,11 +50,19 @@ static char *tl_render_sarif__template_plain(const char *t) {
   for (const char *p = t; *p;) {
     if (p[0] == '`' && p[1] == '{' && p[2] == '{') {
       const char *e = strstr(p, "}}`");
-      if (e) { tl_buf_puts(&b, p == t ? "This code" : "this code"); p = e + 3; continue; }
+      if (e) {
+        tl_buf_puts(&b, p == t ? "This code" : "this code");
+        p = e + 3;
+        continue;
+      }
     }
     if (p[0] == '{' && p[1] == '{') {
       const char *e = strstr(p, "}}");
-      if (e) { tl_buf_puts(&b, "..."); p = e + 2; continue; }
+      if (e) {
+        tl_buf_puts(&b, "...");
+        p = e + 2;
+        continue;
+      }
     }
     tl_buf_putc(&b, *p++);
   }
@@ -136,7 +144,8 @@ static cJSON *tl_render_sarif__result(const tl_finding *f, const tl_ruleset *rul
   free(msg);
   free(hot);
   cJSON *locs = cJSON_AddArrayToObject(res, "locations");
-  cJSON_AddItemToArray(locs, tl_render_sarif__location(f->path, tl_render_sarif__region(f->line, f->col, f->end_line, f->end_col)));
+  cJSON_AddItemToArray(
+      locs, tl_render_sarif__location(f->path, tl_render_sarif__region(f->line, f->col, f->end_line, f->end_col)));
   if (f->nhot) {
     cJSON *rel = cJSON_AddArrayToObject(res, "relatedLocations");
     for (size_t k = 0; k < f->nhot; k++) {

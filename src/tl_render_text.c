@@ -71,7 +71,8 @@ void tl_render_text(FILE *out, const tl_analysis *a, const bool *skip, const tl_
     free(hot);
     if (*tl_rule_help(f->rule)) fprintf(out, "  = help: %s\n", tl_rule_help(f->rule));
     if (f->fix.n && *tl_rule_fix_title(f->rule))
-      fprintf(out, "  = fix%s: %s\n", f->fix_safety == TL_FIXSAFE_UNSAFE ? " (unsafe)" : "", tl_rule_fix_title(f->rule));
+      fprintf(out, "  = fix%s: %s\n", f->fix_safety == TL_FIXSAFE_UNSAFE ? " (unsafe)" : "",
+              tl_rule_fix_title(f->rule));
     if (f->fix.n && o->show_fixes && text) tl_render_text__fix(out, text, len, f, o->color);
     fputc('\n', out);
   }

@@ -26,7 +26,12 @@ static char *added(const char *src, uint32_t line, const char *codes) {
   return out;
 }
 
-#define CHECK_ADD(src, line, codes, want) do { char *got_ = added(src, line, codes); CHECK_STR(got_, want); free(got_); } while (0)
+#define CHECK_ADD(src, line, codes, want) \
+  do { \
+    char *got_ = added(src, line, codes); \
+    CHECK_STR(got_, want); \
+    free(got_); \
+  } while (0)
 
 /* Does the first comment of `src` suppress `code` on its line? As the analysis reads it. */
 static bool suppresses(const char *src, const char *code) {
