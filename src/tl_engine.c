@@ -390,11 +390,6 @@ static bool tl_bind(tl_match_env *e, const tl_pred *p) {
   return true;
 }
 
-static bool tl_node_text_eq(TSNode n, const char *src, const char *s) {
-  uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
-  return strlen(s) == b - a && !memcmp(src + a, s, b - a);
-}
-
 static bool tl_re_match(tl_worker *w, pcre2_code *re, const char *s, size_t n) {
   int rc = tl_regex_match(re, s, n, 0, w->md, w->mctx);
   return rc >= 0;
@@ -402,12 +397,6 @@ static bool tl_re_match(tl_worker *w, pcre2_code *re, const char *s, size_t n) {
 
 static const char *const tl_reduction_methods[] = {"max", "_max", "min", "_min", "sum", "item", "amax", "amin",
                                                    "argmax", "argmin", "count_nonzero", NULL};
-
-static bool tl_str_in(const char *s, size_t n, const char *const *list) {
-  for (; *list; list++)
-    if (strlen(*list) == n && !memcmp(*list, s, n)) return true;
-  return false;
-}
 
 /* Finds a tensor reduction inside n (a method like x.max() or a function like torch.max(x)). */
 static bool tl_find_reduction(const tl_match_env *e, TSNode n, int depth, TSNode *out) {
@@ -516,7 +505,7 @@ static bool tl_is_tensor_at(const tl_match_env *e, TSNode n, int depth) {
   tl_valkind k = tl_model_classify(e->m, n, e->src, e->func, 0);
   if (k == TL_VAL_DEVICE) return true;
   if (k != TL_VAL_UNKNOWN) return false;
-  while (tl_node_is(n, "parenthesized_expression")) n = ts_node_named_child(n, 0);
+  n = tl_unparen(n);
   if (tl_node_is(n, "binary_operator")) {
     /* arithmetic on a tensor is a tensor: `running / n`, `loss * 2` (not "%s" % x) */
     TSNode left = TL_CHILD(n, left);
@@ -622,7 +611,7 @@ static bool tl_name_is_batchlike(const char *s, size_t n) {
 }
 
 static bool tl_is_batch_bound(const tl_match_env *e, TSNode n) {
-  while (tl_node_is(n, "parenthesized_expression")) n = ts_node_named_child(n, 0);
+  n = tl_unparen(n);
   const char *src = e->src;
   if (tl_node_is(n, "identifier")) {
     uint32_t s = ts_node_start_byte(n);
@@ -712,11 +701,11 @@ static const char *const tl_truth_methods[] = {"any", "all", "max", "_max", "min
                                                "equal", "allclose", "isnan", "isinf", NULL};
 /* `x % n == k` (not string formatting). */
 static bool tl_is_modulo_test(TSNode n, const char *src) {
-  while (tl_node_is(n, "parenthesized_expression")) n = ts_node_named_child(n, 0);
+  n = tl_unparen(n);
   if (!tl_node_is(n, "comparison_operator")) return false;
   for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
     TSNode ch = ts_node_named_child(n, i);
-    while (tl_node_is(ch, "parenthesized_expression")) ch = ts_node_named_child(ch, 0);
+    ch = tl_unparen(ch);
     if (!tl_node_is(ch, "binary_operator")) continue;
     TSNode op = TL_CHILD(ch, operator);
     TSNode left = TL_CHILD(ch, left);
@@ -815,7 +804,7 @@ static bool tl_is_01(TSNode n, const char *src) {
 }
 
 static bool tl_forced_const(tl_match_env *e, TSNode n) {
-  while (tl_node_is(n, "parenthesized_expression")) n = ts_node_named_child(n, 0);
+  n = tl_unparen(n);
   const char *src = e->src;
   if (tl_is_01(n, src)) return true;
   if (tl_node_is(n, "conditional_expression") && ts_node_named_child_count(n) == 3) {
@@ -863,20 +852,6 @@ static bool tl_training_loader(tl_match_env *e, TSNode call, pcre2_code *eval_re
   const tl_func *f = &e->m->funcs.v[e->func];
   if (e->func > 0 && tl_is_eval_name(e->w, eval_re, f->name, strlen(f->name))) return false;
   return true;
-}
-
-/* The value of keyword argument `name` in an argument list (or a call), or a null node. */
-static TSNode tl_kwarg_value(TSNode args, const char *src, const char *name) {
-  if (tl_node_is(args, "call")) args = TL_CHILD(args, arguments);
-  size_t nl = strlen(name);
-  for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++) {
-    TSNode kw = ts_node_named_child(args, i);
-    if (!tl_node_is(kw, "keyword_argument")) continue;
-    TSNode k = TL_CHILD(kw, name);
-    if (ts_node_end_byte(k) - ts_node_start_byte(k) == nl && !memcmp(src + ts_node_start_byte(k), name, nl))
-      return TL_CHILD(kw, value);
-  }
-  return (TSNode){0};
 }
 
 static bool tl_eval_pred(tl_match_env *e, const tl_pred *p, pcre2_code *eval_re) {

@@ -7,15 +7,10 @@
 #include <tree_sitter/api.h>
 
 #include "trainlint.h"
+#include "tl_ast.h"
 #include "tl_map.h"
 #include "tl_suppress.h"
 
-const TSLanguage *tree_sitter_python(void);
-
-/* The grammar's field ids (generated from its parser.c, see CMakeLists.txt): TL_CHILD(n, object)
- * is ts_node_child_by_field_name(n, "object", 6) without looking the name up on every call. */
-#include "tl_py_fields.h"
-#define TL_CHILD(n, field) ts_node_child_by_field_id((n), TL_FIELD_##field)
 
 /* ---- regular expressions ----
  * Rule regexes are JIT-compiled (tl_regex_jit) when PCRE2 can; tl_regex_match runs the JIT code
@@ -310,9 +305,6 @@ int32_t tl_model_func_at(const tl_file_model *m, uint32_t byte);
 int32_t tl_model_loop_at(const tl_file_model *m, uint32_t byte);
 /* Classifies the value of an expression at its place in function `func`. */
 tl_valkind tl_model_classify(const tl_file_model *m, TSNode expr, const char *src, int32_t func, int depth);
-/* Dotted text of a name/attribute chain ("self.model.fwd"), or NULL for other expressions.
- * Calls in the chain are kept as "()" ("trainer.loader()"). Caller frees. */
-char *tl_dotted(TSNode n, const char *src);
 /* The expression last assigned to `name` before `before` in function `func` (null node if none). */
 TSNode tl_model_binding_value(const tl_file_model *m, const char *name, int32_t func, uint32_t before);
 /* The binding of `name` in effect at `before` in function `func` (the latest one), or NULL. */
@@ -353,29 +345,5 @@ static inline bool tl_pred_is_binding(tl_pred_op op) {
          op == TL_PRED_LAST_CHILD;
 }
 static inline bool tl_pred_is_project(tl_pred_op op) { return op == TL_PRED_PROJECT_MATCH || op == TL_PRED_TRAINING_LOOP; }
-/* Is n of this type (by name, named or anonymous)? With a string literal the check compares
- * symbols, looked up once per literal and thread (tl_node_is_lit_); any other string is compared
- * by name (tl_node_is_name_). */
-bool tl_node_is_name_(TSNode n, const char *type);
-bool tl_node_is_lit_(TSNode n, const char *literal);
-#define tl_node_is(n, type) (__builtin_constant_p(type) ? tl_node_is_lit_((n), (type)) : tl_node_is_name_((n), (type)))
-char *tl_node_text(TSNode n, const char *src);
-
-/* A node's ancestors, nearest first (the parent, then its parent, ...), found in one descent from
- * the root: ts_node_parent descends from the root on every call, so walking k ancestors with it
- * costs k descents. The nearest TL_UP_MAX ancestors are kept; beyond them, and for a zero-width
- * node (its place among empty siblings is not found by its range), tl_up_next falls back to
- * ts_node_parent. Same results as the loop `p = ts_node_parent(p)`. */
-#define TL_UP_MAX 40
-typedef struct {
-  TSNode v[TL_UP_MAX]; /* a ring: ancestor number `top - 1 - k` (k = 0: the parent) at (top - 1 - k) % TL_UP_MAX */
-  uint32_t top;        /* ancestors found (the depth of the node) */
-  uint32_t i;          /* ancestors returned */
-  TSNode last;         /* the last node returned (the node itself before the first call) */
-  bool slow;           /* not found by descent: ts_node_parent only */
-} tl_up;
-void tl_up_init(tl_up *u, TSNode n);
-/* The next ancestor, or a null node past the root. */
-TSNode tl_up_next(tl_up *u);
 
 #endif

@@ -7,144 +7,6 @@
 
 #define TL_MAX_DEPTH 1500 /* deeper constructs are parsed but not modelled (see docs/limits.md) */
 
-bool tl_node_is_name_(TSNode n, const char *type) { return !ts_node_is_null(n) && !strcmp(ts_node_type(n), type); }
-
-void tl_up_init(tl_up *u, TSNode n) {
-  u->top = u->i = 0;
-  u->last = n;
-  u->slow = false;
-  if (ts_node_is_null(n)) return;
-  uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
-  if (e == s) {
-    u->slow = true;
-    return;
-  }
-  /* from the root down: the child holding n is the first that ends after n's start (siblings do not
-   * overlap, and an empty one before it ends at or before n's start) */
-  for (TSNode cur = ts_tree_root_node(n.tree); cur.id != n.id;) {
-    u->v[u->top++ % TL_UP_MAX] = cur;
-    TSNode ch = ts_node_first_child_for_byte(cur, s);
-    if (ts_node_is_null(ch) || ts_node_start_byte(ch) > s || ts_node_end_byte(ch) < e || u->top > (1u << 30)) {
-      u->top = 0;
-      u->slow = true;
-      return;
-    }
-    cur = ch;
-  }
-}
-
-TSNode tl_up_next(tl_up *u) {
-  TSNode p;
-  if (u->slow || u->i >= TL_UP_MAX) p = ts_node_is_null(u->last) ? u->last : ts_node_parent(u->last);
-  else if (u->i < u->top) p = u->v[(u->top - 1 - u->i) % TL_UP_MAX];
-  else p = (TSNode){0};
-  u->i++;
-  u->last = p;
-  return p;
-}
-
-/* A literal's symbols, found by the literal's address (a literal lives as long as the program) in
- * a per-thread open-addressed table that only grows: the program has some 70 literals, so entries
- * are never evicted (a full probe sequence falls back to comparing names). ts_node_symbol gives
- * the public symbol, one per name and namedness, which is what ts_language_symbol_for_name
- * returns: comparing with both symbols of the name is comparing names. */
-typedef struct {
-  const char *lit;
-  TSSymbol named, anon;
-} tl_sym_slot;
-#define TL_SYM_SLOTS 256u
-static _Thread_local tl_sym_slot tl_sym_table[TL_SYM_SLOTS];
-
-bool tl_node_is_lit_(TSNode n, const char *lit) {
-  if (ts_node_is_null(n)) return false;
-  const TSLanguage *lang = ts_tree_language(n.tree);
-  if (lang != tree_sitter_python()) return !strcmp(ts_node_type(n), lit);
-  uint32_t h = (uint32_t)(((uint64_t)(uintptr_t)lit * UINT64_C(0x9E3779B97F4A7C15)) >> 56);
-  for (uint32_t i = 0; i < 16; i++) {
-    tl_sym_slot *s = &tl_sym_table[(h + i) & (TL_SYM_SLOTS - 1)];
-    if (!s->lit) {
-      uint32_t len = (uint32_t)strlen(lit);
-      /* 0 (the end symbol) when the name is unknown: no node in a tree has it */
-      s->named = ts_language_symbol_for_name(lang, lit, len, true);
-      s->anon = ts_language_symbol_for_name(lang, lit, len, false);
-      s->lit = lit;
-    }
-    if (s->lit == lit) {
-      TSSymbol sym = ts_node_symbol(n);
-      return sym == s->named || sym == s->anon;
-    }
-  }
-  return !strcmp(ts_node_type(n), lit);
-}
-
-char *tl_node_text(TSNode n, const char *src) {
-  uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
-  return tl_strndup(src + s, e - s);
-}
-
-/* The dotted text of n into out[*len..cap): false when n is no dotted name, nests deeper than 64
- * or does not fit. */
-static bool tl_dotted_into(TSNode n, const char *src, char *out, size_t *len, size_t cap, int depth) {
-  if (depth > 64) return false;
-  if (tl_node_is(n, "identifier")) {
-    uint32_t s = ts_node_start_byte(n), l = ts_node_end_byte(n) - s;
-    if (*len + l >= cap) return false;
-    memcpy(out + *len, src + s, l);
-    *len += l;
-    return true;
-  }
-  if (tl_node_is(n, "attribute")) {
-    TSNode o = TL_CHILD(n, object), a = TL_CHILD(n, attribute);
-    if (ts_node_is_null(o) || ts_node_is_null(a) || !tl_dotted_into(o, src, out, len, cap, depth + 1)) return false;
-    uint32_t s = ts_node_start_byte(a), l = ts_node_end_byte(a) - s;
-    if (*len + 1 + l >= cap) return false;
-    out[(*len)++] = '.';
-    memcpy(out + *len, src + s, l);
-    *len += l;
-    return true;
-  }
-  if (tl_node_is(n, "call")) {
-    TSNode f = TL_CHILD(n, function);
-    if (ts_node_is_null(f) || !tl_dotted_into(f, src, out, len, cap, depth + 1) || *len + 2 >= cap) return false;
-    out[(*len)++] = '(';
-    out[(*len)++] = ')';
-    return true;
-  }
-  return false;
-}
-
-char *tl_dotted(TSNode n, const char *src) {
-  if (ts_node_is_null(n)) return NULL;
-  char tmp[256];
-  size_t len = 0;
-  if (tl_dotted_into(n, src, tmp, &len, sizeof tmp, 0)) return tl_strndup(tmp, len);
-  /* a dotted name is never longer than the node's text: when that fits, n is no dotted name */
-  uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
-  size_t cap = (size_t)(e - s) + 1;
-  if (cap <= sizeof tmp) return NULL;
-  char *big = tl_malloc(cap);
-  len = 0;
-  if (!tl_dotted_into(n, src, big, &len, cap, 0)) { free(big); return NULL; }
-  big[len] = 0;
-  return big;
-}
-
-/* The last component of a dotted name ("self.model.fwd" -> "fwd"); "()" suffixes are ignored. */
-static const char *tl_last(const char *dotted, size_t *len) {
-  size_t n = strlen(dotted);
-  while (n >= 2 && dotted[n - 2] == '(' && dotted[n - 1] == ')') n -= 2;
-  size_t s = n;
-  while (s > 0 && dotted[s - 1] != '.') s--;
-  *len = n - s;
-  return dotted + s;
-}
-
-static bool tl_last_is(const char *dotted, const char *word) {
-  size_t n;
-  const char *l = tl_last(dotted, &n);
-  return strlen(word) == n && !memcmp(l, word, n);
-}
-
 /* ---- the walk ---- */
 
 typedef struct {
@@ -314,7 +176,7 @@ static bool tl_is_loop_counter(TSNode at, const char *src, TSNode name) {
 
 /* `c` or `c + k` / `c - k` with k an integer literal: the identifier or attribute `c`, or null. */
 static TSNode tl_counter_operand(TSNode n) {
-  if (tl_node_is(n, "parenthesized_expression") && ts_node_named_child_count(n) == 1) n = ts_node_named_child(n, 0);
+  n = tl_unparen(n);
   if (tl_node_is(n, "binary_operator") && tl_node_is(ts_node_child_by_field_name(n, "right", 5), "integer")) {
     TSNode op = ts_node_child_by_field_name(n, "operator", 8);
     const char *o = ts_node_type(op);
@@ -540,7 +402,7 @@ static void tl_walk_if(tl_walk_ctx *c, TSNode n, int depth) {
 
 static unsigned tl_call_work(const char *callee) {
   size_t n;
-  const char *last = tl_last(callee, &n);
+  const char *last = tl_dotted_last(callee, &n);
   if ((n == 8 && !memcmp(last, "backward", 8)) || (n == 15 && !memcmp(last, "manual_backward", 15)))
     return TL_WORK_BACKWARD;
   if ((n == 4 && !memcmp(last, "step", 4)) || (n == 8 && !memcmp(last, "minimize", 8))) {
@@ -627,7 +489,7 @@ static bool tl_is_dataloader_callee(const tl_file_model *m, const char *callee) 
   if (!callee) return false;
   char *q = tl_model_resolve(m, callee);
   bool hit = !strcmp(q, "torch.utils.data.DataLoader") || !strcmp(q, "torch.utils.data.dataloader.DataLoader") ||
-             !strcmp(q, "paddle.io.DataLoader") || tl_last_is(callee, "DataLoader");
+             !strcmp(q, "paddle.io.DataLoader") || tl_dotted_last_is(callee, "DataLoader");
   free(q);
   return hit;
 }
@@ -769,9 +631,9 @@ static void tl_walk_loop(tl_walk_ctx *c, TSNode n, int depth) {
     /* Unwrap enumerate(...), tqdm(...), zip(...): take the first argument that names something. */
     for (int guard = 0; guard < 4 && tl_node_is(right, "call"); guard++) {
       char *fn = tl_dotted(TL_CHILD(right, function), c->src);
-      bool wrapper = fn && (tl_last_is(fn, "enumerate") || tl_last_is(fn, "tqdm") || tl_last_is(fn, "zip") ||
-                            tl_last_is(fn, "iter") || tl_last_is(fn, "islice") || tl_last_is(fn, "track") ||
-                            tl_last_is(fn, "progress_bar"));
+      bool wrapper = fn && (tl_dotted_last_is(fn, "enumerate") || tl_dotted_last_is(fn, "tqdm") || tl_dotted_last_is(fn, "zip") ||
+                            tl_dotted_last_is(fn, "iter") || tl_dotted_last_is(fn, "islice") || tl_dotted_last_is(fn, "track") ||
+                            tl_dotted_last_is(fn, "progress_bar"));
       free(fn);
       if (!wrapper) break;
       TSNode args = TL_CHILD(right, arguments);
@@ -871,9 +733,9 @@ static bool tl_is_loader_name(const tl_file_model *m, const char *d) {
   for (size_t i = 0; i < m->loader_names.n; i++)
     if (!strcmp(m->loader_names.v[i], d)) return true;
   for (size_t i = 0; i < m->step_iterables.n; i++)
-    if (tl_last_is(d, m->step_iterables.v[i]) || !strcmp(d, m->step_iterables.v[i])) return true;
+    if (tl_dotted_last_is(d, m->step_iterables.v[i]) || !strcmp(d, m->step_iterables.v[i])) return true;
   size_t n;
-  const char *last = tl_last(d, &n);
+  const char *last = tl_dotted_last(d, &n);
   return n >= 6 && !strncasecmp(last + n - 6, "loader", 6);
 }
 
@@ -1365,24 +1227,6 @@ static tl_valkind tl_device_arg(const char *src, TSNode arg) {
   return TL_VAL_UNKNOWN;
 }
 
-static TSNode tl_kwarg(TSNode args, const char *src, const char *name) {
-  size_t nl = strlen(name);
-  for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++) {
-    TSNode a = ts_node_named_child(args, i);
-    if (!tl_node_is(a, "keyword_argument")) continue;
-    TSNode k = TL_CHILD(a, name);
-    if (ts_node_end_byte(k) - ts_node_start_byte(k) == nl && !memcmp(src + ts_node_start_byte(k), name, nl))
-      return TL_CHILD(a, value);
-  }
-  return (TSNode){0};
-}
-
-static bool tl_in_list(const char *s, const char *const *list) {
-  for (; *list; list++)
-    if (!strcmp(s, *list)) return true;
-  return false;
-}
-
 static const char *const tl_torch_ctors[] = {
   "zeros", "ones", "empty", "full", "arange", "range", "linspace", "logspace", "eye", "rand", "randn",
   "randint", "randperm", "tensor", "as_tensor", "from_numpy", "FloatTensor", "LongTensor", "Tensor",
@@ -1401,24 +1245,24 @@ static tl_valkind tl_classify_call(const tl_file_model *m, TSNode n, const char 
   }
   char *q = tl_model_resolve(m, callee);
   size_t ln;
-  const char *last = tl_last(callee, &ln);
+  const char *last = tl_dotted_last(callee, &ln);
   char *meth = tl_strndup(last, ln);
   static const char *const py_builtins[] = {"len", "int", "float", "bool", "str", "round", "abs", "hash", "isinstance",
                                             "repr", "format", "ord", "chr", NULL};
   static const char *const list_builtins[] = {"list", "dict", "tuple", "set", "sorted", "range", "enumerate", "zip",
                                               "defaultdict", "OrderedDict", NULL};
-  if (!strchr(callee, '.') && tl_in_list(callee, py_builtins)) out = TL_VAL_PY;
-  else if (!strchr(callee, '.') && tl_in_list(callee, list_builtins)) out = TL_VAL_LIST;
+  if (!strchr(callee, '.') && tl_str_in(callee, strlen(callee), py_builtins)) out = TL_VAL_PY;
+  else if (!strchr(callee, '.') && tl_str_in(callee, strlen(callee), list_builtins)) out = TL_VAL_LIST;
   else if (!strncmp(q, "numpy.", 6) || !strncmp(q, "np.", 3) || !strncmp(q, "math.", 5)) out = TL_VAL_CPU;
-  else if (!strncmp(q, "torch.", 6) && !strchr(q + 6, '.') && tl_in_list(q + 6, tl_torch_ctors)) {
+  else if (!strncmp(q, "torch.", 6) && !strchr(q + 6, '.') && tl_str_in(q + 6, strlen(q + 6), tl_torch_ctors)) {
     if (!strcmp(q + 6, "from_numpy")) out = TL_VAL_CPU;
     else if (strstr(q + 6, "_like")) {
       TSNode a0 = ts_node_named_child_count(args) ? ts_node_named_child(args, 0) : (TSNode){0};
       out = ts_node_is_null(a0) ? TL_VAL_UNKNOWN : tl_model_classify(m, a0, src, func, depth + 1);
-      TSNode dev = tl_kwarg(args, src, "device");
+      TSNode dev = tl_kwarg_value(args, src, "device");
       if (!ts_node_is_null(dev)) out = tl_device_arg(src, dev);
     } else {
-      TSNode dev = tl_kwarg(args, src, "device");
+      TSNode dev = tl_kwarg_value(args, src, "device");
       out = ts_node_is_null(dev) ? TL_VAL_CPU : tl_device_arg(src, dev);
       if (out == TL_VAL_UNKNOWN) out = TL_VAL_DEVICE;
     }

@@ -12,29 +12,6 @@ static bool tl_re(const tl_pred_ctx *c, const pcre2_code *re, const char *s, siz
   return tl_regex_match(re, s, n, 0, c->md, c->mctx) >= 0;
 }
 
-static bool tl_text_eq(TSNode n, const char *src, const char *s) {
-  if (ts_node_is_null(n)) return false;
-  uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
-  return strlen(s) == b - a && !memcmp(src + a, s, b - a);
-}
-
-static bool tl_in_set(const char *s, size_t n, const char *const *set) {
-  for (; *set; set++)
-    if (strlen(*set) == n && !memcmp(*set, s, n)) return true;
-  return false;
-}
-
-static TSNode tl_unparen(TSNode n) {
-  while (tl_node_is(n, "parenthesized_expression") && ts_node_named_child_count(n)) n = ts_node_named_child(n, 0);
-  return n;
-}
-
-/* A scope boundary: predicates about "the code around" stop at the enclosing definition. */
-static bool tl_is_scope(TSNode n) {
-  return tl_node_is(n, "function_definition") || tl_node_is(n, "lambda") || tl_node_is(n, "class_definition") ||
-         tl_node_is(n, "module");
-}
-
 /* ---- #in-if? ---- */
 
 static bool tl_names_match(const tl_pred_ctx *c, TSNode n, const pcre2_code *re, int depth) {
@@ -282,9 +259,9 @@ static bool tl_bool_mask(const tl_pred_ctx *c, TSNode n, int depth) {
     static const char *const keep_dtype[] = {"unsqueeze", "squeeze", "expand", "expand_as", "view", "reshape",
                                              "flatten", "transpose", "permute", "contiguous", "clone", "detach",
                                              "repeat", "tile", "t", NULL};
-    if (tl_node_is(fn, "attribute") && tl_in_set(src + s, l, keep_dtype))
+    if (tl_node_is(fn, "attribute") && tl_str_in(src + s, l, keep_dtype))
       return tl_bool_mask(c, TL_CHILD(fn, object), depth + 1);
-    if (tl_in_set(src + s, l, tl_bool_methods)) {
+    if (tl_str_in(src + s, l, tl_bool_methods)) {
       /* torch.isnan(x) / x.isnan(): a tensor unless x is a host value */
       TSNode subj = lib ? (ts_node_named_child_count(args) ? ts_node_named_child(args, 0) : (TSNode){0})
                         : TL_CHILD(fn, object);
@@ -297,13 +274,13 @@ static bool tl_bool_mask(const tl_pred_ctx *c, TSNode n, int depth) {
       TSNode a = ts_node_named_child(args, i);
       if (tl_node_is(a, "keyword_argument")) {
         TSNode k = TL_CHILD(a, name);
-        if (!tl_text_eq(k, src, "dtype")) continue;
+        if (!tl_node_text_eq(k, src, "dtype")) continue;
         a = TL_CHILD(a, value);
       } else if (!(l == 2 && !memcmp(src + s, "to", 2)) && !(l == 4 && !memcmp(src + s, "type", 4))) {
         continue;
       }
-      if (tl_text_eq(a, src, "torch.bool") || tl_text_eq(a, src, "paddle.bool") || tl_text_eq(a, src, "\"bool\"") ||
-          tl_text_eq(a, src, "'bool'"))
+      if (tl_node_text_eq(a, src, "torch.bool") || tl_node_text_eq(a, src, "paddle.bool") || tl_node_text_eq(a, src, "\"bool\"") ||
+          tl_node_text_eq(a, src, "'bool'"))
         return lib || tl_node_is(fn, "attribute");
     }
     return false;
@@ -350,7 +327,7 @@ static bool tl_is_no_grad_call(const tl_pred_ctx *c, TSNode n) {
            !strcmp(q, "paddle.fluid.dygraph.no_grad");
   if (!r && !strcmp(q, "torch.set_grad_enabled") && tl_node_is(n, "call")) {
     TSNode args = TL_CHILD(n, arguments);
-    r = ts_node_named_child_count(args) == 1 && tl_text_eq(ts_node_named_child(args, 0), c->src, "False");
+    r = ts_node_named_child_count(args) == 1 && tl_node_text_eq(ts_node_named_child(args, 0), c->src, "False");
   }
   free(q);
   free(d);
@@ -382,8 +359,8 @@ static bool tl_in_no_grad(const tl_pred_ctx *c, TSNode n) {
       }
       /* Lightning runs these hooks of a LightningModule with gradients disabled */
       TSNode name = TL_CHILD(p, name);
-      if (tl_text_eq(name, c->src, "validation_step") || tl_text_eq(name, c->src, "test_step") ||
-          tl_text_eq(name, c->src, "predict_step")) {
+      if (tl_node_text_eq(name, c->src, "validation_step") || tl_node_text_eq(name, c->src, "test_step") ||
+          tl_node_text_eq(name, c->src, "predict_step")) {
         for (TSNode k = dd; !ts_node_is_null(k); k = tl_up_next(&up))
           if (tl_node_is(k, "class_definition")) {
             TSNode sup = TL_CHILD(k, superclasses);
@@ -456,7 +433,7 @@ static bool tl_graph_cut(const tl_pred_ctx *c, TSNode n, int depth) {
   if (tl_node_is(n, "call")) {
     TSNode fn = TL_CHILD(n, function);
     TSNode attr = tl_node_is(fn, "attribute") ? TL_CHILD(fn, attribute) : (TSNode){0};
-    return tl_text_eq(attr, c->src, "detach") || tl_text_eq(attr, c->src, "item");
+    return tl_node_text_eq(attr, c->src, "detach") || tl_node_text_eq(attr, c->src, "item");
   }
   if (!tl_node_is(n, "identifier") && !tl_node_is(n, "attribute")) return false;
   char *d = tl_dotted(n, c->src);
@@ -494,7 +471,7 @@ static bool tl_name_keeps_graph(const tl_pred_ctx *c, TSNode n, int depth) {
     /* outputs.loss of `outputs = model(x)`; x.data, x.shape have no graph */
     TSNode attr = TL_CHILD(n, attribute);
     uint32_t s = ts_node_start_byte(attr);
-    if (tl_in_set(c->src + s, ts_node_end_byte(attr) - s, tl_graphless_attrs)) return false;
+    if (tl_str_in(c->src + s, ts_node_end_byte(attr) - s, tl_graphless_attrs)) return false;
     return tl_keeps_graph(c, TL_CHILD(n, object), depth + 1);
   }
   return false;
@@ -520,7 +497,7 @@ static bool tl_keeps_graph(const tl_pred_ctx *c, TSNode n, int depth) {
   TSNode args = TL_CHILD(n, arguments);
   if (tl_node_is(fn, "identifier")) {
     uint32_t s = ts_node_start_byte(fn), l = ts_node_end_byte(fn) - s;
-    if (tl_in_set(src + s, l, tl_py_funcs)) return false;
+    if (tl_str_in(src + s, l, tl_py_funcs)) return false;
     char *name = tl_node_text(fn, src);
     bool r = tl_is_model_call(c, name) ||
              ((tl_icontains(src + s, l, "loss") || tl_icontains(src + s, l, "criterion")) &&
@@ -532,7 +509,7 @@ static bool tl_keeps_graph(const tl_pred_ctx *c, TSNode n, int depth) {
   TSNode attr = TL_CHILD(fn, attribute);
   TSNode obj = TL_CHILD(fn, object);
   uint32_t s = ts_node_start_byte(attr), l = ts_node_end_byte(attr) - s;
-  if (tl_in_set(src + s, l, tl_graphless_methods)) return false;
+  if (tl_str_in(src + s, l, tl_graphless_methods)) return false;
   char *callee = tl_dotted(fn, src);
   if (callee) {
     char *q = tl_model_resolve(c->m, callee);
@@ -586,7 +563,7 @@ static bool tl_backpropagated(TSNode n, const char *src, const char *d, int dept
   if (tl_node_is(n, "call")) {
     TSNode fn = TL_CHILD(n, function);
     TSNode name = tl_node_is(fn, "attribute") ? TL_CHILD(fn, attribute) : fn;
-    if ((tl_text_eq(name, src, "backward") || tl_text_eq(name, src, "manual_backward")) &&
+    if ((tl_node_text_eq(name, src, "backward") || tl_node_text_eq(name, src, "manual_backward")) &&
         tl_mentions_dotted(n, src, d, 0))
       return true;
   }
@@ -818,7 +795,7 @@ static bool tl_is_param(TSNode fn, const char *src, const char *name) {
       if (ts_node_is_null(nm) && ts_node_named_child_count(p)) nm = ts_node_named_child(p, 0);
       p = nm;
     }
-    if (tl_node_is(p, "identifier") && tl_text_eq(p, src, name)) return true;
+    if (tl_node_is(p, "identifier") && tl_node_text_eq(p, src, name)) return true;
   }
   return false;
 }

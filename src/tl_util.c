@@ -305,3 +305,9 @@ int tl_regex_match(const pcre2_code *re, const char *s, size_t n, uint32_t optio
     rc = pcre2_match(re, (PCRE2_SPTR)s, n, 0, options | PCRE2_NO_JIT, md, mctx);
   return rc;
 }
+
+bool tl_str_in(const char *s, size_t n, const char *const *list) {
+  for (; *list; list++)
+    if (strlen(*list) == n && !memcmp(*list, s, n)) return true;
+  return false;
+}

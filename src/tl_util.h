@@ -22,6 +22,9 @@ const char *tl_ifind(const char *s, size_t n, const char *needle);
 /* Does s[0, n) contain `needle` (ASCII, in lower case) in any case? */
 static inline bool tl_icontains(const char *s, size_t n, const char *needle) { return tl_ifind(s, n, needle) != NULL; }
 
+/* Is s[0, n) one of the words of `list` (NULL-terminated)? */
+bool tl_str_in(const char *s, size_t n, const char *const *list);
+
 /* A growable byte buffer, always NUL-terminated when data != NULL. */
 typedef struct {
   char *data;
