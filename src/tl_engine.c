@@ -9,6 +9,7 @@
 
 #include "tl_pool.h"
 #include "tl_source.h"
+#include "tl_vocab.h"
 
 #define TL_PARSE_TIMEOUT_US (20u * 1000u * 1000u)
 #define TL_QUERY_MATCH_LIMIT 4096u
@@ -229,7 +230,6 @@ typedef struct {
   TSQueryCursor *cursor;
   pcre2_match_data *md;
   pcre2_match_context *mctx;
-  pcre2_code *eval_re; /* names of validation/test data */
   tl_rcache_slot *rcache; /* TL_RCACHE_SLOTS */
   tl_gcache_slot *gcache; /* TL_GCACHE_SLOTS */
   tl_memo memo;           /* shared predicate verdicts of the current match */
@@ -395,9 +395,6 @@ static bool tl_re_match(tl_worker *w, pcre2_code *re, const char *s, size_t n) {
   return rc >= 0;
 }
 
-static const char *const tl_reduction_methods[] = {"max", "_max", "min", "_min", "sum", "item", "amax", "amin",
-                                                   "argmax", "argmin", "count_nonzero", NULL};
-
 /* Finds a tensor reduction inside n (a method like x.max() or a function like torch.max(x)). */
 static bool tl_find_reduction(const tl_match_env *e, TSNode n, int depth, TSNode *out) {
   if (depth > 40 || ts_node_is_null(n)) return false;
@@ -412,7 +409,7 @@ static bool tl_find_reduction(const tl_match_env *e, TSNode n, int depth, TSNode
       char *q = callee ? tl_model_resolve(e->m, callee) : NULL;
       bool lib = q && !strchr(q, '(') && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7));
       bool hit = false;
-      if (tl_str_in(e->src + s, l, tl_reduction_methods)) {
+      if (tl_str_in(e->src + s, l, tl_vocab_reduction_methods)) {
         if (lib) {
           /* torch.max(t) / paddle.max(t): the value of a device tensor */
           TSNode a0 = ts_node_named_child_count(args) ? ts_node_named_child(args, 0) : (TSNode){0};
@@ -454,25 +451,15 @@ static bool tl_contains_call_to(TSNode n, const char *src, const char *const *me
   return false;
 }
 
-static const char *const tl_tensor_methods[] = {"sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin",
-  "norm", "std", "var", "prod", "any", "all", "abs", "float", "double", "half", "detach", "clone", "_max", "_min",
-  "logsumexp", "squeeze", "unsqueeze", "view", "reshape", "cuda", NULL};
-static const char *const tl_host_methods[] = {"item", "tolist", "numpy", NULL};
 
 /* Library calls that do not make a tensor: torch.cuda.memory_reserved(), torch.device("cuda"),
  * torch.nn.Linear(...) (a module), torch.distributed.get_rank(), torch.is_tensor(x), ... */
 static bool tl_lib_not_tensor(const char *q) {
-  static const char *const names[] = {"device", "Size", "dtype", "finfo", "iinfo", "typename", "numel",
-                                      "result_type", "promote_types", "can_cast", "Generator", "Stream", "Event",
-                                      "no_grad", "enable_grad", "inference_mode", NULL};
-  static const char *const prefixes[] = {"torch.cuda.", "torch.distributed.", "torch.backends.", "torch.jit.",
-                                         "torch.fx.", "torch.onnx.", "torch.utils.data.", "paddle.device.",
-                                         "paddle.distributed.", NULL};
   const char *last = strrchr(q, '.');
   last = last ? last + 1 : q;
-  if (tl_str_in(last, strlen(last), names) || !strncmp(last, "is_", 3) || !strncmp(last, "get_", 4)) return true;
-  for (size_t i = 0; prefixes[i]; i++)
-    if (!strncmp(q, prefixes[i], strlen(prefixes[i]))) return true;
+  if (tl_str_in(last, strlen(last), tl_vocab_not_tensor_names) || !strncmp(last, "is_", 3) || !strncmp(last, "get_", 4)) return true;
+  for (const char *const *p = tl_vocab_not_tensor_prefixes; *p; p++)
+    if (!strncmp(q, *p, strlen(*p))) return true;
   /* torch.nn.Linear(...) makes a module; torch.nn.functional.* and torch.nn.utils.* make tensors */
   return !strncmp(q, "torch.nn.", 9) && strncmp(q, "torch.nn.functional.", 20) && strncmp(q, "torch.nn.utils.", 15);
 }
@@ -482,17 +469,12 @@ static bool tl_lib_not_tensor(const char *q) {
 static bool tl_config_receiver(TSNode n, const char *src) {
   if (tl_node_is(n, "attribute")) n = ts_node_child_by_field_name(n, "attribute", 9);
   if (!tl_node_is(n, "identifier")) return false;
-  static const char *const names[] = {"args", "arg", "opt", "opts", "cfg", "config", "conf", "configs", "hparams",
-                                      "hp", "hps", "hyp", "params", "options", "flags", "settings", "hyperparams",
-                                      "training_args", "train_args", "train_cfg", "train_config", "model_args", NULL};
   uint32_t s = ts_node_start_byte(n), len = ts_node_end_byte(n) - s;
   char low[32];
   if (len >= sizeof low) return false;
   for (uint32_t i = 0; i < len; i++) low[i] = (char)tolower((unsigned char)src[s + i]);
   low[len] = 0;
-  for (size_t i = 0; names[i]; i++)
-    if (!strcmp(low, names[i])) return true;
-  return false;
+  return tl_str_in(low, len, tl_vocab_config_names);
 }
 
 /* Positive evidence that an expression is a tensor (for float()/int()/bool() conversions). */
@@ -501,7 +483,7 @@ static bool tl_is_tensor(const tl_match_env *e, TSNode n) { return tl_is_tensor_
 
 static bool tl_is_tensor_at(const tl_match_env *e, TSNode n, int depth) {
   if (depth > 8 || ts_node_is_null(n)) return false;
-  if (tl_contains_call_to(n, e->src, tl_host_methods, 0)) return false;
+  if (tl_contains_call_to(n, e->src, tl_vocab_host_value_methods, 0)) return false;
   tl_valkind k = tl_model_classify(e->m, n, e->src, e->func, 0);
   if (k == TL_VAL_DEVICE) return true;
   if (k != TL_VAL_UNKNOWN) return false;
@@ -521,7 +503,7 @@ static bool tl_is_tensor_at(const tl_match_env *e, TSNode n, int depth) {
       char *q = callee ? tl_model_resolve(e->m, callee) : NULL;
       bool lib = q && !strchr(q, '(') && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7)) &&
                  !tl_lib_not_tensor(q);
-      bool hit = lib || tl_str_in(e->src + s, ts_node_end_byte(attr) - s, tl_tensor_methods);
+      bool hit = lib || tl_str_in(e->src + s, ts_node_end_byte(attr) - s, tl_vocab_tensor_methods);
       free(q);
       free(callee);
       return hit;
@@ -600,13 +582,11 @@ static bool tl_passes_tensor(const tl_match_env *e, TSNode args) {
 }
 
 static bool tl_name_is_batchlike(const char *s, size_t n) {
-  static const char *const exact[] = {"b", "bs", "bsz", "n_batch", "nbatch", "batch_size", "batchsize", NULL};
   char low[64];
   if (n >= sizeof low) return false;
   for (size_t i = 0; i < n; i++) low[i] = (char)tolower((unsigned char)s[i]);
   low[n] = 0;
-  for (size_t i = 0; exact[i]; i++)
-    if (!strcmp(low, exact[i])) return true;
+  if (tl_str_in(low, n, tl_vocab_batch_size_names)) return true;
   return strstr(low, "batch") != NULL && strstr(low, "batches") == NULL && strstr(low, "idx") == NULL;
 }
 
@@ -697,8 +677,6 @@ static bool tl_indexes_with(const tl_match_env *e, TSNode n, const char *var, in
 }
 
 /* Does deciding this condition need a device value? (`if (x == pad).any():`, `while t.max() > 0`) */
-static const char *const tl_truth_methods[] = {"any", "all", "max", "_max", "min", "_min", "sum", "amax", "amin",
-                                               "equal", "allclose", "isnan", "isinf", NULL};
 /* `x % n == k` (not string formatting). */
 static bool tl_is_modulo_test(TSNode n, const char *src) {
   n = tl_unparen(n);
@@ -716,7 +694,7 @@ static bool tl_is_modulo_test(TSNode n, const char *src) {
 
 static bool tl_tensor_condition(const tl_match_env *e, TSNode n, int depth) {
   if (depth > 16 || ts_node_is_null(n)) return false;
-  if (tl_contains_call_to(n, e->src, tl_host_methods, 0)) return false; /* .item() in it: TL101's */
+  if (tl_contains_call_to(n, e->src, tl_vocab_host_value_methods, 0)) return false; /* .item() in it: TL101's */
   const char *t = ts_node_type(n);
   if (!strcmp(t, "parenthesized_expression") || !strcmp(t, "not_operator"))
     return tl_tensor_condition(e, ts_node_named_child(n, 0), depth + 1);
@@ -748,7 +726,7 @@ static bool tl_tensor_condition(const tl_match_env *e, TSNode n, int depth) {
     if (!tl_node_is(fn, "attribute")) return false;
     TSNode attr = TL_CHILD(fn, attribute);
     uint32_t s = ts_node_start_byte(attr);
-    if (!tl_str_in(e->src + s, ts_node_end_byte(attr) - s, tl_truth_methods)) return false;
+    if (!tl_str_in(e->src + s, ts_node_end_byte(attr) - s, tl_vocab_truth_methods)) return false;
     char *callee = tl_dotted(fn, e->src);
     char *q = callee ? tl_model_resolve(e->m, callee) : NULL;
     bool lib = q && !strchr(q, '(') && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7));
@@ -778,11 +756,10 @@ static bool tl_find_host_read(const tl_match_env *e, TSNode n, int depth) {
   if (tl_node_is(n, "call")) {
     TSNode fn = TL_CHILD(n, function);
     TSNode args = TL_CHILD(n, arguments);
-    static const char *const reads[] = {"item", "tolist", "numpy", "cpu", NULL};
     if (tl_node_is(fn, "attribute")) {
       TSNode attr = TL_CHILD(fn, attribute);
       uint32_t s = ts_node_start_byte(attr);
-      if (tl_str_in(e->src + s, ts_node_end_byte(attr) - s, reads) && ts_node_named_child_count(args) == 0) {
+      if (tl_str_in(e->src + s, ts_node_end_byte(attr) - s, tl_vocab_host_read_methods) && ts_node_named_child_count(args) == 0) {
         tl_valkind k = tl_model_classify(e->m, TL_CHILD(fn, object), e->src, e->func, 0);
         if (k == TL_VAL_UNKNOWN || k == TL_VAL_DEVICE) return true;
       }
@@ -1957,7 +1934,7 @@ static void tl_file_phase1_run(tl_run_ctx *ctx, tl_worker *w, tl_file *f, tl_pre
   }
   bool exceeded = false;
   if (rs->query) {
-    pcre2_code *eval_re = w->eval_re;
+    pcre2_code *eval_re = rs->eval_re;
     char *saved = f->text;
     f->text = parse_text; /* predicates read node text from the parsed copy */
     TSQueryMatch mt;
@@ -2194,12 +2171,6 @@ void tl_analysis_run(tl_analysis *a) {
     ws[i].mctx = pcre2_match_context_create(NULL);
     pcre2_set_match_limit(ws[i].mctx, TL_REGEX_MATCH_LIMIT);
     pcre2_set_depth_limit(ws[i].mctx, TL_REGEX_DEPTH_LIMIT);
-    int err;
-    PCRE2_SIZE eo;
-    ws[i].eval_re = pcre2_compile(
-        (PCRE2_SPTR) "(?i)(^|[^a-z])(val|valid|validation|eval|evaluation|test|testing|dev)([^a-z]|$|loader|set|data|dl)",
-        PCRE2_ZERO_TERMINATED, 0, &err, &eo, NULL);
-    tl_regex_jit(ws[i].eval_re);
     ws[i].rcache = tl_calloc(TL_RCACHE_SLOTS, sizeof *ws[i].rcache);
     ws[i].gcache = tl_calloc(TL_GCACHE_SLOTS, sizeof *ws[i].gcache);
     ws[i].memo.v = tl_calloc(a->rules->memo_keys + 1, sizeof *ws[i].memo.v);
@@ -2216,7 +2187,6 @@ void tl_analysis_run(tl_analysis *a) {
     ts_query_cursor_delete(ws[i].cursor);
     pcre2_match_data_free(ws[i].md);
     pcre2_match_context_free(ws[i].mctx);
-    pcre2_code_free(ws[i].eval_re);
     free(ws[i].rcache);
     free(ws[i].gcache);
     free(ws[i].memo.v);

@@ -163,6 +163,7 @@ struct tl_ruleset {
   uint32_t finding_cap;        /* capture id of @finding, UINT32_MAX if unused */
   uint32_t memo_keys;          /* the largest tl_pred.memo key */
   bool selected;                /* tl_ruleset_select was called */
+  pcre2_code *eval_re;         /* names of validation/test data (tl_vocab_eval_names_re) */
 };
 
 /* ---- the per-file model (tl_model.c) ---- */

@@ -1,6 +1,7 @@
 /* tl_model.c - the per-file semantic model: imports, classes, functions, loops, calls,
  * frequency guards and local value bindings, built in one walk over the syntax tree. */
 #include "tl_internal.h"
+#include "tl_vocab.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -420,8 +421,6 @@ static unsigned tl_call_work(const char *callee) {
   }
   /* Calling a model object: model(x), self.model(x), self.net(x), self(x), self.forward(x). */
   if (!strcmp(callee, "self") || !strcmp(callee, "self.forward")) return TL_WORK_MODEL;
-  static const char *const model_words[] = {"model", "net", "network", "module", "generator", "discriminator",
-                                            "encoder", "decoder", "backbone", "transformer"};
   char low[64];
   if (n >= sizeof low || strchr(callee, '(')) return 0;
   /* Model(cfg), GPTModel(...), TransformerNet(...): a CapWords name is a class; calling it
@@ -433,19 +432,15 @@ static unsigned tl_call_work(const char *callee) {
   low[n] = 0;
   /* get_module(...), build_model(...), module_to_fqn(...), load_encoder(...): functions that look
    * a model up or make one, not a call of a model */
-  static const char *const verbs[] = {"get", "set", "build", "make", "create", "load", "save", "init", "to", "from",
-                                      "find", "lookup", "register", "wrap", "unwrap", "prepare", "convert", "fuse",
-                                      "swap", "replace", "named", "iter", "is", "has", "copy", "fqn", "print", NULL};
   for (size_t a = 0; a < n;) {
     while (a < n && low[a] == '_') a++;
     size_t b = a;
     while (b < n && low[b] != '_') b++;
-    for (size_t i = 0; verbs[i] && b > a; i++)
-      if (strlen(verbs[i]) == b - a && !memcmp(low + a, verbs[i], b - a)) return 0;
+    if (b > a && tl_str_in(low + a, b - a, tl_vocab_factory_verbs)) return 0;
     a = b;
   }
-  for (size_t i = 0; i < sizeof model_words / sizeof *model_words; i++) {
-    const char *w = model_words[i];
+  for (const char *const *mw = tl_vocab_model_words; *mw; mw++) {
+    const char *w = *mw;
     size_t wl = strlen(w);
     if (!strcmp(low, w)) return TL_WORK_MODEL;
     /* foo_model, model_ema, ddp_model */
@@ -488,8 +483,7 @@ static void tl_bind_targets(tl_walk_ctx *c, TSNode t, uint32_t byte, tl_valkind 
 static bool tl_is_dataloader_callee(const tl_file_model *m, const char *callee) {
   if (!callee) return false;
   char *q = tl_model_resolve(m, callee);
-  bool hit = !strcmp(q, "torch.utils.data.DataLoader") || !strcmp(q, "torch.utils.data.dataloader.DataLoader") ||
-             !strcmp(q, "paddle.io.DataLoader") || tl_dotted_last_is(callee, "DataLoader");
+  bool hit = tl_str_in(q, strlen(q), tl_vocab_dataloader_classes) || tl_dotted_last_is(callee, "DataLoader");
   free(q);
   return hit;
 }
@@ -631,9 +625,9 @@ static void tl_walk_loop(tl_walk_ctx *c, TSNode n, int depth) {
     /* Unwrap enumerate(...), tqdm(...), zip(...): take the first argument that names something. */
     for (int guard = 0; guard < 4 && tl_node_is(right, "call"); guard++) {
       char *fn = tl_dotted(TL_CHILD(right, function), c->src);
-      bool wrapper = fn && (tl_dotted_last_is(fn, "enumerate") || tl_dotted_last_is(fn, "tqdm") || tl_dotted_last_is(fn, "zip") ||
-                            tl_dotted_last_is(fn, "iter") || tl_dotted_last_is(fn, "islice") || tl_dotted_last_is(fn, "track") ||
-                            tl_dotted_last_is(fn, "progress_bar"));
+      size_t fl = 0;
+      const char *last = fn ? tl_dotted_last(fn, &fl) : NULL;
+      bool wrapper = last && tl_str_in(last, fl, tl_vocab_iter_wrappers);
       free(fn);
       if (!wrapper) break;
       TSNode args = TL_CHILD(right, arguments);
@@ -745,20 +739,13 @@ static bool tl_is_loader_name(const tl_file_model *m, const char *d) {
  * `accelerate`, `deepspeed`, `transformers`, ...), or a `.to(` call. Generous on purpose: a
  * project without any of it is CPU-only and the synchronisation rules stay quiet there. */
 static bool tl_accelerator_evidence(const char *src, const char *code_text, size_t len, bool *has_main) {
-#define TL_W(s) {s, sizeof s - 1}
-  static const struct { const char *w; size_t n; } words[] = {
-    TL_W("cuda"), TL_W("cudnn"), TL_W("nccl"), TL_W("gpu"), TL_W("gpus"), TL_W("device"), TL_W("devices"),
-    TL_W("accelerator"), TL_W("accelerators"), TL_W("accelerate"), TL_W("xla"), TL_W("mps"), TL_W("npu"), TL_W("tpu"),
-    TL_W("xpu"), TL_W("hpu"), TL_W("mlu"), TL_W("ipu"), TL_W("rocm"), TL_W("paddle"), TL_W("paddlepaddle"),
-    TL_W("lightning"), TL_W("deepspeed"), TL_W("transformers"), TL_W("dataparallel"), TL_W("distributeddataparallel"),
-    TL_W("fsdp"), TL_W("megatron"), TL_W("colossalai"), TL_W("apex"), TL_W("triton")};
-#undef TL_W
   char *own = code_text ? NULL : tl_code_text(src, len, true);
   const char *code = code_text ? code_text : own;
   bool hit = false;
   /* bit l of pairs[n]: a word of n letters starts with letter l; other segments are not compared */
   uint32_t pairs[24] = {0};
-  for (size_t w = 0; w < sizeof words / sizeof *words; w++) pairs[words[w].n] |= UINT32_C(1) << (words[w].w[0] - 'a');
+  for (const char *const *w = tl_vocab_accel_words; *w; w++) /* (every word is shorter than 24 letters) */
+    if (strlen(*w) < sizeof pairs / sizeof *pairs) pairs[strlen(*w)] |= UINT32_C(1) << ((*w)[0] - 'a');
 #define TL_WORD_BYTE(ch) ((unsigned)(((ch) | 0x20) - 'a') < 26u || (unsigned)((ch) - '0') < 10u || (ch) == '_')
   *has_main = strstr(code, "__name__") && strstr(code, "__main__");
   for (size_t i = 0; i < len && !hit;) {
@@ -778,8 +765,8 @@ static bool tl_accelerator_evidence(const char *src, const char *code_text, size
       size_t n = b - a;
       unsigned f = (unsigned)((unsigned char)code[a] | 0x20) - 'a'; /* the first letter, any case */
       if (n < sizeof pairs / sizeof *pairs && f < 26u && (pairs[n] >> f) & 1)
-        for (size_t w = 0; w < sizeof words / sizeof *words && !hit; w++)
-          hit = words[w].n == n && (unsigned)(words[w].w[0] - 'a') == f && !strncasecmp(code + a, words[w].w, n);
+        for (const char *const *w = tl_vocab_accel_words; *w && !hit; w++)
+          hit = (unsigned)((*w)[0] - 'a') == f && strlen(*w) == n && !strncasecmp(code + a, *w, n);
       a = b;
     }
   }
@@ -1227,12 +1214,6 @@ static tl_valkind tl_device_arg(const char *src, TSNode arg) {
   return TL_VAL_UNKNOWN;
 }
 
-static const char *const tl_torch_ctors[] = {
-  "zeros", "ones", "empty", "full", "arange", "range", "linspace", "logspace", "eye", "rand", "randn",
-  "randint", "randperm", "tensor", "as_tensor", "from_numpy", "FloatTensor", "LongTensor", "Tensor",
-  "DoubleTensor", "IntTensor", "BoolTensor", "ByteTensor", "HalfTensor", "zeros_like", "ones_like",
-  "empty_like", "full_like", "rand_like", "randn_like", NULL};
-
 static tl_valkind tl_classify_call(const tl_file_model *m, TSNode n, const char *src, int32_t func, int depth) {
   TSNode fn = TL_CHILD(n, function);
   TSNode args = TL_CHILD(n, arguments);
@@ -1247,14 +1228,10 @@ static tl_valkind tl_classify_call(const tl_file_model *m, TSNode n, const char 
   size_t ln;
   const char *last = tl_dotted_last(callee, &ln);
   char *meth = tl_strndup(last, ln);
-  static const char *const py_builtins[] = {"len", "int", "float", "bool", "str", "round", "abs", "hash", "isinstance",
-                                            "repr", "format", "ord", "chr", NULL};
-  static const char *const list_builtins[] = {"list", "dict", "tuple", "set", "sorted", "range", "enumerate", "zip",
-                                              "defaultdict", "OrderedDict", NULL};
-  if (!strchr(callee, '.') && tl_str_in(callee, strlen(callee), py_builtins)) out = TL_VAL_PY;
-  else if (!strchr(callee, '.') && tl_str_in(callee, strlen(callee), list_builtins)) out = TL_VAL_LIST;
+  if (!strchr(callee, '.') && tl_str_in(callee, strlen(callee), tl_vocab_py_scalar_builtins)) out = TL_VAL_PY;
+  else if (!strchr(callee, '.') && tl_str_in(callee, strlen(callee), tl_vocab_py_container_builtins)) out = TL_VAL_LIST;
   else if (!strncmp(q, "numpy.", 6) || !strncmp(q, "np.", 3) || !strncmp(q, "math.", 5)) out = TL_VAL_CPU;
-  else if (!strncmp(q, "torch.", 6) && !strchr(q + 6, '.') && tl_str_in(q + 6, strlen(q + 6), tl_torch_ctors)) {
+  else if (!strncmp(q, "torch.", 6) && !strchr(q + 6, '.') && tl_str_in(q + 6, strlen(q + 6), tl_vocab_torch_ctors)) {
     if (!strcmp(q + 6, "from_numpy")) out = TL_VAL_CPU;
     else if (strstr(q + 6, "_like")) {
       TSNode a0 = ts_node_named_child_count(args) ? ts_node_named_child(args, 0) : (TSNode){0};
@@ -1363,15 +1340,10 @@ tl_valkind tl_model_classify(const tl_file_model *m, TSNode n, const char *src, 
     free(d);
     if (!b && k == TL_VAL_UNKNOWN && tl_node_is(n, "attribute")) {
       /* x.data, p.grad, x.T: tensor attributes that live where their tensor lives */
-      static const char *const same_place[] = {"data", "grad", "T", "mT", "H", "mH", "real", "imag", NULL};
-      TSNode at = ts_node_child_by_field_name(n, "attribute", 9);
-      uint32_t as = ts_node_start_byte(at), al = ts_node_end_byte(at) - as;
-      for (size_t i = 0; same_place[i]; i++)
-        if (strlen(same_place[i]) == al && !memcmp(src + as, same_place[i], al)) {
-          k = tl_model_classify(m, ts_node_child_by_field_name(n, "object", 6), src, func, depth + 1);
-          if (k == TL_VAL_LIST || k == TL_VAL_PY) k = TL_VAL_UNKNOWN;
-          break;
-        }
+      if (tl_node_text_in(TL_CHILD(n, attribute), src, tl_vocab_same_place_attrs)) {
+        k = tl_model_classify(m, TL_CHILD(n, object), src, func, depth + 1);
+        if (k == TL_VAL_LIST || k == TL_VAL_PY) k = TL_VAL_UNKNOWN;
+      }
     }
     return k;
   }

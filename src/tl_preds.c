@@ -2,6 +2,7 @@
  * enclosing flag tests, enclosing node types, the statement run next, where a value comes from,
  * boolean masks, assignment targets, autograd graphs and accumulators that outlive a step. */
 #include "tl_internal.h"
+#include "tl_vocab.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -205,10 +206,6 @@ bool tl_pred_value_from(const tl_pred_ctx *c, TSNode n, const pcre2_code *re) {
 
 /* ---- #bool-mask? ---- */
 
-static const char *const tl_bool_methods[] = {"bool", "eq", "ne", "gt", "ge", "lt", "le", "greater", "less",
-  "greater_equal", "less_equal", "not_equal", "equal_", "isnan", "isinf", "isfinite", "isneginf", "isposinf",
-  "isreal", "logical_and", "logical_or", "logical_not", "logical_xor", "isin", "signbit", NULL};
-
 static bool tl_bool_mask(const tl_pred_ctx *c, TSNode n, int depth) {
   if (depth > TL_PRED_MAX_DEPTH || ts_node_is_null(n)) return false;
   n = tl_unparen(n);
@@ -256,12 +253,9 @@ static bool tl_bool_mask(const tl_pred_ctx *c, TSNode n, int depth) {
     free(callee);
     if (np) return false;
     /* a reshaped or copied mask is still a mask: m.unsqueeze(-1), m.expand_as(x), m.view(-1) */
-    static const char *const keep_dtype[] = {"unsqueeze", "squeeze", "expand", "expand_as", "view", "reshape",
-                                             "flatten", "transpose", "permute", "contiguous", "clone", "detach",
-                                             "repeat", "tile", "t", NULL};
-    if (tl_node_is(fn, "attribute") && tl_str_in(src + s, l, keep_dtype))
+    if (tl_node_is(fn, "attribute") && tl_str_in(src + s, l, tl_vocab_dtype_keeping_methods))
       return tl_bool_mask(c, TL_CHILD(fn, object), depth + 1);
-    if (tl_str_in(src + s, l, tl_bool_methods)) {
+    if (tl_str_in(src + s, l, tl_vocab_mask_methods)) {
       /* torch.isnan(x) / x.isnan(): a tensor unless x is a host value */
       TSNode subj = lib ? (ts_node_named_child_count(args) ? ts_node_named_child(args, 0) : (TSNode){0})
                         : TL_CHILD(fn, object);
@@ -322,9 +316,7 @@ static bool tl_is_no_grad_call(const tl_pred_ctx *c, TSNode n) {
   char *d = tl_dotted(fn, c->src);
   if (!d) return false;
   char *q = tl_model_resolve(c->m, d);
-  bool r = !strcmp(q, "torch.no_grad") || !strcmp(q, "torch.inference_mode") || !strcmp(q, "torch.autograd.no_grad") ||
-           !strcmp(q, "torch.autograd.inference_mode") || !strcmp(q, "paddle.no_grad") ||
-           !strcmp(q, "paddle.fluid.dygraph.no_grad");
+  bool r = tl_str_in(q, strlen(q), tl_vocab_no_grad_calls);
   if (!r && !strcmp(q, "torch.set_grad_enabled") && tl_node_is(n, "call")) {
     TSNode args = TL_CHILD(n, arguments);
     r = ts_node_named_child_count(args) == 1 && tl_node_text_eq(ts_node_named_child(args, 0), c->src, "False");
@@ -375,17 +367,6 @@ static bool tl_in_no_grad(const tl_pred_ctx *c, TSNode n) {
   }
   return false;
 }
-
-/* Results without autograd history: integer/boolean results, host copies, detached values. */
-static const char *const tl_graphless_methods[] = {"detach", "detach_", "item", "tolist", "numpy", "argmax",
-  "argmin", "argsort", "eq", "ne", "gt", "ge", "lt", "le", "long", "int", "bool", "byte", "short", "nonzero",
-  "size", "dim", "numel", "isnan", "isinf", "isfinite", "logical_and", "logical_or", "logical_not", "any", "all",
-  "count_nonzero", "data_ptr", "equal", "allclose", "element_size", "nelement", "get_device", "topk_indices",
-  "bincount", "sign", NULL};
-static const char *const tl_graphless_attrs[] = {"data", "grad", "shape", "dtype", "device", "ndim", "is_cuda",
-  "requires_grad", "grad_fn", "is_leaf", NULL};
-static const char *const tl_py_funcs[] = {"float", "int", "bool", "len", "str", "round", "repr", "abs", "list",
-  "tuple", "dict", "set", "sum", "max", "min", "isinstance", "format", "print", NULL};
 
 /* The right side of the tuple assignment that bound a name without a value of its own
  * (`logits, loss = model(x)`), found from the binding's end byte. */
@@ -471,7 +452,7 @@ static bool tl_name_keeps_graph(const tl_pred_ctx *c, TSNode n, int depth) {
     /* outputs.loss of `outputs = model(x)`; x.data, x.shape have no graph */
     TSNode attr = TL_CHILD(n, attribute);
     uint32_t s = ts_node_start_byte(attr);
-    if (tl_str_in(c->src + s, ts_node_end_byte(attr) - s, tl_graphless_attrs)) return false;
+    if (tl_str_in(c->src + s, ts_node_end_byte(attr) - s, tl_vocab_graphless_attrs)) return false;
     return tl_keeps_graph(c, TL_CHILD(n, object), depth + 1);
   }
   return false;
@@ -497,7 +478,7 @@ static bool tl_keeps_graph(const tl_pred_ctx *c, TSNode n, int depth) {
   TSNode args = TL_CHILD(n, arguments);
   if (tl_node_is(fn, "identifier")) {
     uint32_t s = ts_node_start_byte(fn), l = ts_node_end_byte(fn) - s;
-    if (tl_str_in(src + s, l, tl_py_funcs)) return false;
+    if (tl_str_in(src + s, l, tl_vocab_py_graphless_builtins)) return false;
     char *name = tl_node_text(fn, src);
     bool r = tl_is_model_call(c, name) ||
              ((tl_icontains(src + s, l, "loss") || tl_icontains(src + s, l, "criterion")) &&
@@ -509,7 +490,7 @@ static bool tl_keeps_graph(const tl_pred_ctx *c, TSNode n, int depth) {
   TSNode attr = TL_CHILD(fn, attribute);
   TSNode obj = TL_CHILD(fn, object);
   uint32_t s = ts_node_start_byte(attr), l = ts_node_end_byte(attr) - s;
-  if (tl_str_in(src + s, l, tl_graphless_methods)) return false;
+  if (tl_str_in(src + s, l, tl_vocab_graphless_methods)) return false;
   char *callee = tl_dotted(fn, src);
   if (callee) {
     char *q = tl_model_resolve(c->m, callee);

@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "tl_vocab.h"
+
 
 typedef TL_VEC(tl_ref) tl_refs;
 
@@ -88,13 +90,8 @@ static bool tl_class_ref(const tl_proj *p, int32_t fi, const char *name, tl_ref 
 }
 
 static bool tl_base_is_module(const char *b) {
-  static const char *const names[] = {"torch.nn.Module", "torch.nn.modules.module.Module", "nn.Module", "Module",
-    "paddle.nn.Layer", "paddle.nn.layer.layers.Layer", "nn.Layer", "torch.nn.Sequential", "torch.nn.ModuleList",
-    "lightning.LightningModule", "lightning.pytorch.LightningModule", "pytorch_lightning.LightningModule",
-    "pl.LightningModule", "L.LightningModule", "LightningModule", NULL};
-  for (size_t i = 0; names[i]; i++)
-    if (!strcmp(b, names[i])) return true;
   size_t n = strlen(b);
+  if (tl_str_in(b, n, tl_vocab_module_bases)) return true;
   return n > 16 && !strcmp(b + n - 16, ".LightningModule");
 }
 

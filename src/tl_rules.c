@@ -11,6 +11,7 @@
 
 #include "tl_builtin.h"
 #include "tl_source.h"
+#include "tl_vocab.h"
 
 static const char *const tl_pred_names[TL_PRED__COUNT] = {
   [TL_PRED_EQ] = "eq?", [TL_PRED_MATCH] = "match?", [TL_PRED_ANY_OF] = "any-of?",
@@ -61,6 +62,11 @@ static const struct { int caps; int strs; } tl_pred_arity[TL_PRED__COUNT] = {
 tl_ruleset *tl_ruleset_new(void) {
   tl_ruleset *rs = tl_calloc(1, sizeof *rs);
   rs->finding_cap = UINT32_MAX;
+  int err;
+  PCRE2_SIZE eo;
+  rs->eval_re = pcre2_compile((PCRE2_SPTR)tl_vocab_eval_names_re, PCRE2_ZERO_TERMINATED, 0, &err, &eo, NULL);
+  if (!rs->eval_re) abort(); /* a constant of the program */
+  tl_regex_jit(rs->eval_re);
   return rs;
 }
 
@@ -101,6 +107,7 @@ void tl_ruleset_delete(tl_ruleset *rs) {
   tl_ruleset_clear_query(rs);
   for (size_t i = 0; i < rs->rules.n; i++) tl_rule_free(rs->rules.v[i]);
   tl_vec_free(&rs->rules);
+  pcre2_code_free(rs->eval_re);
   free(rs);
 }
 

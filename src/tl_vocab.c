@@ -1,0 +1,72 @@
+/* tl_vocab.c - the framework vocabulary the analysis recognises (see tl_vocab.h). */
+#include "tl_vocab.h"
+
+#include <stddef.h>
+
+const char *const tl_vocab_reduction_methods[] = {"max", "_max", "min", "_min", "sum", "item", "amax", "amin",
+                                                  "argmax", "argmin", "count_nonzero", NULL};
+const char *const tl_vocab_tensor_methods[] = {"sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin",
+  "norm", "std", "var", "prod", "any", "all", "abs", "float", "double", "half", "detach", "clone", "_max", "_min",
+  "logsumexp", "squeeze", "unsqueeze", "view", "reshape", "cuda", NULL};
+const char *const tl_vocab_host_value_methods[] = {"item", "tolist", "numpy", NULL};
+const char *const tl_vocab_host_read_methods[] = {"item", "tolist", "numpy", "cpu", NULL};
+const char *const tl_vocab_truth_methods[] = {"any", "all", "max", "_max", "min", "_min", "sum", "amax", "amin",
+                                              "equal", "allclose", "isnan", "isinf", NULL};
+const char *const tl_vocab_mask_methods[] = {"bool", "eq", "ne", "gt", "ge", "lt", "le", "greater", "less",
+  "greater_equal", "less_equal", "not_equal", "equal_", "isnan", "isinf", "isfinite", "isneginf", "isposinf",
+  "isreal", "logical_and", "logical_or", "logical_not", "logical_xor", "isin", "signbit", NULL};
+const char *const tl_vocab_dtype_keeping_methods[] = {"unsqueeze", "squeeze", "expand", "expand_as", "view",
+  "reshape", "flatten", "transpose", "permute", "contiguous", "clone", "detach", "repeat", "tile", "t", NULL};
+const char *const tl_vocab_graphless_methods[] = {"detach", "detach_", "item", "tolist", "numpy", "argmax",
+  "argmin", "argsort", "eq", "ne", "gt", "ge", "lt", "le", "long", "int", "bool", "byte", "short", "nonzero",
+  "size", "dim", "numel", "isnan", "isinf", "isfinite", "logical_and", "logical_or", "logical_not", "any", "all",
+  "count_nonzero", "data_ptr", "equal", "allclose", "element_size", "nelement", "get_device", "topk_indices",
+  "bincount", "sign", NULL};
+const char *const tl_vocab_graphless_attrs[] = {"data", "grad", "shape", "dtype", "device", "ndim", "is_cuda",
+  "requires_grad", "grad_fn", "is_leaf", NULL};
+const char *const tl_vocab_same_place_attrs[] = {"data", "grad", "T", "mT", "H", "mH", "real", "imag", NULL};
+
+const char *const tl_vocab_torch_ctors[] = {
+  "zeros", "ones", "empty", "full", "arange", "range", "linspace", "logspace", "eye", "rand", "randn",
+  "randint", "randperm", "tensor", "as_tensor", "from_numpy", "FloatTensor", "LongTensor", "Tensor",
+  "DoubleTensor", "IntTensor", "BoolTensor", "ByteTensor", "HalfTensor", "zeros_like", "ones_like",
+  "empty_like", "full_like", "rand_like", "randn_like", NULL};
+const char *const tl_vocab_not_tensor_names[] = {"device", "Size", "dtype", "finfo", "iinfo", "typename", "numel",
+  "result_type", "promote_types", "can_cast", "Generator", "Stream", "Event", "no_grad", "enable_grad",
+  "inference_mode", NULL};
+const char *const tl_vocab_not_tensor_prefixes[] = {"torch.cuda.", "torch.distributed.", "torch.backends.",
+  "torch.jit.", "torch.fx.", "torch.onnx.", "torch.utils.data.", "paddle.device.", "paddle.distributed.", NULL};
+const char *const tl_vocab_no_grad_calls[] = {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad",
+  "torch.autograd.inference_mode", "paddle.no_grad", "paddle.fluid.dygraph.no_grad", NULL};
+const char *const tl_vocab_dataloader_classes[] = {"torch.utils.data.DataLoader",
+  "torch.utils.data.dataloader.DataLoader", "paddle.io.DataLoader", NULL};
+const char *const tl_vocab_module_bases[] = {"torch.nn.Module", "torch.nn.modules.module.Module", "nn.Module",
+  "Module", "paddle.nn.Layer", "paddle.nn.layer.layers.Layer", "nn.Layer", "torch.nn.Sequential",
+  "torch.nn.ModuleList", "lightning.LightningModule", "lightning.pytorch.LightningModule",
+  "pytorch_lightning.LightningModule", "pl.LightningModule", "L.LightningModule", "LightningModule", NULL};
+
+const char *const tl_vocab_py_scalar_builtins[] = {"len", "int", "float", "bool", "str", "round", "abs", "hash",
+  "isinstance", "repr", "format", "ord", "chr", NULL};
+const char *const tl_vocab_py_container_builtins[] = {"list", "dict", "tuple", "set", "sorted", "range",
+  "enumerate", "zip", "defaultdict", "OrderedDict", NULL};
+const char *const tl_vocab_py_graphless_builtins[] = {"float", "int", "bool", "len", "str", "round", "repr", "abs",
+  "list", "tuple", "dict", "set", "sum", "max", "min", "isinstance", "format", "print", NULL};
+const char *const tl_vocab_iter_wrappers[] = {"enumerate", "tqdm", "zip", "iter", "islice", "track",
+  "progress_bar", NULL};
+
+const char *const tl_vocab_config_names[] = {"args", "arg", "opt", "opts", "cfg", "config", "conf", "configs",
+  "hparams", "hp", "hps", "hyp", "params", "options", "flags", "settings", "hyperparams", "training_args",
+  "train_args", "train_cfg", "train_config", "model_args", NULL};
+const char *const tl_vocab_batch_size_names[] = {"b", "bs", "bsz", "n_batch", "nbatch", "batch_size", "batchsize",
+  NULL};
+const char *const tl_vocab_model_words[] = {"model", "net", "network", "module", "generator", "discriminator",
+  "encoder", "decoder", "backbone", "transformer", NULL};
+const char *const tl_vocab_factory_verbs[] = {"get", "set", "build", "make", "create", "load", "save", "init", "to",
+  "from", "find", "lookup", "register", "wrap", "unwrap", "prepare", "convert", "fuse", "swap", "replace", "named",
+  "iter", "is", "has", "copy", "fqn", "print", NULL};
+const char *const tl_vocab_accel_words[] = {"cuda", "cudnn", "nccl", "gpu", "gpus", "device", "devices",
+  "accelerator", "accelerators", "accelerate", "xla", "mps", "npu", "tpu", "xpu", "hpu", "mlu", "ipu", "rocm",
+  "paddle", "paddlepaddle", "lightning", "deepspeed", "transformers", "dataparallel", "distributeddataparallel",
+  "fsdp", "megatron", "colossalai", "apex", "triton", NULL};
+const char tl_vocab_eval_names_re[] =
+    "(?i)(^|[^a-z])(val|valid|validation|eval|evaluation|test|testing|dev)([^a-z]|$|loader|set|data|dl)";

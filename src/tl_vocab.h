@@ -1,0 +1,66 @@
+/* tl_vocab.h - the framework vocabulary the analysis recognises: method, function and name word
+ * lists of PyTorch, PaddlePaddle, NumPy and Python, in one place. Every list is NULL-terminated,
+ * read-only and lives as long as the program; test membership with tl_str_in. */
+#ifndef TL_VOCAB_H
+#define TL_VOCAB_H
+
+/* ---- tensor methods ---- */
+/* Reductions whose result is a device value that a Python use reads: `x.max()`, `x.sum()`. */
+extern const char *const tl_vocab_reduction_methods[];
+/* Methods that return a tensor: evidence that their receiver is one (`t.mean()`, `t.cuda()`). */
+extern const char *const tl_vocab_tensor_methods[];
+/* Methods that copy a tensor's value to the host as a Python value or array. */
+extern const char *const tl_vocab_host_value_methods[];
+/* The same and `.cpu()`: every method that reads a device tensor on the host. */
+extern const char *const tl_vocab_host_read_methods[];
+/* Methods whose truth value in a condition needs the tensor's value (`if t.any():`). */
+extern const char *const tl_vocab_truth_methods[];
+/* Methods that give a boolean tensor (a mask). */
+extern const char *const tl_vocab_mask_methods[];
+/* Methods that keep a tensor's dtype (a reshaped or copied mask is still a mask). */
+extern const char *const tl_vocab_dtype_keeping_methods[];
+/* Methods whose result carries no autograd history (integer or boolean results, host copies,
+ * detached values), and attributes likewise. */
+extern const char *const tl_vocab_graphless_methods[];
+extern const char *const tl_vocab_graphless_attrs[];
+/* Attributes that live where their tensor lives: `x.data`, `p.grad`, `x.T`. */
+extern const char *const tl_vocab_same_place_attrs[];
+
+/* ---- library functions ---- */
+/* torch.<ctor>(...) builds a tensor, on the CPU unless `device=` says otherwise. */
+extern const char *const tl_vocab_torch_ctors[];
+/* The last component of torch/paddle names that do not make a tensor (`torch.device`,
+ * `torch.finfo`), and the module prefixes whose functions do not (`torch.cuda.`). */
+extern const char *const tl_vocab_not_tensor_names[];
+extern const char *const tl_vocab_not_tensor_prefixes[];
+/* Context managers and decorators that turn gradients off (resolved names). */
+extern const char *const tl_vocab_no_grad_calls[];
+/* DataLoader classes (resolved names). */
+extern const char *const tl_vocab_dataloader_classes[];
+/* Base classes that make a class a Module/Layer (resolved or as written). */
+extern const char *const tl_vocab_module_bases[];
+
+/* ---- Python ---- */
+/* Builtins that return a Python scalar or string, and ones that return a container. */
+extern const char *const tl_vocab_py_scalar_builtins[];
+extern const char *const tl_vocab_py_container_builtins[];
+/* Builtins whose result has no autograd graph (`float(loss)`, `len(x)`). */
+extern const char *const tl_vocab_py_graphless_builtins[];
+/* Calls that wrap an iterable and yield its items (`enumerate(loader)`, `tqdm(loader)`). */
+extern const char *const tl_vocab_iter_wrappers[];
+
+/* ---- names ---- */
+/* Receivers that are configuration objects (`args`, `cfg`, `hparams`), in lower case. */
+extern const char *const tl_vocab_config_names[];
+/* Names of a batch size (`bs`, `batch_size`), in lower case. */
+extern const char *const tl_vocab_batch_size_names[];
+/* Words that name a model object (`model`, `net`, `encoder`), in lower case. */
+extern const char *const tl_vocab_model_words[];
+/* Verbs of functions that look a model up or make one (`get_module`, `build_model`). */
+extern const char *const tl_vocab_factory_verbs[];
+/* Words of code that may run on an accelerator (see docs/hot-code.md, CPU-only projects). */
+extern const char *const tl_vocab_accel_words[];
+/* A regular expression (PCRE2) for names of validation or test data (`val_loader`, `test_set`). */
+extern const char tl_vocab_eval_names_re[];
+
+#endif
