@@ -4,11 +4,12 @@
 
 #include "tl_internal.h"
 
+/* Limits of phase 1 (docs/limits.md): one file's parse, and the query's matches in progress. */
+#define TL_PARSE_TIMEOUT_US (20u * 1000u * 1000u)
+#define TL_QUERY_MATCH_LIMIT 4096u
+
 /* A project predicate of a match, evaluated once the whole project is known: the predicate and
  * its capture's byte range. */
-/* Limits of every regex match (user rules' regexes included): PCRE2's backtracking steps and depth. */
-#define TL_REGEX_MATCH_LIMIT 100000u
-#define TL_REGEX_DEPTH_LIMIT 2000u
 
 typedef struct {
   const tl_pred *pred;    /* owned by the ruleset */

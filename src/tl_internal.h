@@ -2,107 +2,17 @@
 #ifndef TL_INTERNAL_H
 #define TL_INTERNAL_H
 
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
+#include "tl_regex.h"
 #include <tree_sitter/api.h>
 
 #include "trainlint.h"
 #include "tl_ast.h"
 #include "tl_map.h"
 #include "tl_suppress.h"
+#include "tl_pred.h"
 
-
-/* ---- regular expressions ----
- * Rule regexes are JIT-compiled (tl_regex_jit) when PCRE2 can; tl_regex_match runs the JIT code
- * and, when the JIT stops at one of its own limits (match limit, JIT stack), runs the
- * interpreter, so that a verdict never depends on whether JIT was available. */
-void tl_regex_jit(pcre2_code *re);
-/* What PCRE2's own analysis of a regex (pcre2_pattern_info) says every match needs: at least
- * `minlen` characters and, for an anchored regex, a first byte among `first`. tl_rx_may is false
- * only when the regex cannot match a text: a quick no before a match call, which costs several
- * hundred instructions even on a short name. */
-typedef struct {
-  uint32_t minlen;
-  bool first_known;
-  uint8_t first[32]; /* bit b: a match may start with byte b */
-} tl_rx_pre;
-void tl_rx_pre_init(tl_rx_pre *p, const pcre2_code *re);
-static inline bool tl_rx_may(const tl_rx_pre *p, const char *s, size_t n) {
-  if (n < p->minlen) return false; /* n bytes hold at most n characters */
-  if (p->first_known) {
-    unsigned char b = (unsigned char)s[0]; /* n >= minlen >= 1 */
-    return (p->first[b >> 3] >> (b & 7)) & 1;
-  }
-  return true;
-}
-/* `options`: pcre2_match options (PCRE2_NO_UTF_CHECK for text already checked). */
-int tl_regex_match(const pcre2_code *re, const char *s, size_t n, uint32_t options, pcre2_match_data *md,
-                   pcre2_match_context *mctx);
 
 /* ---- rules (tl_rules.c) ---- */
-
-typedef enum {
-  TL_PRED_EQ,            /* #eq? @a "s" | @a @b */
-  TL_PRED_MATCH,         /* #match? @a "regex" (PCRE2) */
-  TL_PRED_ANY_OF,        /* #any-of? @a "s1" "s2" ... */
-  TL_PRED_RESOLVES_TO,   /* #resolves-to? @a "torch.arange" ...: dotted name via imports */
-  TL_PRED_RESOLVES_MATCH,/* #resolves-match? @a "regex" */
-  TL_PRED_MAYBE_DEVICE,  /* #maybe-device? @a: not known to live on the CPU */
-  TL_PRED_TENSOR,        /* #tensor? @a: evidence that @a is a (device) tensor value */
-  TL_PRED_HAS_REDUCTION, /* #has-reduction? @a: a tensor reduction inside @a; sets @focus */
-  TL_PRED_BATCH_BOUND,   /* #batch-bound? @a: a batch-size-like loop bound */
-  TL_PRED_INDEXES_WITH,  /* #indexes-with? @body @var: tensor indexing by the loop variable */
-  TL_PRED_FORCED_CONST,  /* #forced-constant? @a: forces 0/1; binds @configured when one branch is configurable */
-  TL_PRED_TRAINING_LOADER,/* #training-loader? @call: not a validation/test loader */
-  TL_PRED_ARG_COUNT,     /* #arg-count? @args "N": N positional arguments */
-  TL_PRED_RECEIVER_MATCH,/* #receiver-match? @a "regex": last identifier of an attribute chain */
-  TL_PRED_TENSOR_COND,   /* #tensor-condition? @a: a condition whose truth needs a device value */
-  TL_PRED_EARLY_EXIT,    /* #early-exit? @if: the block only breaks/returns (a data-dependent loop exit) */
-  TL_PRED_SET_SEVERITY,  /* #set-severity! "info": this match's severity (a directive, always true) */
-  TL_PRED_HAS_KWARG,     /* #has-kwarg? @args "name": the argument list has keyword `name` */
-  TL_PRED_KWARG_MATCH,   /* #kwarg-match? @args "name" "regex": keyword `name` exists and its value matches */
-  TL_PRED_FILE_MATCH,    /* #file-match? "regex": the file's text matches (e.g. uses CUDA at all) */
-  TL_PRED_NEEDS_DEVICE,  /* #needs-device-value? @a: evaluating @a as a Python value reads a device value */
-  TL_PRED_IN_IF,         /* #in-if? @a "regex": @a runs only when an enclosing `if` tests a flag named like regex */
-  TL_PRED_INSIDE,        /* #inside? @a "type" ...: an enclosing node (in the same function) has one of the types */
-  TL_PRED_NEXT_STMT,     /* #next-statement-match? @a "regex": the statement run after @a's starts with a match */
-  TL_PRED_VALUE_FROM,    /* #value-from? @a "regex": @a is (bound to) a call of a function whose name matches */
-  TL_PRED_BOOL_MASK,     /* #bool-mask? @a: @a is a boolean tensor (a comparison, `.bool()`, `isnan`, ...) */
-  TL_PRED_ASSIGN_TARGET, /* #assignment-target? @a: @a is written by an `=` assignment (not read) */
-  TL_PRED_KEEPS_GRAPH,   /* #keeps-graph? @a: a model/criterion output, not detached, outside no_grad */
-  TL_PRED_STEP_ACCUM,    /* #step-accumulator? @a: the container/variable outlives the step (not backpropagated) */
-  TL_PRED_ACCUM_STEP,    /* #accumulation-step? @call: runs every iteration of a loop whose optimizer step runs every N */
-  TL_PRED_IN_NO_SYNC,    /* #in-no-sync? @call: inside `with model.no_sync()` (or the function turns gradient sync off) */
-  TL_PRED_LOOP_MODEL_FROM,/* #loop-model-from? @a "regex": an object called in @a's loop was made by a matching call */
-  TL_PRED_LOOP_MODEL_PARAM,/* #loop-model-param? @a: a model called in @a's loop comes from the caller (a parameter) */
-  TL_PRED_IN_BLOCK,      /* #in-block? @s "field" ...: @s is a statement of a block its parent holds in one of the fields */
-  TL_PRED_BRANCH_COND,   /* #branch-condition-match? @s "regex": the `if`/`elif` whose branch holds @s tests a match (vacuous) */
-  TL_PRED_BRANCH_BLOCK,  /* #branch-block-match? @s "regex": the `if`/`elif` branch holding @s matches (vacuous) */
-  TL_PRED_PARENT,        /* #parent! @a @b "type" ...: binds @b to @a's parent, which has one of the types */
-  TL_PRED_FIELD,         /* #field! @a "field" @b: binds @b to @a's child in that field */
-  TL_PRED_CHILD,         /* #child! @a @b ["type" ...]: binds @b to @a's first named child (of one of the types) */
-  TL_PRED_NEXT_SIBLING,  /* #next-sibling! @a @b: binds @b to @a's next named sibling (a comment counts) */
-  TL_PRED_LAST_CHILD,    /* #last-child! @a @b: binds @b to @a's last named child (a comment counts) */
-  TL_PRED_TYPE,          /* #type? @a "type" ...: the node has one of the grammar types */
-  TL_PRED_CHILD_COUNT,   /* #child-count? @a "N": the node has N named children (comments count) */
-  TL_PRED_PASSES_TENSOR, /* #passes-tensor? @args: an argument, or a value formatted into one, is a tensor (#tensor?) */
-  TL_PRED_PROJECT_MATCH, /* #project-match? "regex": some file of the project matches (deferred: project predicate) */
-  TL_PRED_TRAINING_LOOP, /* #training-loop? @loop: a step loop running backward and an optimizer step (deferred) */
-  TL_PRED__COUNT
-} tl_pred_op;
-
-typedef struct {
-  tl_pred_op op;
-  bool negated;
-  uint32_t cap[2];       /* capture ids; UINT32_MAX when absent */
-  char **strs;           /* string arguments */
-  size_t nstrs;
-  pcre2_code *re;        /* for MATCH / RESOLVES_MATCH / RECEIVER_MATCH */
-  uint32_t memo;         /* patterns sharing a structure: equal pure predicates share this key (0: none) */
-  TSFieldId field;       /* #field!: the grammar's id of the field named by strs[0] */
-  uint8_t rbit;          /* #match?/#resolves-match?: 1 + the regex's number in the verdict cache (0: not cached) */
-  tl_rx_pre rpre;        /* for re: a quick no (tl_rx_may) */
-} tl_pred;
 
 typedef enum { TL_FIXOP_REPLACE, TL_FIXOP_DELETE, TL_FIXOP_INSERT_BEFORE, TL_FIXOP_INSERT_AFTER } tl_fixop_kind;
 
@@ -312,39 +222,5 @@ TSNode tl_model_binding_value(const tl_file_model *m, const char *name, int32_t 
 const tl_binding *tl_model_binding(const tl_file_model *m, const char *name, int32_t func, uint32_t before);
 /* TL_WORK_* of a call by its dotted callee text ("self.model" -> TL_WORK_MODEL). */
 unsigned tl_model_call_work(const char *callee);
-
-/* ---- predicates on syntax and the file model (tl_preds.c) ---- */
-
-typedef struct {
-  const tl_file_model *m;
-  const char *src;
-  int32_t func;                /* innermost function of the match */
-  pcre2_match_data *md;
-  pcre2_match_context *mctx;
-} tl_pred_ctx;
-
-bool tl_pred_in_if(const tl_pred_ctx *c, TSNode n, const pcre2_code *re);
-bool tl_pred_inside(TSNode n, char *const *types, size_t ntypes);
-bool tl_pred_in_block(TSNode n, char *const *fields, size_t nfields);
-/* The `if`/`elif` whose consequence directly holds statement n (null node if none); *block: that block. */
-TSNode tl_pred_branch_owner(TSNode n, TSNode *block);
-bool tl_pred_next_statement(const tl_pred_ctx *c, TSNode n, const pcre2_code *re);
-bool tl_pred_value_from(const tl_pred_ctx *c, TSNode n, const pcre2_code *re);
-bool tl_pred_bool_mask(const tl_pred_ctx *c, TSNode n);
-bool tl_pred_assignment_target(TSNode n);
-bool tl_pred_keeps_graph(const tl_pred_ctx *c, TSNode n);
-bool tl_pred_step_accumulator(const tl_pred_ctx *c, TSNode n);
-bool tl_pred_accumulation_step(const tl_pred_ctx *c, TSNode n);
-bool tl_pred_in_no_sync(const tl_pred_ctx *c, TSNode n);
-bool tl_pred_loop_model_from(const tl_pred_ctx *c, TSNode n, const pcre2_code *re);
-bool tl_pred_loop_model_param(const tl_pred_ctx *c, TSNode n);
-/* Project predicates are evaluated after the project pass (tl_engine.c), on the capture's range. */
-#define TL_MAX_BOUND 8 /* captures one match may bind with #parent!/#field! */
-/* Binding predicates set a capture the pattern does not match itself (see tl_rules.c). */
-static inline bool tl_pred_is_binding(tl_pred_op op) {
-  return op == TL_PRED_PARENT || op == TL_PRED_FIELD || op == TL_PRED_CHILD || op == TL_PRED_NEXT_SIBLING ||
-         op == TL_PRED_LAST_CHILD;
-}
-static inline bool tl_pred_is_project(tl_pred_op op) { return op == TL_PRED_PROJECT_MATCH || op == TL_PRED_TRAINING_LOOP; }
 
 #endif

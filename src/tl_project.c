@@ -336,46 +336,7 @@ static void tl_project_loop_work(tl_proj *p) {
 bool tl_project_deferred_hold(tl_analysis *a, size_t fi, const tl_candidate *c, pcre2_match_data *md) {
   for (size_t k = 0; k < c->deferred.n; k++) {
     const tl_deferred *d = &c->deferred.v[k];
-    bool r = false;
-    if (d->pred->op == TL_PRED_PROJECT_MATCH) {
-      size_t j = 0;
-      while (j < a->pmatch.n && a->pmatch.v[j].pred != d->pred) j++;
-      if (j == a->pmatch.n) {
-        /* over the code of each file (comments and docstrings blanked), with the usual limits */
-        tl_pmatch pm = {d->pred, false};
-        pcre2_match_context *mctx = pcre2_match_context_create(NULL);
-        pcre2_set_match_limit(mctx, TL_REGEX_MATCH_LIMIT);
-        pcre2_set_depth_limit(mctx, TL_REGEX_DEPTH_LIMIT);
-        /* the files with a verdict kept from an earlier run first: a file that matches spares the
-         * scan of the others (an edited file's, on every keystroke) */
-        for (int pass = 0; pass < 2 && !pm.result; pass++)
-          for (size_t i = 0; i < a->files.n && !pm.result; i++) {
-            tl_file *f = &a->files.v[i];
-            if (!f->ok || !f->text) continue;
-            /* each file's verdict is kept until the file changes (an editor re-runs one file) */
-            size_t v = 0;
-            while (v < f->pfmatch.n && f->pfmatch.v[v].pred != d->pred) v++;
-            if (v == f->pfmatch.n) {
-              if (pass == 0) continue;
-              /* (f->text was checked to be UTF-8 when read, and blanking keeps it so) */
-              char *code = f->code && f->code_is_text ? f->code : tl_code_text(f->text, f->len, true);
-              tl_filematch fm = {d->pred, tl_regex_match(d->pred->re, code, f->len, PCRE2_NO_UTF_CHECK, md, mctx) >= 0};
-              if (code != f->code) free(code);
-              tl_vec_push(&f->pfmatch, fm);
-            }
-            pm.result = f->pfmatch.v[v].result;
-          }
-        pcre2_match_context_free(mctx);
-        tl_vec_push(&a->pmatch, pm);
-      }
-      r = a->pmatch.v[j].result;
-    } else if (d->pred->op == TL_PRED_TRAINING_LOOP && fi < a->loop_work.n) {
-      const tl_file_model *m = &a->files.v[fi].model;
-      for (size_t l = 0; l < m->loops.n && !r; l++)
-        if (m->loops.v[l].start == d->start)
-          r = a->step_loops.v[fi][l] &&
-              (a->loop_work.v[fi][l] & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP)) == (TL_WORK_BACKWARD | TL_WORK_OPT_STEP);
-    }
+    bool r = d->pred->def->project(a, fi, d->pred, d->start, d->end, md);
     if (d->pred->negated) r = !r;
     if (!r) return false;
   }

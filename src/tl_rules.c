@@ -13,52 +13,6 @@
 #include "tl_source.h"
 #include "tl_vocab.h"
 
-static const char *const tl_pred_names[TL_PRED__COUNT] = {
-  [TL_PRED_EQ] = "eq?", [TL_PRED_MATCH] = "match?", [TL_PRED_ANY_OF] = "any-of?",
-  [TL_PRED_RESOLVES_TO] = "resolves-to?", [TL_PRED_RESOLVES_MATCH] = "resolves-match?",
-  [TL_PRED_MAYBE_DEVICE] = "maybe-device?", [TL_PRED_TENSOR] = "tensor?",
-  [TL_PRED_HAS_REDUCTION] = "has-reduction?", [TL_PRED_BATCH_BOUND] = "batch-bound?",
-  [TL_PRED_INDEXES_WITH] = "indexes-with?", [TL_PRED_FORCED_CONST] = "forced-constant?",
-  [TL_PRED_TRAINING_LOADER] = "training-loader?", [TL_PRED_ARG_COUNT] = "arg-count?",
-  [TL_PRED_RECEIVER_MATCH] = "receiver-match?", [TL_PRED_TENSOR_COND] = "tensor-condition?",
-  [TL_PRED_EARLY_EXIT] = "early-exit?", [TL_PRED_SET_SEVERITY] = "set-severity!",
-  [TL_PRED_HAS_KWARG] = "has-kwarg?", [TL_PRED_KWARG_MATCH] = "kwarg-match?", [TL_PRED_FILE_MATCH] = "file-match?",
-  [TL_PRED_NEEDS_DEVICE] = "needs-device-value?", [TL_PRED_IN_IF] = "in-if?", [TL_PRED_INSIDE] = "inside?",
-  [TL_PRED_NEXT_STMT] = "next-statement-match?", [TL_PRED_VALUE_FROM] = "value-from?",
-  [TL_PRED_BOOL_MASK] = "bool-mask?", [TL_PRED_ASSIGN_TARGET] = "assignment-target?",
-  [TL_PRED_KEEPS_GRAPH] = "keeps-graph?", [TL_PRED_STEP_ACCUM] = "step-accumulator?",
-  [TL_PRED_ACCUM_STEP] = "accumulation-step?", [TL_PRED_IN_NO_SYNC] = "in-no-sync?",
-  [TL_PRED_LOOP_MODEL_FROM] = "loop-model-from?", [TL_PRED_PROJECT_MATCH] = "project-match?",
-  [TL_PRED_TRAINING_LOOP] = "training-loop?", [TL_PRED_LOOP_MODEL_PARAM] = "loop-model-param?",
-  [TL_PRED_IN_BLOCK] = "in-block?", [TL_PRED_BRANCH_COND] = "branch-condition-match?",
-  [TL_PRED_BRANCH_BLOCK] = "branch-block-match?", [TL_PRED_PARENT] = "parent!", [TL_PRED_FIELD] = "field!",
-  [TL_PRED_CHILD] = "child!", [TL_PRED_NEXT_SIBLING] = "next-sibling!",
-  [TL_PRED_LAST_CHILD] = "last-child!", [TL_PRED_TYPE] = "type?", [TL_PRED_CHILD_COUNT] = "child-count?",
-  [TL_PRED_PASSES_TENSOR] = "passes-tensor?",
-};
-
-/* How many capture and string arguments each predicate takes (-1: one or more strings, -2: any). */
-static const struct { int caps; int strs; } tl_pred_arity[TL_PRED__COUNT] = {
-  [TL_PRED_EQ] = {1, 1}, /* or two captures, handled specially */
-  [TL_PRED_MATCH] = {1, 1}, [TL_PRED_ANY_OF] = {1, -1},
-  [TL_PRED_RESOLVES_TO] = {1, -1}, [TL_PRED_RESOLVES_MATCH] = {1, 1},
-  [TL_PRED_MAYBE_DEVICE] = {1, 0}, [TL_PRED_TENSOR] = {1, 0},
-  [TL_PRED_HAS_REDUCTION] = {1, 0}, [TL_PRED_BATCH_BOUND] = {1, 0},
-  [TL_PRED_INDEXES_WITH] = {2, 0}, [TL_PRED_FORCED_CONST] = {1, 0},
-  [TL_PRED_TRAINING_LOADER] = {1, 0}, [TL_PRED_ARG_COUNT] = {1, 1},
-  [TL_PRED_RECEIVER_MATCH] = {1, 1}, [TL_PRED_TENSOR_COND] = {1, 0}, [TL_PRED_EARLY_EXIT] = {1, 0},
-  [TL_PRED_SET_SEVERITY] = {0, 1}, [TL_PRED_HAS_KWARG] = {1, 1}, [TL_PRED_KWARG_MATCH] = {1, 2},
-  [TL_PRED_FILE_MATCH] = {0, 1},
-  [TL_PRED_NEEDS_DEVICE] = {1, 0}, [TL_PRED_IN_IF] = {1, 1}, [TL_PRED_INSIDE] = {1, -1},
-  [TL_PRED_NEXT_STMT] = {1, 1}, [TL_PRED_VALUE_FROM] = {1, 1}, [TL_PRED_BOOL_MASK] = {1, 0},
-  [TL_PRED_ASSIGN_TARGET] = {1, 0}, [TL_PRED_KEEPS_GRAPH] = {1, 0}, [TL_PRED_STEP_ACCUM] = {1, 0},
-  [TL_PRED_ACCUM_STEP] = {1, 0}, [TL_PRED_IN_NO_SYNC] = {1, 0}, [TL_PRED_LOOP_MODEL_FROM] = {1, 1},
-  [TL_PRED_PROJECT_MATCH] = {0, 1}, [TL_PRED_TRAINING_LOOP] = {1, 0}, [TL_PRED_LOOP_MODEL_PARAM] = {1, 0},
-  [TL_PRED_IN_BLOCK] = {1, -1}, [TL_PRED_BRANCH_COND] = {1, 1}, [TL_PRED_BRANCH_BLOCK] = {1, 1},
-  [TL_PRED_PARENT] = {2, -1}, [TL_PRED_FIELD] = {2, 1}, [TL_PRED_CHILD] = {2, -2}, [TL_PRED_NEXT_SIBLING] = {2, 0}, [TL_PRED_LAST_CHILD] = {2, 0}, [TL_PRED_TYPE] = {1, -1}, [TL_PRED_CHILD_COUNT] = {1, 1},
-  [TL_PRED_PASSES_TENSOR] = {1, 0},
-};
-
 tl_ruleset *tl_ruleset_new(void) {
   tl_ruleset *rs = tl_calloc(1, sizeof *rs);
   rs->finding_cap = UINT32_MAX;
@@ -374,19 +328,17 @@ static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, uint
     p.cap[0] = p.cap[1] = UINT32_MAX;
     const char *base = name;
     if (!strncmp(base, "not-", 4)) { p.negated = true; base += 4; }
-    int op = -1;
-    for (int k = 0; k < TL_PRED__COUNT; k++)
-      if (tl_pred_names[k] && !strcmp(base, tl_pred_names[k])) op = k;
+    const tl_pred_def *d = tl_pred_lookup(base, strlen(base));
     uint32_t line, col;
-    if (op < 0) {
+    if (!d) {
       tl_pred_pos(r, q, pi, text_at, name, &line, &col);
       tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "unknown predicate #%s", name);
       ok = false;
       i = j + 1;
       continue;
     }
-    p.op = (tl_pred_op)op;
-    if (p.negated && tl_pred_is_binding(p.op)) {
+    p.def = d;
+    if (p.negated && (d->flags & TL_PF_BIND)) {
       tl_pred_pos(r, q, pi, text_at, name, &line, &col);
       tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "#%s: a binding predicate has no not- form", name);
       ok = false;
@@ -405,23 +357,21 @@ static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, uint
     }
     p.strs = strs.v;
     p.nstrs = strs.n;
-    int want_caps = tl_pred_arity[op].caps, want_strs = tl_pred_arity[op].strs;
-    bool arity_ok = (op == TL_PRED_EQ) ? (ncaps == 2 && strs.n == 0) || (ncaps == 1 && strs.n == 1)
-                    : ncaps == want_caps && (want_strs == -2 || (want_strs < 0 ? strs.n >= 1 : (int)strs.n == want_strs));
+    int want_caps = d->caps, want_strs = d->strs;
+    bool arity_ok = (ncaps == want_caps && (want_strs == -2 || (want_strs < 0 ? strs.n >= 1 : (int)strs.n == want_strs))) ||
+                    ((d->flags & TL_PF_OR_CAPTURE) && ncaps == want_caps + 1 && strs.n == 0);
     if (!arity_ok) {
       tl_pred_pos(r, q, pi, text_at, name, &line, &col);
       tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "#%s takes %d capture(s) and %s string(s)", name,
                    want_caps, want_strs == -2 ? "any number of" : want_strs < 0 ? "one or more" : want_strs ? "one" : "no");
       ok = false;
     }
-    if (arity_ok && (op == TL_PRED_MATCH || op == TL_PRED_RESOLVES_MATCH || op == TL_PRED_RECEIVER_MATCH ||
-                     op == TL_PRED_KWARG_MATCH || op == TL_PRED_FILE_MATCH || op == TL_PRED_IN_IF ||
-                     op == TL_PRED_NEXT_STMT || op == TL_PRED_VALUE_FROM || op == TL_PRED_LOOP_MODEL_FROM ||
-                     op == TL_PRED_PROJECT_MATCH || op == TL_PRED_BRANCH_COND || op == TL_PRED_BRANCH_BLOCK)) {
+    if (arity_ok && d->regex >= 0) {
       int err;
       PCRE2_SIZE eoff;
-      const char *pattern = p.strs[op == TL_PRED_KWARG_MATCH ? 1 : 0];
-      p.re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF | (op == TL_PRED_FILE_MATCH || op == TL_PRED_PROJECT_MATCH ? PCRE2_MULTILINE : 0), &err, &eoff, NULL);
+      const char *pattern = p.strs[d->regex];
+      p.re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
+                           PCRE2_UTF | (d->flags & TL_PF_MULTILINE ? PCRE2_MULTILINE : 0), &err, &eoff, NULL);
       tl_regex_jit(p.re);
       tl_rx_pre_init(&p.rpre, p.re);
       if (!p.re) {
@@ -433,28 +383,12 @@ static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, uint
         ok = false;
       }
     }
-    if (arity_ok && op == TL_PRED_SET_SEVERITY && strcmp(p.strs[0], "error") && strcmp(p.strs[0], "warning") &&
-        strcmp(p.strs[0], "info")) {
+    char *bad = arity_ok && d->prepare ? d->prepare(&p) : NULL;
+    if (bad) {
       tl_pred_pos(r, q, pi, text_at, name, &line, &col);
-      tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "#set-severity! takes error, warning or info");
+      tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "%s", bad);
+      free(bad);
       ok = false;
-    }
-    if (arity_ok && op == TL_PRED_FIELD) {
-      p.field = ts_language_field_id_for_name(tree_sitter_python(), p.strs[0], (uint32_t)strlen(p.strs[0]));
-      if (!p.field) {
-        tl_pred_pos(r, q, pi, text_at, name, &line, &col);
-        tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "#field!: the grammar has no field \"%s\"", p.strs[0]);
-        ok = false;
-      }
-    }
-    if (arity_ok && (op == TL_PRED_ARG_COUNT || op == TL_PRED_CHILD_COUNT)) {
-      char *end;
-      strtol(p.strs[0], &end, 10);
-      if (*end || !*p.strs[0]) {
-        tl_pred_pos(r, q, pi, text_at, name, &line, &col);
-        tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "#%s needs a number", base);
-        ok = false;
-      }
     }
     tl_vec_push(&out->preds, p);
     i = j + 1;
@@ -501,10 +435,8 @@ static void tl_query_bound_names(const char *q, tl_buf *out) {
     else if (c == '#') { /* a predicate: a binding one by the table of names */
       size_t k = i + 1;
       while (q[k] && !isspace((unsigned char)q[k]) && q[k] != '(' && q[k] != ')') k++;
-      for (int op = 0; op < TL_PRED__COUNT; op++)
-        if (tl_pred_names[op] && tl_pred_is_binding((tl_pred_op)op) && strlen(tl_pred_names[op]) == k - i - 1 &&
-            !strncmp(q + i + 1, tl_pred_names[op], k - i - 1))
-          bind_depth = depth;
+      const tl_pred_def *d = tl_pred_lookup(q + i + 1, k - i - 1);
+      if (d && (d->flags & TL_PF_BIND)) bind_depth = depth;
       i = k;
       continue;
     } else if (c == '@' && bind_depth >= 0) {
@@ -851,13 +783,10 @@ static bool tl_qsrc_build(tl_ruleset *rs, bool dedupe, tl_qsrc *out) {
 /* A pure predicate: its verdict (for a binding predicate: the node it binds) depends only on the
  * match (no focus or severity set, not deferred), so patterns checked on the same match may
  * share it. */
-static bool tl_pred_pure(const tl_pred *p) {
-  return !tl_pred_is_project(p->op) && p->op != TL_PRED_SET_SEVERITY && p->op != TL_PRED_HAS_REDUCTION &&
-         p->op != TL_PRED_FORCED_CONST;
-}
+static bool tl_pred_pure(const tl_pred *p) { return !(p->def->flags & (TL_PF_PROJECT | TL_PF_IMPURE)); }
 
 static bool tl_pred_same(const tl_pred *a, const tl_pred *b) {
-  if (a->op != b->op || a->negated != b->negated || a->cap[0] != b->cap[0] || a->cap[1] != b->cap[1] ||
+  if (a->def != b->def || a->negated != b->negated || a->cap[0] != b->cap[0] || a->cap[1] != b->cap[1] ||
       a->nstrs != b->nstrs)
     return false;
   for (size_t i = 0; i < a->nstrs; i++)
@@ -899,22 +828,19 @@ static void tl_pattern_gate(tl_pattern *pt) {
   size_t nb = 0;
   for (size_t i = 0; i < pt->preds.n; i++) {
     const tl_pred *g = &pt->preds.v[i];
-    if (tl_pred_is_binding(g->op)) {
+    if (tl_pred_is_binding(g)) {
       if (nb == TL_MAX_BOUND) return;
       bound[nb] = g->cap[1];
       by[nb++] = g;
       continue;
     }
-    bool test = !g->negated && g->cap[0] != UINT32_MAX &&
-                ((g->op == TL_PRED_EQ && g->cap[1] == UINT32_MAX) || g->op == TL_PRED_ANY_OF ||
-                 g->op == TL_PRED_RESOLVES_TO || g->op == TL_PRED_RESOLVES_MATCH || g->op == TL_PRED_MATCH ||
-                 g->op == TL_PRED_TYPE);
+    bool test = !g->negated && g->cap[0] != UINT32_MAX && g->cap[1] == UINT32_MAX && g->def->gate != TL_GATE_NONE;
     if (!test) continue;
     /* the latest binding of its capture, if any (a binding may re-point a matched capture) */
     const tl_pred *b = NULL;
     for (size_t k = nb; k-- > 0 && !b;)
       if (bound[k] == g->cap[0]) b = by[k];
-    if (b && b->op != TL_PRED_FIELD) continue;
+    if (b && !(b->def->flags & TL_PF_BIND_FIELD)) continue;
     if (b) { /* its source must be a matched capture: not bound before the #field! */
       bool src_bound = false;
       for (size_t k = 0; k < nb && by[k] != b; k++) src_bound = src_bound || bound[k] == b->cap[0];
@@ -937,9 +863,8 @@ static void tl_gate_keys(tl_ruleset *rs) {
     for (size_t m = 0; m <= rep->members.n && m < TL_GATE_POSITIONS; m++) {
       tl_pattern *pt = m == 0 ? rep : &rs->patterns.v[rep->members.v[m - 1]];
       const tl_pred *g = pt->gate, *b = pt->gate_field;
-      if (!g || g->op == TL_PRED_TYPE) continue;
-      tl_gate_key k = {b ? b->cap[0] : g->cap[0], b ? b->field : 0,
-                       g->op == TL_PRED_RESOLVES_TO || g->op == TL_PRED_RESOLVES_MATCH, 0, 0};
+      if (!g || g->def->gate == TL_GATE_TYPE) continue;
+      tl_gate_key k = {b ? b->cap[0] : g->cap[0], b ? b->field : 0, (g->def->flags & TL_PF_NAME) != 0, 0, 0};
       size_t i = 0;
       while (i < rep->gkeys.n && !(rep->gkeys.v[i].cap == k.cap && rep->gkeys.v[i].field == k.field &&
                                    rep->gkeys.v[i].name == k.name))
@@ -1009,7 +934,7 @@ static bool tl_ruleset_build(tl_ruleset *rs, const tl_qsrc *qs, tl_diags *diags)
   for (size_t p = 0; p < rs->patterns.n; p++)
     for (size_t i = 0; i < rs->patterns.v[p].preds.n; i++) {
       tl_pred *pr = &rs->patterns.v[p].preds.v[i];
-      if ((pr->op != TL_PRED_MATCH && pr->op != TL_PRED_RESOLVES_MATCH) || !pr->re || !pr->nstrs) continue;
+      if (pr->def->gate != TL_GATE_REGEX || !pr->re || !pr->nstrs) continue;
       size_t k = 0;
       while (k < rx.n && strcmp(rx.v[k], pr->strs[0])) k++;
       if (k == rx.n && rx.n < TL_RCACHE_BITS) tl_vec_push(&rx, pr->strs[0]);

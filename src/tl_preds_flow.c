@@ -1,0 +1,447 @@
+/* tl_preds_flow.c - predicates on loops and frequency: flags that make code run rarely, loops over
+ * a batch, accumulators that outlive a step, gradient accumulation and DDP's gradient sync, and
+ * loaders of training data. */
+#include "tl_match.h"
+
+#include <ctype.h>
+#include <string.h>
+#include <strings.h>
+
+#include "tl_vocab.h"
+
+#define TL_PRED_MAX_DEPTH 24
+
+static bool tl_flow__names_match(const tl_match_env *c, TSNode n, const pcre2_code *re, int depth) {
+  if (depth > TL_PRED_MAX_DEPTH || ts_node_is_null(n)) return false;
+  if (tl_node_is(n, "identifier")) {
+    uint32_t s = ts_node_start_byte(n);
+    return tl_match_re(c, re, c->src + s, ts_node_end_byte(n) - s);
+  }
+  if (tl_node_is(n, "not_operator") || tl_node_is(n, "lambda")) return false;
+  uint32_t k = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < k; i++)
+    if (tl_flow__names_match(c, ts_node_named_child(n, i), re, depth + 1)) return true;
+  return false;
+}
+
+/* Is the condition true only when a flag named like `re` is set (positive) / unset (negative)? */
+static bool tl_flow__cond_flag(const tl_match_env *c, TSNode cond, const pcre2_code *re, bool positive, int depth) {
+  if (depth > TL_PRED_MAX_DEPTH || ts_node_is_null(cond)) return false;
+  cond = tl_unparen(cond);
+  if (tl_node_is(cond, "not_operator"))
+    return tl_flow__cond_flag(c, TL_CHILD(cond, argument), re, !positive, depth + 1);
+  if (tl_node_is(cond, "boolean_operator")) {
+    TSNode op = TL_CHILD(cond, operator);
+    bool is_and = !ts_node_is_null(op) && !strncmp(c->src + ts_node_start_byte(op), "and", 3);
+    /* `flag and x` needs the flag; so does `not (not flag or x)` */
+    if (is_and != positive) return false;
+    return tl_flow__cond_flag(c, TL_CHILD(cond, left), re, positive, depth + 1) ||
+           tl_flow__cond_flag(c, TL_CHILD(cond, right), re, positive, depth + 1);
+  }
+  if (!positive) return false;
+  if (tl_node_is(cond, "identifier")) return tl_flow__names_match(c, cond, re, depth);
+  if (tl_node_is(cond, "attribute"))
+    return tl_flow__names_match(c, TL_CHILD(cond, attribute), re, depth);
+  /* is_debug(), logger.isEnabledFor(logging.DEBUG), cfg.debug_level > 0 */
+  if (tl_node_is(cond, "call") || tl_node_is(cond, "comparison_operator") || tl_node_is(cond, "subscript"))
+    return tl_flow__names_match(c, cond, re, depth);
+  return false;
+}
+
+static bool tl_flow__in_if_flag(const tl_match_env *c, TSNode n, const pcre2_code *re) {
+  TSNode child = n;
+  tl_up up;
+  tl_up_init(&up, n);
+  for (TSNode p = tl_up_next(&up); !ts_node_is_null(p) && !tl_is_scope(p); child = p, p = tl_up_next(&up)) {
+    if (tl_node_is(p, "if_statement") || tl_node_is(p, "elif_clause")) {
+      TSNode body = TL_CHILD(p, consequence);
+      if (ts_node_eq(body, child) &&
+          tl_flow__cond_flag(c, TL_CHILD(p, condition), re, true, 0))
+        return true;
+    } else if (tl_node_is(p, "else_clause")) {
+      /* `if not debug: ... else: <here>` */
+      TSNode owner = ts_node_parent(p);
+      if (tl_node_is(owner, "if_statement") &&
+          tl_flow__cond_flag(c, TL_CHILD(owner, condition), re, false, 0))
+        return true;
+    }
+  }
+  return false;
+}
+
+/* Does the expression mention the dotted name (as a name, attribute or the base of a subscript)? */
+static bool tl_flow__mentions_dotted(TSNode n, const char *src, const char *d, int depth) {
+  if (depth > 48 || ts_node_is_null(n)) return false;
+  if (tl_node_is(n, "identifier") || tl_node_is(n, "attribute")) {
+    char *x = tl_dotted(n, src);
+    bool r = x && !strcmp(x, d);
+    free(x);
+    if (r) return true;
+  }
+  uint32_t k = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < k; i++)
+    if (tl_flow__mentions_dotted(ts_node_named_child(n, i), src, d, depth + 1)) return true;
+  return false;
+}
+
+/* Is the accumulator backpropagated somewhere in the scope (gradient accumulation, a loss built
+ * from parts)? `acc.backward()`, `scaler.scale(acc).backward()`, `self.manual_backward(acc)`. */
+static bool tl_flow__backpropagated(TSNode n, const char *src, const char *d, int depth) {
+  if (depth > 400 || ts_node_is_null(n)) return false;
+  if (tl_node_is(n, "call")) {
+    TSNode fn = TL_CHILD(n, function);
+    TSNode name = tl_node_is(fn, "attribute") ? TL_CHILD(fn, attribute) : fn;
+    if ((tl_node_text_eq(name, src, "backward") || tl_node_text_eq(name, src, "manual_backward")) &&
+        tl_flow__mentions_dotted(n, src, d, 0))
+      return true;
+  }
+  uint32_t k = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < k; i++)
+    if (tl_flow__backpropagated(ts_node_named_child(n, i), src, d, depth + 1)) return true;
+  return false;
+}
+
+static bool tl_flow__step_accumulator(const tl_match_env *c, TSNode n) {
+  TSNode base = tl_unparen(n);
+  while (tl_node_is(base, "subscript")) base = tl_unparen(TL_CHILD(base, value));
+  if (!tl_node_is(base, "identifier") && !tl_node_is(base, "attribute")) return false;
+  char *d = tl_dotted(base, c->src);
+  if (!d || strchr(d, '(')) { free(d); return false; }
+  /* the enclosing function (or the module) */
+  TSNode scope = n;
+  tl_up up;
+  tl_up_init(&up, n);
+  for (TSNode p = tl_up_next(&up); !ts_node_is_null(p) && !tl_node_is(scope, "function_definition"); p = tl_up_next(&up))
+    scope = p;
+  bool r = false;
+  if (!tl_flow__backpropagated(scope, c->src, d, 0)) {
+    uint32_t at = ts_node_start_byte(n);
+    const tl_binding *b = tl_model_binding(c->m, d, c->func, at);
+    /* `total = total + x` continues the accumulator: look at the binding before it */
+    for (int guard = 0; b && !ts_node_is_null(tl_bvalue(c->m, b)) && guard < 16 &&
+                        tl_flow__mentions_dotted(tl_bvalue(c->m, b), c->src, d, 0);
+         guard++)
+      b = tl_model_binding(c->m, d, c->func, b->vstart); /* the value's start */
+    if (!b) {
+      /* state of the object: outlives every call of a per-step method */
+      r = !strncmp(d, "self.", 5);
+    } else {
+      /* bound before the outermost loop of this function that does per-step work itself */
+      int32_t step = -1;
+      for (int32_t l = tl_model_loop_at(c->m, at); l >= 0; l = c->m->loops.v[l].parent) {
+        const tl_loop *lp = &c->m->loops.v[l];
+        if (lp->func != c->func) break;
+        if (lp->iterates_loader || (lp->work & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP | TL_WORK_MODEL))) step = l;
+      }
+      r = step >= 0 && b->byte <= c->m->loops.v[step].start;
+    }
+  }
+  free(d);
+  return r;
+}
+
+/* The innermost loop of the function holding byte `at`, or -1. */
+static int32_t tl_flow__own_loop(const tl_match_env *c, uint32_t at) {
+  int32_t l = tl_model_loop_at(c->m, at);
+  return l >= 0 && c->m->loops.v[l].func == c->func ? l : -1;
+}
+
+/* Does the expression hold a remainder test (`(step + 1) % accum == 0`), also through a local
+ * name bound to one (`is_update = step % n == 0`)? String formatting (`"%d" % x`) is not one. */
+static bool tl_flow__has_modulo(const tl_match_env *c, TSNode n, int depth) {
+  if (depth > TL_PRED_MAX_DEPTH || ts_node_is_null(n) || tl_node_is(n, "lambda")) return false;
+  if (tl_node_is(n, "binary_operator")) {
+    TSNode op = ts_node_child_by_field_name(n, "operator", 8);
+    TSNode left = tl_unparen(ts_node_child_by_field_name(n, "left", 4));
+    if (!ts_node_is_null(op) && c->src[ts_node_start_byte(op)] == '%' && !tl_node_is(left, "string") &&
+        !tl_node_is(left, "concatenated_string"))
+      return true;
+  }
+  if (tl_node_is(n, "identifier") && depth < 4) {
+    char *d = tl_dotted(n, c->src);
+    TSNode v = d ? tl_model_binding_value(c->m, d, c->func, ts_node_start_byte(n)) : (TSNode){0};
+    free(d);
+    if (!ts_node_is_null(v) && tl_flow__has_modulo(c, v, depth + 4)) return true;
+  }
+  uint32_t k = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < k; i++)
+    if (tl_flow__has_modulo(c, ts_node_named_child(n, i), depth + 1)) return true;
+  return false;
+}
+
+/* Does an `if`/`elif` with a remainder test, between n and the loop starting at `from`, decide
+ * whether n runs? */
+static bool tl_flow__every_n(const tl_match_env *c, TSNode n, uint32_t from) {
+  TSNode child = n;
+  tl_up up;
+  tl_up_init(&up, n);
+  for (TSNode p = tl_up_next(&up); !ts_node_is_null(p) && !tl_is_scope(p) && ts_node_start_byte(p) >= from;
+       child = p, p = tl_up_next(&up)) {
+    if ((tl_node_is(p, "if_statement") || tl_node_is(p, "elif_clause")) &&
+        !ts_node_eq(child, ts_node_child_by_field_name(p, "condition", 9)) &&
+        tl_flow__has_modulo(c, ts_node_child_by_field_name(p, "condition", 9), 0))
+      return true;
+    if (tl_node_is(p, "else_clause") && tl_flow__has_modulo(c, ts_node_child_by_field_name(ts_node_parent(p), "condition", 9), 0))
+      return true;
+  }
+  return false;
+}
+
+static bool tl_flow__is_optimizer_step(const char *callee) {
+  if (!callee) return false;
+  if (tl_model_call_work(callee) & TL_WORK_OPT_STEP) return true;
+  /* self.optimizer_step(), optim_step(...): a helper named after the optimizer step */
+  const char *last = strrchr(callee, '.');
+  last = last ? last + 1 : callee;
+  return tl_icontains(last, strlen(last), "optim") && tl_icontains(last, strlen(last), "step");
+}
+
+static bool tl_flow__accumulation_step(const tl_match_env *c, TSNode n) {
+  int32_t l = tl_flow__own_loop(c, ts_node_start_byte(n));
+  if (l < 0) return false;
+  const tl_loop *lp = &c->m->loops.v[l];
+  if (tl_flow__every_n(c, n, lp->start)) return false; /* n itself runs every N iterations */
+  TSNode root = ts_tree_root_node(n.tree);
+  bool every_n = false;
+  for (size_t i = 0; i < c->m->calls.n; i++) {
+    const tl_call *cl = &c->m->calls.v[i];
+    if (cl->func != c->func || cl->byte < lp->start || cl->byte >= lp->end || !tl_flow__is_optimizer_step(cl->callee)) continue;
+    TSNode call = ts_node_descendant_for_byte_range(root, cl->byte, cl->byte + 1);
+    tl_up up;
+    tl_up_init(&up, call);
+    while (!ts_node_is_null(call) && !tl_node_is(call, "call")) call = tl_up_next(&up);
+    if (ts_node_is_null(call)) continue;
+    if (!tl_flow__every_n(c, call, lp->start)) return false; /* an optimizer step on every iteration */
+    every_n = true;
+  }
+  return every_n;
+}
+
+/* Does the expression (or, for a name, any value bound to it in the function) enter no_sync()? */
+static bool tl_flow__enters_no_sync(const tl_match_env *c, TSNode v) {
+  uint32_t s = ts_node_start_byte(v), e = ts_node_end_byte(v);
+  if (tl_icontains(c->src + s, e - s, "no_sync") || tl_icontains(c->src + s, e - s, ".accumulate(")) return true;
+  v = tl_unparen(v);
+  if (!tl_node_is(v, "identifier") && !tl_node_is(v, "attribute")) return false;
+  char *d = tl_dotted(v, c->src);
+  bool r = false;
+  for (size_t i = 0; d && i < c->m->bindings.n && !r; i++) {
+    const tl_binding *b = &c->m->bindings.v[i];
+    if (b->func != c->func || strcmp(b->name, d) || !b->vsym) continue; /* a value node, by its range */
+    uint32_t bs = b->vstart, be = b->vend;
+    r = tl_icontains(c->src + bs, be - bs, "no_sync");
+  }
+  free(d);
+  return r;
+}
+
+static bool tl_flow__in_no_sync(const tl_match_env *c, TSNode n) {
+  tl_up up;
+  tl_up_init(&up, n);
+  TSNode p = tl_up_next(&up);
+  for (; !ts_node_is_null(p) && !tl_is_scope(p); p = tl_up_next(&up)) {
+    if (!tl_node_is(p, "with_statement")) continue;
+    for (uint32_t i = 0; i < ts_node_named_child_count(p); i++) {
+      TSNode clause = ts_node_named_child(p, i);
+      if (!tl_node_is(clause, "with_clause")) continue;
+      for (uint32_t k = 0; k < ts_node_named_child_count(clause); k++) {
+        TSNode item = ts_node_named_child(clause, k);
+        TSNode v = ts_node_child_by_field_name(item, "value", 5);
+        if (!ts_node_is_null(v) && tl_flow__enters_no_sync(c, v)) return true;
+      }
+    }
+  }
+  /* `model.require_backward_grad_sync = False` somewhere in the function: it manages the sync */
+  if (!ts_node_is_null(p)) {
+    uint32_t s = ts_node_start_byte(p), e = ts_node_end_byte(p);
+    if (tl_icontains(c->src + s, e - s, "require_backward_grad_sync")) return true;
+  }
+  return false;
+}
+
+static bool tl_flow__name_is_batchlike(const char *s, size_t n) {
+  char low[64];
+  if (n >= sizeof low) return false;
+  for (size_t i = 0; i < n; i++) low[i] = (char)tolower((unsigned char)s[i]);
+  low[n] = 0;
+  if (tl_str_in(low, n, tl_vocab_batch_size_names)) return true;
+  return strstr(low, "batch") != NULL && strstr(low, "batches") == NULL && strstr(low, "idx") == NULL;
+}
+
+static bool tl_flow__is_batch_bound(const tl_match_env *e, TSNode n) {
+  n = tl_unparen(n);
+  const char *src = e->src;
+  if (tl_node_is(n, "identifier")) {
+    uint32_t s = ts_node_start_byte(n);
+    return tl_flow__name_is_batchlike(src + s, ts_node_end_byte(n) - s);
+  }
+  if (tl_node_is(n, "attribute")) {
+    TSNode a = TL_CHILD(n, attribute);
+    uint32_t s = ts_node_start_byte(a);
+    return tl_flow__name_is_batchlike(src + s, ts_node_end_byte(a) - s);
+  }
+  if (tl_node_is(n, "call")) {
+    TSNode fn = TL_CHILD(n, function);
+    TSNode args = TL_CHILD(n, arguments);
+    if (tl_node_is(fn, "identifier") && tl_node_text_eq(fn, src, "len") && ts_node_named_child_count(args) == 1) {
+      TSNode x = ts_node_named_child(args, 0);
+      /* a container named as a list (`logits_list`, `loss_lst`): one entry per head or loss term */
+      TSNode last = tl_node_is(x, "attribute") ? TL_CHILD(x, attribute) : x;
+      if (tl_node_is(last, "identifier")) {
+        uint32_t ls = ts_node_start_byte(last), ll = ts_node_end_byte(last) - ls;
+        if ((ll >= 4 && !strncasecmp(src + ls + ll - 4, "list", 4)) || (ll >= 4 && !strncasecmp(src + ls + ll - 4, "_lst", 4)))
+          return false;
+      }
+      tl_valkind k = tl_model_classify(e->m, x, src, e->func, 0);
+      return k != TL_VAL_LIST && k != TL_VAL_PY;
+    }
+    if (tl_node_is(fn, "attribute")) {
+      TSNode attr = TL_CHILD(fn, attribute);
+      if (tl_node_text_eq(attr, src, "size") && ts_node_named_child_count(args) == 1 &&
+          tl_node_text_eq(ts_node_named_child(args, 0), src, "0"))
+        return true;
+    }
+    return false;
+  }
+  if (tl_node_is(n, "subscript")) {
+    TSNode v = TL_CHILD(n, value);
+    TSNode sub = TL_CHILD(n, subscript);
+    if (tl_node_is(v, "attribute") && tl_node_text_eq(TL_CHILD(v, attribute), src, "shape") &&
+        tl_node_text_eq(sub, src, "0"))
+      return true;
+    if (tl_node_is(v, "call") && tl_node_text_eq(sub, src, "0")) {
+      TSNode fn = TL_CHILD(v, function);
+      if (tl_node_is(fn, "attribute") && tl_node_text_eq(TL_CHILD(fn, attribute), src, "size"))
+        return true;
+    }
+  }
+  return false;
+}
+
+static bool tl_flow__mentions(TSNode n, const char *src, const char *var, int depth) {
+  if (depth > 40 || ts_node_is_null(n)) return false;
+  if (tl_node_is(n, "identifier")) return tl_node_text_eq(n, src, var);
+  uint32_t k = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < k; i++)
+    if (tl_flow__mentions(ts_node_named_child(n, i), src, var, depth + 1)) return true;
+  return false;
+}
+
+/* Does `body` index a tensor with `var` (t[i], t[i, j], t[i][j]) outside a call of the result? */
+static bool tl_flow__indexes_with(const tl_match_env *e, TSNode n, const char *var, int depth) {
+  if (depth > 60 || ts_node_is_null(n)) return false;
+  if (tl_node_is(n, "subscript")) {
+    TSNode v = TL_CHILD(n, value);
+    bool uses = false;
+    for (uint32_t i = 0; i < ts_node_named_child_count(n) && !uses; i++) {
+      TSNode ch = ts_node_named_child(n, i);
+      /* t[i : i + mb] takes a chunk, not an element */
+      if (!ts_node_eq(ch, v) && !tl_node_is(ch, "slice")) uses = tl_flow__mentions(ch, e->src, var, 0);
+    }
+    TSNode parent = ts_node_parent(n);
+    bool called = tl_node_is(parent, "call") && ts_node_eq(TL_CHILD(parent, function), n);
+    if (uses && !called) {
+      /* the indexed value itself: names[i] of a list is fine, batch["labels"][i] is a tensor;
+       * a host array (`.numpy()`, `np.zeros(...)`, `.cpu()`) launches no kernel */
+      tl_valkind k = tl_model_classify(e->m, v, e->src, e->func, 0);
+      if (k != TL_VAL_LIST && k != TL_VAL_PY && k != TL_VAL_CPU) return true;
+    }
+  }
+  if (tl_node_is(n, "function_definition") || tl_node_is(n, "lambda")) return false;
+  uint32_t k = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < k; i++)
+    if (tl_flow__indexes_with(e, ts_node_named_child(n, i), var, depth + 1)) return true;
+  return false;
+}
+
+static bool tl_flow__training_loader(tl_match_env *e, TSNode call) {
+  const pcre2_code *eval_re = e->rules->eval_re;
+  const char *src = e->src;
+  TSNode args = TL_CHILD(call, arguments);
+  for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++) {
+    TSNode a = ts_node_named_child(args, i);
+    if (tl_node_is(a, "keyword_argument")) {
+      TSNode k = TL_CHILD(a, name);
+      if (!tl_node_text_eq(k, src, "dataset")) continue;
+      a = TL_CHILD(a, value);
+    } else if (i > 0) {
+      continue;
+    }
+    uint32_t s = ts_node_start_byte(a);
+    if (tl_match_re(e, eval_re, src + s, ts_node_end_byte(a) - s)) return false;
+  }
+  TSNode p = ts_node_parent(call);
+  if (tl_node_is(p, "assignment")) {
+    TSNode l = TL_CHILD(p, left);
+    uint32_t s = ts_node_start_byte(l);
+    if (tl_match_re(e, eval_re, src + s, ts_node_end_byte(l) - s)) return false;
+  }
+  const tl_func *f = &e->m->funcs.v[e->func];
+  if (e->func > 0 && tl_match_re(e, eval_re, f->name, strlen(f->name))) return false;
+  return true;
+}
+
+/* ---- the predicates ---- */
+
+/* #in-if? @a "regex": @a runs only when an enclosing `if` tests a flag named like the regex */
+static tl_verdict tl_flow__in_if(tl_match_env *e, const tl_pred *p, TSNode a) {
+  return tl_verdict_of(tl_flow__in_if_flag(e, a, p->re));
+}
+
+/* #step-accumulator? @a: the container or variable outlives the step (and is not backpropagated) */
+static tl_verdict tl_flow__step_accum(tl_match_env *e, const tl_pred *p, TSNode a) {
+  (void)p;
+  return tl_verdict_of(tl_flow__step_accumulator(e, a));
+}
+
+/* #accumulation-step? @call: runs every iteration of a loop whose optimizer step runs every N */
+static tl_verdict tl_flow__accum_step(tl_match_env *e, const tl_pred *p, TSNode a) {
+  (void)p;
+  return tl_verdict_of(tl_flow__accumulation_step(e, a));
+}
+
+/* #in-no-sync? @call: inside `with model.no_sync()` (or the function turns gradient sync off) */
+static tl_verdict tl_flow__no_sync(tl_match_env *e, const tl_pred *p, TSNode a) {
+  (void)p;
+  return tl_verdict_of(tl_flow__in_no_sync(e, a));
+}
+
+/* #batch-bound? @a: a batch-size-like loop bound. For range(B) or range(0, B) (an argument list):
+ * the stop argument; range(0, B, mb) with a step other than 1 walks chunks (micro-batches), not
+ * elements. */
+static tl_verdict tl_flow__batch_bound(tl_match_env *e, const tl_pred *p, TSNode a) {
+  (void)p;
+  TSNode n = a;
+  if (tl_node_is(a, "argument_list")) {
+    uint32_t k = ts_node_named_child_count(a);
+    n = k == 1 ? ts_node_named_child(a, 0) : k >= 2 ? ts_node_named_child(a, 1) : (TSNode){0};
+    if (k == 3 && !tl_node_text_eq(ts_node_named_child(a, 2), e->src, "1")) n = (TSNode){0};
+  }
+  return tl_verdict_of(!ts_node_is_null(n) && tl_flow__is_batch_bound(e, n));
+}
+
+/* #indexes-with? @body @var: the body indexes a tensor with the loop variable */
+static tl_verdict tl_flow__indexes(tl_match_env *e, const tl_pred *p, TSNode a) {
+  char *var = tl_node_text(tl_match_cap(e, p->cap[1]), e->src);
+  bool r = tl_flow__indexes_with(e, a, var, 0);
+  free(var);
+  return tl_verdict_of(r);
+}
+
+/* #training-loader? @call: a DataLoader of training data (not a validation or test loader) */
+static tl_verdict tl_flow__training(tl_match_env *e, const tl_pred *p, TSNode a) {
+  (void)p;
+  return tl_verdict_of(tl_flow__training_loader(e, a));
+}
+
+/* name, captures, strings, regex, gate, flags, function, project function, prepare */
+const tl_pred_def tl_preds_flow[] = {
+  {"in-if?", 1, 1, 0, TL_GATE_NONE, 0, tl_flow__in_if, NULL, NULL},
+  {"step-accumulator?", 1, 0, -1, TL_GATE_NONE, 0, tl_flow__step_accum, NULL, NULL},
+  {"accumulation-step?", 1, 0, -1, TL_GATE_NONE, 0, tl_flow__accum_step, NULL, NULL},
+  {"in-no-sync?", 1, 0, -1, TL_GATE_NONE, 0, tl_flow__no_sync, NULL, NULL},
+  {"batch-bound?", 1, 0, -1, TL_GATE_NONE, 0, tl_flow__batch_bound, NULL, NULL},
+  {"indexes-with?", 2, 0, -1, TL_GATE_NONE, 0, tl_flow__indexes, NULL, NULL},
+  {"training-loader?", 1, 0, -1, TL_GATE_NONE, 0, tl_flow__training, NULL, NULL},
+  {NULL, 0, 0, -1, TL_GATE_NONE, 0, NULL, NULL, NULL},
+};

@@ -1,0 +1,67 @@
+/* tl_preds_project.c - predicates decided once the whole project is known (deferred: the matcher
+ * records their capture's range, tl_project_deferred_hold asks them after the project pass). */
+#include "tl_engine.h"
+
+#include <string.h>
+
+/* #project-match? "regex": some file of the project matches, over its code (comments and
+ * docstrings blanked), with the usual limits. Decided once per run; each file's verdict is kept
+ * until the file changes (an editor re-runs one file). */
+static bool tl_project__match(tl_analysis *a, size_t file, const tl_pred *p, uint32_t start, uint32_t end,
+                              pcre2_match_data *md) {
+  (void)file;
+  (void)start;
+  (void)end;
+  size_t j = 0;
+  while (j < a->pmatch.n && a->pmatch.v[j].pred != p) j++;
+  if (j < a->pmatch.n) return a->pmatch.v[j].result;
+  tl_pmatch pm = {p, false};
+  pcre2_match_context *mctx = pcre2_match_context_create(NULL);
+  pcre2_set_match_limit(mctx, TL_REGEX_MATCH_LIMIT);
+  pcre2_set_depth_limit(mctx, TL_REGEX_DEPTH_LIMIT);
+  /* the files with a verdict kept from an earlier run first: a file that matches spares the
+   * scan of the others (an edited file's, on every keystroke) */
+  for (int pass = 0; pass < 2 && !pm.result; pass++)
+    for (size_t i = 0; i < a->files.n && !pm.result; i++) {
+      tl_file *f = &a->files.v[i];
+      if (!f->ok || !f->text) continue;
+      size_t v = 0;
+      while (v < f->pfmatch.n && f->pfmatch.v[v].pred != p) v++;
+      if (v == f->pfmatch.n) {
+        if (pass == 0) continue;
+        /* (f->text was checked to be UTF-8 when read, and blanking keeps it so) */
+        char *code = f->code && f->code_is_text ? f->code : tl_code_text(f->text, f->len, true);
+        tl_filematch fm = {p, tl_regex_match(p->re, code, f->len, PCRE2_NO_UTF_CHECK, md, mctx) >= 0};
+        if (code != f->code) free(code);
+        tl_vec_push(&f->pfmatch, fm);
+      }
+      pm.result = f->pfmatch.v[v].result;
+    }
+  pcre2_match_context_free(mctx);
+  tl_vec_push(&a->pmatch, pm);
+  return pm.result;
+}
+
+/* #training-loop? @loop: a step loop that runs a backward pass and an optimizer step, in it or in
+ * the project functions it calls */
+static bool tl_project__training_loop(tl_analysis *a, size_t file, const tl_pred *p, uint32_t start, uint32_t end,
+                                      pcre2_match_data *md) {
+  (void)p;
+  (void)end;
+  (void)md;
+  if (file >= a->loop_work.n) return false;
+  const tl_file_model *m = &a->files.v[file].model;
+  for (size_t l = 0; l < m->loops.n; l++)
+    if (m->loops.v[l].start == start)
+      return a->step_loops.v[file][l] &&
+             (a->loop_work.v[file][l] & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP)) == (TL_WORK_BACKWARD | TL_WORK_OPT_STEP);
+  return false;
+}
+
+/* name, captures, strings, regex, gate, flags, function, project function, prepare */
+const tl_pred_def tl_preds_project[] = {
+  {"project-match?", 0, 1, 0, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_MULTILINE | TL_PF_IMPURE, NULL, tl_project__match,
+   NULL},
+  {"training-loop?", 1, 0, -1, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_IMPURE, NULL, tl_project__training_loop, NULL},
+  {NULL, 0, 0, -1, TL_GATE_NONE, 0, NULL, NULL, NULL},
+};

@@ -1,0 +1,686 @@
+/* tl_preds_values.c - predicates on where values live and what they are: device or host
+ * tensors, reductions and host reads, conditions that need a device value, boolean masks, values
+ * that keep an autograd graph, and constants forced on a setting. */
+#include "tl_match.h"
+
+#include <ctype.h>
+#include <string.h>
+#include <strings.h>
+
+#include "tl_vocab.h"
+
+#define TL_PRED_MAX_DEPTH 24
+
+/* Finds a tensor reduction inside n (a method like x.max() or a function like torch.max(x)). */
+static bool tl_values__find_reduction(const tl_match_env *e, TSNode n, int depth, TSNode *out) {
+  if (depth > 40 || ts_node_is_null(n)) return false;
+  if (tl_node_is(n, "call")) {
+    TSNode fn = TL_CHILD(n, function);
+    TSNode args = TL_CHILD(n, arguments);
+    if (tl_node_is(fn, "attribute")) {
+      TSNode attr = TL_CHILD(fn, attribute);
+      TSNode obj = TL_CHILD(fn, object);
+      uint32_t s = ts_node_start_byte(attr), l = ts_node_end_byte(attr) - s;
+      char *callee = tl_dotted(fn, e->src);
+      char *q = callee ? tl_model_resolve(e->m, callee) : NULL;
+      bool lib = q && !strchr(q, '(') && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7));
+      bool hit = false;
+      if (tl_str_in(e->src + s, l, tl_vocab_reduction_methods)) {
+        if (lib) {
+          /* torch.max(t) / paddle.max(t): the value of a device tensor */
+          TSNode a0 = ts_node_named_child_count(args) ? ts_node_named_child(args, 0) : (TSNode){0};
+          hit = !ts_node_is_null(a0) && tl_model_classify(e->m, a0, e->src, e->func, 0) != TL_VAL_CPU &&
+                tl_model_classify(e->m, a0, e->src, e->func, 0) != TL_VAL_PY &&
+                tl_model_classify(e->m, a0, e->src, e->func, 0) != TL_VAL_LIST;
+        } else {
+          tl_valkind k = tl_model_classify(e->m, obj, e->src, e->func, 0);
+          hit = k != TL_VAL_CPU && k != TL_VAL_PY && k != TL_VAL_LIST;
+          /* np.max(...) and friends are host values */
+          if (q && (!strncmp(q, "numpy.", 6) || !strncmp(q, "np.", 3) || !strncmp(q, "math.", 5))) hit = false;
+        }
+      }
+      free(q);
+      free(callee);
+      if (hit) { *out = n; return true; }
+    }
+  }
+  if (tl_node_is(n, "lambda")) return false;
+  uint32_t k = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < k; i++)
+    if (tl_values__find_reduction(e, ts_node_named_child(n, i), depth + 1, out)) return true;
+  return false;
+}
+
+static bool tl_values__contains_call_to(TSNode n, const char *src, const char *const *methods, int depth) {
+  if (depth > 40 || ts_node_is_null(n)) return false;
+  if (tl_node_is(n, "call")) {
+    TSNode fn = TL_CHILD(n, function);
+    if (tl_node_is(fn, "attribute")) {
+      TSNode attr = TL_CHILD(fn, attribute);
+      uint32_t s = ts_node_start_byte(attr);
+      if (tl_str_in(src + s, ts_node_end_byte(attr) - s, methods)) return true;
+    }
+  }
+  uint32_t k = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < k; i++)
+    if (tl_values__contains_call_to(ts_node_named_child(n, i), src, methods, depth + 1)) return true;
+  return false;
+}
+
+/* Library calls that do not make a tensor: torch.cuda.memory_reserved(), torch.device("cuda"),
+ * torch.nn.Linear(...) (a module), torch.distributed.get_rank(), torch.is_tensor(x), ... */
+static bool tl_values__lib_not_tensor(const char *q) {
+  const char *last = strrchr(q, '.');
+  last = last ? last + 1 : q;
+  if (tl_str_in(last, strlen(last), tl_vocab_not_tensor_names) || !strncmp(last, "is_", 3) || !strncmp(last, "get_", 4)) return true;
+  for (const char *const *p = tl_vocab_not_tensor_prefixes; *p; p++)
+    if (!strncmp(q, *p, strlen(*p))) return true;
+  /* torch.nn.Linear(...) makes a module; torch.nn.functional.* and torch.nn.utils.* make tensors */
+  return !strncmp(q, "torch.nn.", 9) && strncmp(q, "torch.nn.functional.", 20) && strncmp(q, "torch.nn.utils.", 15);
+}
+
+/* Is `n` (the receiver of an attribute) a configuration object by its name: `args`, `opt`,
+ * `cfg`, `self.config`, `hparams`, `FLAGS`? */
+static bool tl_values__config_receiver(TSNode n, const char *src) {
+  if (tl_node_is(n, "attribute")) n = ts_node_child_by_field_name(n, "attribute", 9);
+  if (!tl_node_is(n, "identifier")) return false;
+  uint32_t s = ts_node_start_byte(n), len = ts_node_end_byte(n) - s;
+  char low[32];
+  if (len >= sizeof low) return false;
+  for (uint32_t i = 0; i < len; i++) low[i] = (char)tolower((unsigned char)src[s + i]);
+  low[len] = 0;
+  return tl_str_in(low, len, tl_vocab_config_names);
+}
+
+/* Positive evidence that an expression is a tensor (for float()/int()/bool() conversions). */
+static bool tl_values__is_tensor_at(const tl_match_env *e, TSNode n, int depth);
+static bool tl_values__is_tensor(const tl_match_env *e, TSNode n) { return tl_values__is_tensor_at(e, n, 0); }
+
+static bool tl_values__is_tensor_at(const tl_match_env *e, TSNode n, int depth) {
+  if (depth > 8 || ts_node_is_null(n)) return false;
+  if (tl_values__contains_call_to(n, e->src, tl_vocab_host_value_methods, 0)) return false;
+  tl_valkind k = tl_model_classify(e->m, n, e->src, e->func, 0);
+  if (k == TL_VAL_DEVICE) return true;
+  if (k != TL_VAL_UNKNOWN) return false;
+  n = tl_unparen(n);
+  if (tl_node_is(n, "binary_operator")) {
+    /* arithmetic on a tensor is a tensor: `running / n`, `loss * 2` (not "%s" % x) */
+    TSNode left = TL_CHILD(n, left);
+    if (tl_node_is(left, "string") || tl_node_is(left, "concatenated_string")) return false;
+    return tl_values__is_tensor_at(e, left, depth + 1) || tl_values__is_tensor_at(e, TL_CHILD(n, right), depth + 1);
+  }
+  if (tl_node_is(n, "call")) {
+    TSNode fn = TL_CHILD(n, function);
+    if (tl_node_is(fn, "attribute")) {
+      TSNode attr = TL_CHILD(fn, attribute);
+      uint32_t s = ts_node_start_byte(attr);
+      char *callee = tl_dotted(fn, e->src);
+      char *q = callee ? tl_model_resolve(e->m, callee) : NULL;
+      bool lib = q && !strchr(q, '(') && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7)) &&
+                 !tl_values__lib_not_tensor(q);
+      bool hit = lib || tl_str_in(e->src + s, ts_node_end_byte(attr) - s, tl_vocab_tensor_methods);
+      free(q);
+      free(callee);
+      return hit;
+    }
+    return false;
+  }
+  if (tl_node_is(n, "identifier") || tl_node_is(n, "attribute")) {
+    /* bound to a library call: torch.nn.utils.clip_grad_norm_(...), F.cross_entropy(...) */
+    char *d = tl_dotted(n, e->src);
+    TSNode v = d ? tl_model_binding_value(e->m, d, e->func, ts_node_start_byte(n)) : (TSNode){0};
+    free(d);
+    /* bound to an expression (not a call): that expression's evidence, not the name's */
+    if (!ts_node_is_null(v) && !tl_node_is(v, "call")) return tl_values__is_tensor_at(e, v, depth + 1);
+    if (tl_node_is(v, "call")) {
+      char *callee = tl_dotted(TL_CHILD(v, function), e->src);
+      char *q = callee ? tl_model_resolve(e->m, callee) : NULL;
+      bool lib = q && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7)) && !tl_values__lib_not_tensor(q);
+      /* losses_m = AverageMeter(): a CapWords callee outside torch/paddle constructs a Python
+       * object; the name says nothing then */
+      const char *cl = callee && !strchr(callee, '(') ? strrchr(callee, '.') : NULL;
+      cl = cl ? cl + 1 : callee;
+      bool ctor = !lib && cl && isupper((unsigned char)cl[0]) && strpbrk(cl + 1, "abcdefghijklmnopqrstuvwxyz");
+      free(q);
+      free(callee);
+      if (lib) return true;
+      if (ctor) return false;
+    }
+    /* args.loss_scale, cfg.loss_weight, self.opt.loss_type: a setting of a configuration object */
+    if (tl_node_is(n, "attribute") && tl_values__config_receiver(ts_node_child_by_field_name(n, "object", 6), e->src)) return false;
+    size_t len = ts_node_end_byte(n) - ts_node_start_byte(n);
+    const char *s = e->src + ts_node_start_byte(n);
+    const char *last = s + len;
+    while (last > s && last[-1] != '.') last--;
+    size_t ll = (size_t)(s + len - last);
+    return (ll >= 4 && !strncasecmp(last, "loss", 4)) || (ll >= 5 && !strncasecmp(last + ll - 5, "_loss", 5));
+  }
+  return false;
+}
+
+/* #passes-tensor? @args: the call passes a tensor (#tensor?) to be converted or formatted: one of
+ * its arguments, an f-string interpolation in one, an argument of a `.format(...)` call in one, or
+ * the right operand of `%` in one (or an element of it, when it is a tuple). What a pattern with
+ * those four alternatives under the argument list would find, in one pass over the arguments. */
+static bool tl_values__passes_tensor(const tl_match_env *e, TSNode args) {
+  uint32_t n = ts_node_named_child_count(args);
+  for (uint32_t i = 0; i < n; i++) {
+    TSNode a = ts_node_named_child(args, i);
+    if (tl_values__is_tensor(e, a)) return true;
+    if (tl_node_is(a, "string")) {
+      uint32_t k = ts_node_named_child_count(a);
+      for (uint32_t j = 0; j < k; j++) {
+        TSNode ip = ts_node_named_child(a, j), v;
+        if (tl_node_is(ip, "interpolation") && !ts_node_is_null(v = TL_CHILD(ip, expression)) && tl_values__is_tensor(e, v))
+          return true;
+      }
+    } else if (tl_node_is(a, "call")) {
+      TSNode f = TL_CHILD(a, function), fa = TL_CHILD(a, arguments);
+      if (!tl_node_is(f, "attribute") || !tl_node_is(fa, "argument_list")) continue;
+      TSNode at = TL_CHILD(f, attribute);
+      if (!tl_node_is(at, "identifier") || !tl_node_text_eq(at, e->src, "format")) continue;
+      uint32_t k = ts_node_named_child_count(fa);
+      for (uint32_t j = 0; j < k; j++)
+        if (tl_values__is_tensor(e, ts_node_named_child(fa, j))) return true;
+    } else if (tl_node_is(a, "binary_operator")) {
+      TSNode op = TL_CHILD(a, operator), r = TL_CHILD(a, right);
+      if (!tl_node_is(op, "%") || ts_node_is_null(r)) continue;
+      if (tl_values__is_tensor(e, r)) return true;
+      if (tl_node_is(r, "tuple")) {
+        uint32_t k = ts_node_named_child_count(r);
+        for (uint32_t j = 0; j < k; j++)
+          if (tl_values__is_tensor(e, ts_node_named_child(r, j))) return true;
+      }
+    }
+  }
+  return false;
+}
+
+/* Does deciding this condition need a device value? (`if (x == pad).any():`, `while t.max() > 0`) */
+/* `x % n == k` (not string formatting). */
+static bool tl_values__is_modulo_test(TSNode n, const char *src) {
+  n = tl_unparen(n);
+  if (!tl_node_is(n, "comparison_operator")) return false;
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+    TSNode ch = ts_node_named_child(n, i);
+    ch = tl_unparen(ch);
+    if (!tl_node_is(ch, "binary_operator")) continue;
+    TSNode op = TL_CHILD(ch, operator);
+    TSNode left = TL_CHILD(ch, left);
+    if (!ts_node_is_null(op) && src[ts_node_start_byte(op)] == '%' && !tl_node_is(left, "string")) return true;
+  }
+  return false;
+}
+
+static bool tl_values__tensor_condition(const tl_match_env *e, TSNode n, int depth) {
+  if (depth > 16 || ts_node_is_null(n)) return false;
+  if (tl_values__contains_call_to(n, e->src, tl_vocab_host_value_methods, 0)) return false; /* .item() in it: TL101's */
+  const char *t = ts_node_type(n);
+  if (!strcmp(t, "parenthesized_expression") || !strcmp(t, "not_operator"))
+    return tl_values__tensor_condition(e, ts_node_named_child(n, 0), depth + 1);
+  if (!strcmp(t, "comparison_operator")) {
+    /* `x is None`, `a is not b`: identity, no value is read */
+    for (uint32_t i = 0; i < ts_node_child_count(n); i++) {
+      TSNode ch = ts_node_child(n, i);
+      if (!ts_node_is_named(ch) && (!strcmp(ts_node_type(ch), "is") || !strcmp(ts_node_type(ch), "is not")))
+        return false;
+    }
+  }
+  if (!strcmp(t, "boolean_operator") || !strcmp(t, "comparison_operator")) {
+    /* `step % N == 0 and t.max() == 0`: the right side runs only every N steps */
+    if (!strcmp(t, "boolean_operator") && tl_values__is_modulo_test(TL_CHILD(n, left), e->src)) {
+      TSNode op = TL_CHILD(n, operator);
+      if (!ts_node_is_null(op) && !strncmp(e->src + ts_node_start_byte(op), "and", 3)) return false;
+    }
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+      TSNode ch = ts_node_named_child(n, i);
+      if (tl_values__tensor_condition(e, ch, depth + 1)) return true;
+      if (!strcmp(t, "comparison_operator") && tl_values__is_tensor(e, ch) && !tl_node_is(ch, "identifier")) return true;
+      if (!strcmp(t, "comparison_operator") && tl_node_is(ch, "identifier") &&
+          tl_model_classify(e->m, ch, e->src, e->func, 0) == TL_VAL_DEVICE) return true;
+    }
+    return false;
+  }
+  if (!strcmp(t, "call")) {
+    TSNode fn = TL_CHILD(n, function);
+    if (!tl_node_is(fn, "attribute")) return false;
+    TSNode attr = TL_CHILD(fn, attribute);
+    uint32_t s = ts_node_start_byte(attr);
+    if (!tl_str_in(e->src + s, ts_node_end_byte(attr) - s, tl_vocab_truth_methods)) return false;
+    char *callee = tl_dotted(fn, e->src);
+    char *q = callee ? tl_model_resolve(e->m, callee) : NULL;
+    bool lib = q && !strchr(q, '(') && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7));
+    bool np = q && (!strncmp(q, "numpy.", 6) || !strncmp(q, "math.", 5));
+    free(q);
+    free(callee);
+    if (np) return false;
+    TSNode subject = TL_CHILD(fn, object);
+    if (lib) {
+      TSNode args = TL_CHILD(n, arguments);
+      subject = ts_node_named_child_count(args) ? ts_node_named_child(args, 0) : (TSNode){0};
+    }
+    if (ts_node_is_null(subject)) return false;
+    tl_valkind k = tl_model_classify(e->m, subject, e->src, e->func, 0);
+    return k == TL_VAL_UNKNOWN || k == TL_VAL_DEVICE;
+  }
+  if (!strcmp(t, "identifier") || !strcmp(t, "attribute"))
+    return tl_model_classify(e->m, n, e->src, e->func, 0) == TL_VAL_DEVICE;
+  return false;
+}
+
+/* Does evaluating this expression as a Python value read a device value? A host read inside
+ * (`x.item()`, `.tolist()`, `.numpy()`, `.cpu()` of a value not known to be on the host,
+ * `float(t)`), or a truth value that needs one (`(x == pad).all()`, `t.max() > 0`). */
+static bool tl_values__find_host_read(const tl_match_env *e, TSNode n, int depth) {
+  if (depth > 40 || ts_node_is_null(n) || tl_node_is(n, "lambda")) return false;
+  if (tl_node_is(n, "call")) {
+    TSNode fn = TL_CHILD(n, function);
+    TSNode args = TL_CHILD(n, arguments);
+    if (tl_node_is(fn, "attribute")) {
+      TSNode attr = TL_CHILD(fn, attribute);
+      uint32_t s = ts_node_start_byte(attr);
+      if (tl_str_in(e->src + s, ts_node_end_byte(attr) - s, tl_vocab_host_read_methods) && ts_node_named_child_count(args) == 0) {
+        tl_valkind k = tl_model_classify(e->m, TL_CHILD(fn, object), e->src, e->func, 0);
+        if (k == TL_VAL_UNKNOWN || k == TL_VAL_DEVICE) return true;
+      }
+    } else if (tl_node_is(fn, "identifier") && ts_node_named_child_count(args) == 1 &&
+               (tl_node_text_eq(fn, e->src, "float") || tl_node_text_eq(fn, e->src, "int") ||
+                tl_node_text_eq(fn, e->src, "bool")) &&
+               tl_values__is_tensor(e, ts_node_named_child(args, 0))) {
+      return true;
+    }
+  }
+  uint32_t k = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < k; i++)
+    if (tl_values__find_host_read(e, ts_node_named_child(n, i), depth + 1)) return true;
+  return false;
+}
+
+static bool tl_values__is_01(TSNode n, const char *src) {
+  return tl_node_is(n, "integer") && (tl_node_text_eq(n, src, "0") || tl_node_text_eq(n, src, "1"));
+}
+
+static bool tl_values__forced_const(tl_match_env *e, TSNode n) {
+  n = tl_unparen(n);
+  const char *src = e->src;
+  if (tl_values__is_01(n, src)) return true;
+  if (tl_node_is(n, "conditional_expression") && ts_node_named_child_count(n) == 3) {
+    TSNode a = ts_node_named_child(n, 0), b = ts_node_named_child(n, 2);
+    bool ca = tl_values__is_01(a, src), cb = tl_values__is_01(b, src);
+    if (ca && !tl_node_is(b, "integer")) e->configured = b;
+    else if (cb && !tl_node_is(a, "integer")) e->configured = a;
+    return ca || cb;
+  }
+  if (tl_node_is(n, "call")) {
+    TSNode fn = TL_CHILD(n, function);
+    TSNode args = TL_CHILD(n, arguments);
+    if (tl_node_is(fn, "identifier") && tl_node_text_eq(fn, src, "min") && ts_node_named_child_count(args) == 2) {
+      TSNode a = ts_node_named_child(args, 0), b = ts_node_named_child(args, 1);
+      if (tl_values__is_01(a, src)) { e->configured = b; return true; }
+      if (tl_values__is_01(b, src)) { e->configured = a; return true; }
+    }
+  }
+  return false;
+}
+
+static bool tl_values__bool_mask(const tl_match_env *c, TSNode n, int depth) {
+  if (depth > TL_PRED_MAX_DEPTH || ts_node_is_null(n)) return false;
+  n = tl_unparen(n);
+  const char *src = c->src;
+  if (tl_node_is(n, "comparison_operator")) {
+    /* `in`, `not in`, `is`, `is not` give Python booleans; `<`, `==`, ... of a tensor give a mask */
+    for (uint32_t i = 0; i < ts_node_child_count(n); i++) {
+      TSNode ch = ts_node_child(n, i);
+      if (ts_node_is_named(ch)) continue;
+      const char *t = ts_node_type(ch);
+      if (!strcmp(t, "in") || !strcmp(t, "is") || !strcmp(t, "not") || !strcmp(t, "not in") || !strcmp(t, "is not"))
+        return false;
+    }
+    /* all operands Python values: a Python bool */
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+      tl_valkind k = tl_model_classify(c->m, ts_node_named_child(n, i), src, c->func, 0);
+      if (k != TL_VAL_PY && k != TL_VAL_LIST) return true;
+    }
+    return false;
+  }
+  if (tl_node_is(n, "unary_operator")) {
+    TSNode op = TL_CHILD(n, operator);
+    return !ts_node_is_null(op) && src[ts_node_start_byte(op)] == '~' &&
+           tl_values__bool_mask(c, TL_CHILD(n, argument), depth + 1);
+  }
+  if (tl_node_is(n, "binary_operator")) {
+    TSNode op = TL_CHILD(n, operator);
+    if (ts_node_is_null(op) || ts_node_end_byte(op) - ts_node_start_byte(op) != 1) return false;
+    char o = src[ts_node_start_byte(op)];
+    if (o != '&' && o != '|' && o != '^') return false;
+    return tl_values__bool_mask(c, TL_CHILD(n, left), depth + 1) ||
+           tl_values__bool_mask(c, TL_CHILD(n, right), depth + 1);
+  }
+  if (tl_node_is(n, "call")) {
+    TSNode fn = TL_CHILD(n, function);
+    TSNode args = TL_CHILD(n, arguments);
+    TSNode name = tl_node_is(fn, "attribute") ? TL_CHILD(fn, attribute) : fn;
+    if (!tl_node_is(name, "identifier")) return false;
+    uint32_t s = ts_node_start_byte(name), l = ts_node_end_byte(name) - s;
+    char *callee = tl_dotted(fn, src);
+    char *q = callee ? tl_model_resolve(c->m, callee) : NULL;
+    bool lib = q && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7));
+    bool np = q && (!strncmp(q, "numpy.", 6) || !strncmp(q, "np.", 3));
+    free(q);
+    free(callee);
+    if (np) return false;
+    /* a reshaped or copied mask is still a mask: m.unsqueeze(-1), m.expand_as(x), m.view(-1) */
+    if (tl_node_is(fn, "attribute") && tl_str_in(src + s, l, tl_vocab_dtype_keeping_methods))
+      return tl_values__bool_mask(c, TL_CHILD(fn, object), depth + 1);
+    if (tl_str_in(src + s, l, tl_vocab_mask_methods)) {
+      /* torch.isnan(x) / x.isnan(): a tensor unless x is a host value */
+      TSNode subj = lib ? (ts_node_named_child_count(args) ? ts_node_named_child(args, 0) : (TSNode){0})
+                        : TL_CHILD(fn, object);
+      if (ts_node_is_null(subj)) return false;
+      tl_valkind k = tl_model_classify(c->m, subj, src, c->func, 0);
+      return k != TL_VAL_PY && k != TL_VAL_LIST;
+    }
+    /* x.to(torch.bool), x.type(torch.bool), torch.ones(n, dtype=torch.bool) */
+    for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++) {
+      TSNode a = ts_node_named_child(args, i);
+      if (tl_node_is(a, "keyword_argument")) {
+        TSNode k = TL_CHILD(a, name);
+        if (!tl_node_text_eq(k, src, "dtype")) continue;
+        a = TL_CHILD(a, value);
+      } else if (!(l == 2 && !memcmp(src + s, "to", 2)) && !(l == 4 && !memcmp(src + s, "type", 4))) {
+        continue;
+      }
+      if (tl_node_text_eq(a, src, "torch.bool") || tl_node_text_eq(a, src, "paddle.bool") || tl_node_text_eq(a, src, "\"bool\"") ||
+          tl_node_text_eq(a, src, "'bool'"))
+        return lib || tl_node_is(fn, "attribute");
+    }
+    return false;
+  }
+  if (tl_node_is(n, "subscript")) /* a row of a mask: mask[i] */
+    return tl_values__bool_mask(c, TL_CHILD(n, value), depth + 1);
+  if (tl_node_is(n, "identifier") || tl_node_is(n, "attribute")) {
+    char *d = tl_dotted(n, src);
+    const tl_binding *b = d ? tl_model_binding(c->m, d, c->func, ts_node_start_byte(n)) : NULL;
+    free(d);
+    TSNode bv = b ? tl_bvalue(c->m, b) : (TSNode){0};
+    return !ts_node_is_null(bv) && tl_values__bool_mask(c, bv, depth + 1);
+  }
+  return false;
+}
+
+static bool tl_values__is_no_grad_call(const tl_match_env *c, TSNode n) {
+  TSNode fn = tl_node_is(n, "call") ? TL_CHILD(n, function) : n;
+  char *d = tl_dotted(fn, c->src);
+  if (!d) return false;
+  char *q = tl_model_resolve(c->m, d);
+  bool r = tl_str_in(q, strlen(q), tl_vocab_no_grad_calls);
+  if (!r && !strcmp(q, "torch.set_grad_enabled") && tl_node_is(n, "call")) {
+    TSNode args = TL_CHILD(n, arguments);
+    r = ts_node_named_child_count(args) == 1 && tl_node_text_eq(ts_node_named_child(args, 0), c->src, "False");
+  }
+  free(q);
+  free(d);
+  return r;
+}
+
+/* Inside `with torch.no_grad():` or a function decorated with `@torch.no_grad()` (or the like)? */
+static bool tl_values__in_no_grad(const tl_match_env *c, TSNode n) {
+  tl_up up;
+  tl_up_init(&up, n);
+  for (TSNode p = tl_up_next(&up); !ts_node_is_null(p); p = tl_up_next(&up)) {
+    if (tl_node_is(p, "with_statement")) {
+      for (uint32_t i = 0; i < ts_node_named_child_count(p); i++) {
+        TSNode clause = ts_node_named_child(p, i);
+        if (!tl_node_is(clause, "with_clause")) continue;
+        for (uint32_t j = 0; j < ts_node_named_child_count(clause); j++) {
+          TSNode item = ts_node_named_child(clause, j);
+          TSNode v = tl_node_is(item, "with_item") ? TL_CHILD(item, value) : item;
+          if (tl_values__is_no_grad_call(c, v)) return true;
+        }
+      }
+    } else if (tl_node_is(p, "function_definition")) {
+      TSNode dd = tl_up_next(&up); /* the loop ends in this branch */
+      for (uint32_t i = 0; tl_node_is(dd, "decorated_definition") && i < ts_node_named_child_count(dd); i++) {
+        TSNode dec = ts_node_named_child(dd, i);
+        if (tl_node_is(dec, "decorator") && ts_node_named_child_count(dec) &&
+            tl_values__is_no_grad_call(c, ts_node_named_child(dec, 0)))
+          return true;
+      }
+      /* Lightning runs these hooks of a LightningModule with gradients disabled */
+      TSNode name = TL_CHILD(p, name);
+      if (tl_node_text_eq(name, c->src, "validation_step") || tl_node_text_eq(name, c->src, "test_step") ||
+          tl_node_text_eq(name, c->src, "predict_step")) {
+        for (TSNode k = dd; !ts_node_is_null(k); k = tl_up_next(&up))
+          if (tl_node_is(k, "class_definition")) {
+            TSNode sup = TL_CHILD(k, superclasses);
+            uint32_t a = ts_node_is_null(sup) ? 0 : ts_node_start_byte(sup);
+            return !ts_node_is_null(sup) && tl_icontains(c->src + a, ts_node_end_byte(sup) - a, "lightning");
+          }
+      }
+      return false;
+    } else if (tl_node_is(p, "lambda") || tl_node_is(p, "class_definition")) {
+      return false;
+    }
+  }
+  return false;
+}
+
+/* The right side of the tuple assignment that bound a name without a value of its own
+ * (`logits, loss = model(x)`), found from the binding's end byte. */
+static TSNode tl_values__tuple_rhs(TSNode anchor, uint32_t end) {
+  if (end == 0) return (TSNode){0};
+  TSNode root = ts_tree_root_node(anchor.tree);
+  TSNode n = ts_node_descendant_for_byte_range(root, end - 1, end);
+  tl_up up;
+  tl_up_init(&up, n);
+  for (; !ts_node_is_null(n); n = tl_up_next(&up)) {
+    if (tl_node_is(n, "assignment") && ts_node_end_byte(n) == end) return TL_CHILD(n, right);
+    if (ts_node_end_byte(n) > end || tl_is_scope(n)) break;
+  }
+  return (TSNode){0};
+}
+
+static bool tl_values__keeps_graph(const tl_match_env *c, TSNode n, int depth);
+/* A call of a model object (`model(x)`, `self.encoder(h)`), not of a function or method that
+ * merely has a model-like name (`get_module(...)`, `self.op_generator(...)` defined in the class). */
+static bool tl_values__is_model_call(const tl_match_env *c, const char *callee) {
+  if (!(tl_model_call_work(callee) & TL_WORK_MODEL)) return false;
+  const tl_file_model *m = c->m;
+  if (!strchr(callee, '.')) {
+    intptr_t v;
+    if (tl_map_get(&m->imports, callee, &v)) return false; /* an imported function or class */
+    for (size_t i = 1; i < m->funcs.n; i++)
+      if (m->funcs.v[i].cls < 0 && !strcmp(m->funcs.v[i].name, callee)) return false;
+    return true;
+  }
+  if (!strncmp(callee, "self.", 5) && !strchr(callee + 5, '.') && c->func >= 0 && (size_t)c->func < m->funcs.n) {
+    int32_t cls = m->funcs.v[c->func].cls;
+    for (size_t i = 1; cls >= 0 && i < m->funcs.n; i++)
+      if (m->funcs.v[i].cls == cls && !strcmp(m->funcs.v[i].name, callee + 5)) return false; /* a method */
+  }
+  return true;
+}
+
+/* Is the expression known to have no graph: `x.detach()`, or a name bound under no_grad or to a
+ * detached value? (For a criterion's prediction argument: `criterion(out, y)` with `out`
+ * computed under `torch.no_grad()` has no graph either.) */
+static bool tl_values__graph_cut(const tl_match_env *c, TSNode n, int depth) {
+  if (depth > 8 || ts_node_is_null(n)) return false;
+  n = tl_unparen(n);
+  if (tl_node_is(n, "call")) {
+    TSNode fn = TL_CHILD(n, function);
+    TSNode attr = tl_node_is(fn, "attribute") ? TL_CHILD(fn, attribute) : (TSNode){0};
+    return tl_node_text_eq(attr, c->src, "detach") || tl_node_text_eq(attr, c->src, "item");
+  }
+  if (!tl_node_is(n, "identifier") && !tl_node_is(n, "attribute")) return false;
+  char *d = tl_dotted(n, c->src);
+  const tl_binding *b = d ? tl_model_binding(c->m, d, c->func, ts_node_start_byte(n)) : NULL;
+  free(d);
+  TSNode bv = b ? tl_bvalue(c->m, b) : (TSNode){0};
+  if (ts_node_is_null(bv)) return false;
+  return tl_values__in_no_grad(c, bv) || tl_values__graph_cut(c, bv, depth + 1);
+}
+
+static bool tl_values__first_arg_cut(const tl_match_env *c, TSNode args) {
+  for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++) {
+    TSNode a = ts_node_named_child(args, i);
+    if (tl_node_is(a, "keyword_argument") || tl_node_is(a, "comment")) continue;
+    return tl_values__graph_cut(c, a, 0);
+  }
+  return false;
+}
+
+static bool tl_values__name_keeps_graph(const tl_match_env *c, TSNode n, int depth) {
+  char *d = tl_dotted(n, c->src);
+  if (!d) return false;
+  const tl_binding *b = tl_model_binding(c->m, d, c->func, ts_node_start_byte(n));
+  free(d);
+  if (b) {
+    TSNode v = tl_bvalue(c->m, b);
+    if (ts_node_is_null(v)) {
+      if (b->from_loop >= 0) return false; /* a loop variable: data, not a result */
+      v = tl_values__tuple_rhs(n, b->byte);
+    }
+    if (ts_node_is_null(v) || tl_values__in_no_grad(c, v)) return false;
+    return tl_values__keeps_graph(c, v, depth + 1);
+  }
+  if (tl_node_is(n, "attribute")) {
+    /* outputs.loss of `outputs = model(x)`; x.data, x.shape have no graph */
+    TSNode attr = TL_CHILD(n, attribute);
+    uint32_t s = ts_node_start_byte(attr);
+    if (tl_str_in(c->src + s, ts_node_end_byte(attr) - s, tl_vocab_graphless_attrs)) return false;
+    return tl_values__keeps_graph(c, TL_CHILD(n, object), depth + 1);
+  }
+  return false;
+}
+
+static bool tl_values__keeps_graph(const tl_match_env *c, TSNode n, int depth) {
+  if (depth > TL_PRED_MAX_DEPTH || ts_node_is_null(n)) return false;
+  n = tl_unparen(n);
+  const char *src = c->src;
+  const char *t = ts_node_type(n);
+  if (!strcmp(t, "identifier") || !strcmp(t, "attribute")) return tl_values__name_keeps_graph(c, n, depth);
+  if (!strcmp(t, "subscript")) return tl_values__keeps_graph(c, TL_CHILD(n, value), depth + 1);
+  if (!strcmp(t, "unary_operator")) return tl_values__keeps_graph(c, TL_CHILD(n, argument), depth + 1);
+  if (!strcmp(t, "conditional_expression"))
+    return tl_values__keeps_graph(c, ts_node_named_child(n, 0), depth + 1) || tl_values__keeps_graph(c, ts_node_named_child(n, 2), depth + 1);
+  if (!strcmp(t, "binary_operator")) {
+    TSNode left = TL_CHILD(n, left);
+    if (tl_node_is(left, "string") || tl_node_is(left, "concatenated_string")) return false;
+    return tl_values__keeps_graph(c, left, depth + 1) || tl_values__keeps_graph(c, TL_CHILD(n, right), depth + 1);
+  }
+  if (strcmp(t, "call")) return false; /* comparisons, literals, containers, ... */
+  TSNode fn = TL_CHILD(n, function);
+  TSNode args = TL_CHILD(n, arguments);
+  if (tl_node_is(fn, "identifier")) {
+    uint32_t s = ts_node_start_byte(fn), l = ts_node_end_byte(fn) - s;
+    if (tl_str_in(src + s, l, tl_vocab_py_graphless_builtins)) return false;
+    char *name = tl_node_text(fn, src);
+    bool r = tl_values__is_model_call(c, name) ||
+             ((tl_icontains(src + s, l, "loss") || tl_icontains(src + s, l, "criterion")) &&
+              !tl_values__first_arg_cut(c, args));
+    free(name);
+    return r;
+  }
+  if (!tl_node_is(fn, "attribute")) return false;
+  TSNode attr = TL_CHILD(fn, attribute);
+  TSNode obj = TL_CHILD(fn, object);
+  uint32_t s = ts_node_start_byte(attr), l = ts_node_end_byte(attr) - s;
+  if (tl_str_in(src + s, l, tl_vocab_graphless_methods)) return false;
+  char *callee = tl_dotted(fn, src);
+  if (callee) {
+    char *q = tl_model_resolve(c->m, callee);
+    bool lib = !strchr(q, '(') && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7));
+    bool host = !strncmp(q, "numpy.", 6) || !strncmp(q, "np.", 3) || !strncmp(q, "math.", 5);
+    bool model = tl_values__is_model_call(c, callee);
+    free(q);
+    free(callee);
+    if (host) return false;
+    if (lib) {
+      /* torch.mean(loss), F.cross_entropy(logits, y): any tensor argument with a graph */
+      for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++) {
+        TSNode a = ts_node_named_child(args, i);
+        if (!tl_node_is(a, "keyword_argument") && tl_values__keeps_graph(c, a, depth + 1)) return true;
+      }
+      return false;
+    }
+    if (model) return true;
+    if (tl_icontains(src + s, l, "loss") || tl_icontains(src + s, l, "criterion")) return !tl_values__first_arg_cut(c, args);
+  }
+  /* a method keeps its receiver's graph: loss.mean(), out.float(), (a + b).sum() */
+  return tl_values__keeps_graph(c, obj, depth + 1);
+}
+
+/* ---- the predicates ---- */
+
+/* #maybe-device? @a: not known to live on the host */
+static tl_verdict tl_values__maybe_device(tl_match_env *e, const tl_pred *p, TSNode a) {
+  (void)p;
+  tl_valkind k = tl_model_classify(e->m, a, e->src, e->func, 0);
+  return tl_verdict_of(k == TL_VAL_UNKNOWN || k == TL_VAL_DEVICE);
+}
+
+/* #tensor? @a: evidence that @a is a (device) tensor value */
+static tl_verdict tl_values__tensor(tl_match_env *e, const tl_pred *p, TSNode a) {
+  (void)p;
+  return tl_verdict_of(tl_values__is_tensor(e, a));
+}
+
+/* #passes-tensor? @args: an argument, or a value formatted into one, is a tensor (#tensor?) */
+static tl_verdict tl_values__passes(tl_match_env *e, const tl_pred *p, TSNode a) {
+  (void)p;
+  return tl_verdict_of(tl_values__passes_tensor(e, a));
+}
+
+/* #has-reduction? @a: a tensor reduction inside @a; sets @focus to it */
+static tl_verdict tl_values__has_reduction(tl_match_env *e, const tl_pred *p, TSNode a) {
+  (void)p;
+  TSNode f = {0};
+  if (!tl_values__find_reduction(e, a, 0, &f)) return TL_PRED_FALSE;
+  e->focus = f;
+  return TL_PRED_TRUE;
+}
+
+/* #tensor-condition? @a: a condition whose truth needs a device value */
+static tl_verdict tl_values__tensor_cond(tl_match_env *e, const tl_pred *p, TSNode a) {
+  (void)p;
+  return tl_verdict_of(tl_values__tensor_condition(e, a, 0));
+}
+
+/* #needs-device-value? @a: evaluating @a as a Python value reads a device value */
+static tl_verdict tl_values__needs_device(tl_match_env *e, const tl_pred *p, TSNode a) {
+  (void)p;
+  return tl_verdict_of(tl_values__find_host_read(e, a, 0) || tl_values__tensor_condition(e, a, 0));
+}
+
+/* #bool-mask? @a: @a is a boolean tensor (a comparison, `.bool()`, `isnan`, ...) */
+static tl_verdict tl_values__mask(tl_match_env *e, const tl_pred *p, TSNode a) {
+  (void)p;
+  return tl_verdict_of(tl_values__bool_mask(e, a, 0));
+}
+
+/* #keeps-graph? @a: a model/criterion output, not detached, outside no_grad */
+static tl_verdict tl_values__keeps(tl_match_env *e, const tl_pred *p, TSNode a) {
+  (void)p;
+  return tl_verdict_of(!tl_values__in_no_grad(e, a) && tl_values__keeps_graph(e, a, 0));
+}
+
+/* #forced-constant? @a: forces 0/1; sets @configured when one branch is configurable */
+static tl_verdict tl_values__forced(tl_match_env *e, const tl_pred *p, TSNode a) {
+  (void)p;
+  return tl_verdict_of(tl_values__forced_const(e, a));
+}
+
+/* name, captures, strings, regex, gate, flags, function, project function, prepare */
+const tl_pred_def tl_preds_values[] = {
+  {"maybe-device?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__maybe_device, NULL, NULL},
+  {"tensor?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__tensor, NULL, NULL},
+  {"passes-tensor?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__passes, NULL, NULL},
+  {"has-reduction?", 1, 0, -1, TL_GATE_NONE, TL_PF_IMPURE, tl_values__has_reduction, NULL, NULL},
+  {"tensor-condition?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__tensor_cond, NULL, NULL},
+  {"needs-device-value?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__needs_device, NULL, NULL},
+  {"bool-mask?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__mask, NULL, NULL},
+  {"keeps-graph?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__keeps, NULL, NULL},
+  {"forced-constant?", 1, 0, -1, TL_GATE_NONE, TL_PF_IMPURE, tl_values__forced, NULL, NULL},
+  {NULL, 0, 0, -1, TL_GATE_NONE, 0, NULL, NULL, NULL},
+};
