@@ -124,7 +124,21 @@ struct tl_analysis {
   bool cpu_only;                  /* a program that never names an accelerator (tl_project.c) */
 };
 
-/* The project pass (tl_project.c): resolves calls across files and marks hot functions and loops. */
+/* Phase 1 (tl_file.c): reads, checks, parses, models and queries one file (after an edit, only its
+ * changed region); everything the last run computed for it is replaced. Thread-safe for distinct
+ * files. */
+struct tl_worker;
+void tl_file_analyze(tl_analysis *a, tl_file *f, struct tl_worker *w);
+/* Drops what phase 1 computed for a file (its text and path stay). */
+void tl_file_reset(tl_file *f);
+void tl_file_free(tl_file *f);
+void tl_candidate_free(tl_candidate *c);
+
+/* Phase 3 (tl_findings.c): the candidates that hold become the sorted findings. */
+void tl_findings_make(tl_analysis *a);
+void tl_findings_clear(tl_analysis *a);
+
+/* Phase 2, the project pass (tl_project.c): resolves calls across files and marks hot functions and loops. */
 void tl_project_analyze(tl_analysis *a);
 /* Hot kinds of a byte position, with the chain; returns 0 when not hot for `kinds`. */
 unsigned tl_project_hot_at(tl_analysis *a, size_t file, int32_t func, uint32_t byte, unsigned kinds,

@@ -409,6 +409,15 @@ static uint64_t tl_gates_open(const tl_ruleset *rs, const tl_file *f, tl_worker 
   return open;
 }
 
+/* ---- candidates ---- */
+
+void tl_candidate_free(tl_candidate *c) {
+  free(c->message);
+  for (size_t j = 0; j < c->edits.n; j++) free(c->edits.v[j].text);
+  tl_vec_free(&c->edits);
+  tl_vec_free(&c->deferred);
+}
+
 /* ---- matches ---- */
 
 /* A match of one pattern, and of the patterns of the same structure compiled once with it. */

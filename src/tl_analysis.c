@@ -1,0 +1,234 @@
+/* tl_analysis.c - the analysis object: its files (from disk or an editor, with their edits), and
+ * the run driver: phase 1 on every changed file in parallel (tl_file.c), phase 2, the project pass
+ * (tl_project.c), then phase 3, the findings (tl_findings.c). */
+#include "tl_match.h"
+
+#include <string.h>
+
+#include "tl_pool.h"
+
+tl_analysis *tl_analysis_new(const tl_ruleset *rules, const tl_options *opts) {
+  tl_analysis *a = tl_calloc(1, sizeof *a);
+  a->rules = rules;
+  if (opts) a->opts = *opts;
+  return a;
+}
+
+void tl_analysis_delete(tl_analysis *a) {
+  if (!a) return;
+  tl_project_free(a);
+  tl_findings_clear(a);
+  for (size_t i = 0; i < a->files.n; i++) tl_file_free(&a->files.v[i]);
+  tl_vec_free(&a->files);
+  tl_diags_free(&a->diags);
+  for (size_t i = 0; i < a->hot_functions.n; i++) free(a->hot_functions.v[i]);
+  tl_vec_free(&a->hot_functions);
+  for (size_t i = 0; i < a->step_iterables.n; i++) free(a->step_iterables.v[i]);
+  tl_vec_free(&a->step_iterables);
+  for (size_t i = 0; i < a->frameworks.n; i++) free(a->frameworks.v[i]);
+  tl_vec_free(&a->frameworks);
+  free(a);
+}
+
+void tl_analysis_add_path(tl_analysis *a, const char *path) {
+  tl_file f = {0};
+  f.path = tl_strdup(path);
+  f.dirty = true;
+  tl_vec_push(&a->files, f);
+}
+
+void tl_analysis_add_text(tl_analysis *a, const char *path, const char *text, size_t len) {
+  tl_file f = {0};
+  f.path = tl_strdup(path);
+  f.mem = tl_strndup(text, len);
+  f.len = len;
+  f.dirty = f.in_memory = true;
+  tl_vec_push(&a->files, f);
+}
+
+void tl_analysis_set_hot_names(tl_analysis *a, const char *const *hot_functions, size_t nhot,
+                               const char *const *step_iterables, size_t nsteps) {
+  for (size_t i = 0; i < nhot; i++) tl_vec_push(&a->hot_functions, tl_strdup(hot_functions[i]));
+  for (size_t i = 0; i < nsteps; i++) tl_vec_push(&a->step_iterables, tl_strdup(step_iterables[i]));
+}
+
+void tl_analysis_set_frameworks(tl_analysis *a, const char *const *names, size_t n) {
+  for (size_t i = 0; i < n; i++) tl_vec_push(&a->frameworks, tl_strdup(names[i]));
+}
+
+static tl_file *tl_find_file(tl_analysis *a, const char *path) {
+  for (size_t i = 0; i < a->files.n; i++)
+    if (!strcmp(a->files.v[i].path, path)) return &a->files.v[i];
+  return NULL;
+}
+
+void tl_analysis_set_text(tl_analysis *a, const char *path, const char *text, size_t len) {
+  tl_file *f = tl_find_file(a, path);
+  if (!f) { tl_analysis_add_text(a, path, text, len); return; }
+  free(f->mem);
+  f->mem = tl_strndup(text, len);
+  f->len = len;
+  f->dirty = f->in_memory = true;
+  f->edited = f->reusable = false; /* no edit description: analyse afresh */
+  if (f->tree) { ts_tree_delete(f->tree); f->tree = NULL; }
+}
+
+/* Row and byte column of an offset. */
+static TSPoint tl_point_at(const char *text, size_t len, uint32_t off) {
+  TSPoint p = {0, 0};
+  uint32_t line_start = 0;
+  for (uint32_t i = 0; i < off && i < len; i++) /* rows end where the parsed copy has LF (a lone CR too) */
+    if (text[i] == '\n' || (text[i] == '\r' && (i + 1 == len || text[i + 1] != '\n'))) { p.row++; line_start = i + 1; }
+  p.column = off - line_start;
+  return p;
+}
+
+void tl_analysis_edit(tl_analysis *a, const char *path, uint32_t start, uint32_t old_end, uint32_t new_end,
+                      const char *text, size_t len) {
+  tl_file *f = tl_find_file(a, path);
+  if (!f) { tl_analysis_add_text(a, path, text, len); return; }
+  const char *old = f->mem ? f->mem : f->text;
+  size_t oldlen = f->len;
+  /* the incremental path trusts the edit: it must describe the change (the text outside it unchanged) */
+  if (f->tree && old && start <= old_end && old_end <= oldlen && start <= new_end && new_end <= len &&
+      (int64_t)len - (int64_t)oldlen == (int64_t)new_end - (int64_t)old_end && !memcmp(old, text, start) &&
+      !memcmp(old + old_end, text + new_end, oldlen - old_end)) {
+    TSInputEdit e = {start, old_end, new_end, tl_point_at(old, oldlen, start), tl_point_at(old, oldlen, old_end),
+                     tl_point_at(text, len, new_end)};
+    ts_tree_edit(f->tree, &e);
+    /* The hull of every change since the last run, in the new text's offsets: the text before
+     * edit_start is unchanged, the text from edit_end on is the old text from edit_end - delta. */
+    if (!f->edited) {
+      f->edit_start = start;
+      f->edit_end = new_end;
+      f->edit_delta = 0;
+      f->edited = true;
+    } else {
+      uint32_t e0 = f->edit_end;
+      uint32_t moved = e0 >= old_end ? e0 - old_end + new_end : (e0 > start ? new_end : e0);
+      if (start < f->edit_start) f->edit_start = start;
+      f->edit_end = moved > new_end ? moved : new_end;
+    }
+    f->edit_delta += (int64_t)new_end - (int64_t)old_end;
+  } else {
+    if (f->tree) ts_tree_delete(f->tree);
+    f->tree = NULL;
+    f->edited = f->reusable = false;
+  }
+  free(f->mem);
+  f->mem = tl_strndup(text, len);
+  f->len = len;
+  f->dirty = f->in_memory = true;
+}
+
+void tl_analysis_remove(tl_analysis *a, const char *path) {
+  tl_file *f = tl_find_file(a, path);
+  if (!f) return;
+  tl_project_free(a); /* indexed by file: rebuilt by the next run */
+  tl_findings_clear(a);
+  for (size_t k = 0; k < a->files.n; k++) { /* they name files by index */
+    free(a->files.v[k].targets);
+    a->files.v[k].targets = NULL;
+  }
+  size_t i = (size_t)(f - a->files.v);
+  tl_file_free(f);
+  memmove(&a->files.v[i], &a->files.v[i + 1], (a->files.n - i - 1) * sizeof *a->files.v);
+  a->files.n--;
+}
+
+/* ---- the run ---- */
+
+typedef struct {
+  tl_analysis *a;
+  tl_worker *workers;
+  size_t *todo; /* file indexes to analyse */
+} tl_run_ctx;
+
+/* A job of the pool: phase 1 of one file, on the calling thread's worker. */
+static void tl_analysis__phase1(void *ctxp, unsigned worker, size_t idx) {
+  tl_run_ctx *ctx = ctxp;
+  tl_file_analyze(ctx->a, &ctx->a->files.v[ctx->todo[idx]], &ctx->workers[worker]);
+}
+
+void tl_analysis_run(tl_analysis *a) {
+  tl_project_free(a);
+  tl_findings_clear(a);
+  tl_diags_free(&a->diags);
+  a->suppressed = 0;
+  size_t *todo = tl_calloc(a->files.n + 1, sizeof *todo), ntodo = 0;
+  for (size_t i = 0; i < a->files.n; i++) {
+    a->files.v[i].rerun = false;
+    if (a->files.v[i].dirty) todo[ntodo++] = i;
+  }
+  unsigned nt = tl_pool_threads(a->opts.threads, ntodo);
+  tl_worker *ws = tl_calloc(nt, sizeof *ws);
+  for (unsigned i = 0; i < nt; i++) tl_worker_init(&ws[i], a->rules);
+  tl_run_ctx ctx = {a, ws, todo};
+  tl_pool_run(nt, ntodo, tl_analysis__phase1, &ctx);
+  for (size_t i = 0; i < ntodo; i++) {
+    a->partial_runs += a->files.v[todo[i]].partial;
+    a->model_copied += a->files.v[todo[i]].model_copied;
+  }
+  free(todo);
+  for (unsigned i = 0; i < nt; i++) tl_worker_free(&ws[i]);
+  free(ws);
+  for (size_t i = 0; i < a->files.n; i++) {
+    const tl_diags *d = &a->files.v[i].diags;
+    for (size_t j = 0; j < d->n; j++) {
+      tl_diag x = d->v[j];
+      x.path = tl_strdup(x.path);
+      x.message = tl_strdup(x.message);
+      tl_vec_push(&a->diags, x);
+    }
+    tl_suppressions *sp = &a->files.v[i].model.suppressions;
+    for (size_t j = 0; j < sp->n; j++)
+      for (size_t k = 0; k < sp->v[j].used.n; k++) sp->v[j].used.v[k] = false;
+  }
+  tl_project_analyze(a);
+  tl_findings_make(a);
+  for (size_t i = 0; i < a->files.n; i++) { /* made again when the file changes */
+    free(a->files.v[i].code);
+    a->files.v[i].code = NULL;
+  }
+}
+
+size_t tl_analysis_finding_count(const tl_analysis *a) { return a->findings.n; }
+size_t tl_analysis_suppressed_count(const tl_analysis *a) { return a->suppressed; }
+
+tl_unused_suppression *tl_analysis_unused_suppressions(const tl_analysis *a, size_t *n) {
+  TL_VEC(tl_unused_suppression) out = {0};
+  const tl_ruleset *rs = a->rules;
+  for (size_t fi = 0; fi < a->files.n; fi++) {
+    const tl_file *f = &a->files.v[fi];
+    for (size_t i = 0; i < f->model.suppressions.n; i++) {
+      const tl_suppression *sp = &f->model.suppressions.v[i];
+      if (sp->all) {
+        if (!sp->used.v[0]) {
+          tl_unused_suppression u = {f->path, sp->line, sp->col, NULL};
+          tl_vec_push(&out, u);
+        }
+        continue;
+      }
+      for (size_t k = 0; k < sp->codes.n; k++) {
+        if (sp->used.v[k]) continue;
+        bool known = false; /* only codes of enabled rules: a disabled rule suppresses nothing by design */
+        for (size_t r = 0; r < rs->rules.n && !known; r++)
+          known = rs->rules.v[r]->enabled && !strncmp(rs->rules.v[r]->code, sp->codes.v[k], strlen(sp->codes.v[k]));
+        if (!known) continue;
+        tl_unused_suppression u = {f->path, sp->line, sp->col, sp->codes.v[k]};
+        tl_vec_push(&out, u);
+      }
+    }
+  }
+  *n = out.n;
+  return out.v;
+}
+const tl_finding *tl_analysis_finding(const tl_analysis *a, size_t i) { return i < a->findings.n ? &a->findings.v[i] : NULL; }
+const tl_diags *tl_analysis_diags(const tl_analysis *a) { return &a->diags; }
+size_t tl_analysis_file_count(const tl_analysis *a) { return a->files.n; }
+const char *tl_analysis_file_path(const tl_analysis *a, size_t i) { return i < a->files.n ? a->files.v[i].path : NULL; }
+const char *tl_analysis_file_text(const tl_analysis *a, size_t i, size_t *len) {
+  if (i >= a->files.n || !a->files.v[i].text) return NULL;
+  if (len) *len = a->files.v[i].len;
+  return a->files.v[i].text;
+}

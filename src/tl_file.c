@@ -1,0 +1,235 @@
+/* tl_file.c - phase 1 for one file: read it (or take the editor's text), check it, parse it,
+ * build its model and run the rule query over it; after an edit, only over the changed region
+ * (tl_incremental.c). Runs on a worker thread: it touches only its file. */
+#include "tl_incremental.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "tl_source.h"
+
+/* Drops what phase 1 computed for a file (its text and path stay). */
+void tl_file_reset(tl_file *f) {
+  tl_lines_free(&f->lines);
+  tl_model_free(&f->model);
+  memset(&f->model, 0, sizeof f->model);
+  for (size_t i = 0; i < f->cands.n; i++) tl_candidate_free(&f->cands.v[i]);
+  tl_vec_free(&f->cands);
+  tl_diags_free(&f->diags);
+  tl_vec_free(&f->vals);
+  tl_vec_free(&f->fmatch);
+  tl_vec_free(&f->pfmatch);
+  free(f->code);
+  f->code = NULL;
+  free(f->call_map);
+  f->call_map = NULL;
+  f->ok = false;
+}
+
+void tl_file_free(tl_file *f) {
+  free(f->path);
+  free(f->text);
+  free(f->mem);
+  if (f->tree) ts_tree_delete(f->tree);
+  tl_file_reset(f);
+  free(f->targets);
+}
+
+static char *tl_module_name(const char *path, bool *is_package) {
+  const char *p = path;
+  while (p[0] == '.' && p[1] == '/') p += 2;
+  while (*p == '/') p++;
+  size_t n = strlen(p);
+  if (n > 3 && !strcmp(p + n - 3, ".py")) n -= 3;
+  else if (n > 4 && !strcmp(p + n - 4, ".pyi")) n -= 4;
+  char *m = tl_strndup(p, n);
+  for (char *c = m; *c; c++)
+    if (*c == '/') *c = '.';
+  *is_package = false;
+  size_t ml = strlen(m);
+  if (ml >= 8 && !strcmp(m + ml - 8, "__init__")) {
+    *is_package = true;
+    m[ml >= 9 ? ml - 9 : 0] = 0;
+  }
+  return m;
+}
+
+static void tl_report_syntax(tl_file *f, TSNode root) {
+  /* The first ERROR or MISSING node, found without recursion. */
+  TSTreeCursor cur = ts_tree_cursor_new(root);
+  bool found = false;
+  for (;;) {
+    TSNode n = ts_tree_cursor_current_node(&cur);
+    if (!strcmp(ts_node_type(n), "ERROR") || ts_node_is_missing(n)) {
+      TSPoint p = ts_node_start_point(n);
+      uint32_t line = p.row + 1, col = tl_lines_col(&f->lines, f->text, ts_node_start_byte(n));
+      if (ts_node_is_missing(n))
+        tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, line, col, "syntax error: missing '%s'; findings elsewhere in the file are still reported", ts_node_type(n));
+      else
+        tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, line, col, "syntax error; findings elsewhere in the file are still reported");
+      found = true;
+      break;
+    }
+    if (ts_node_has_error(n) && ts_tree_cursor_goto_first_child(&cur)) continue;
+    bool moved = false;
+    while (!moved) {
+      if (ts_tree_cursor_goto_next_sibling(&cur)) moved = true;
+      else if (!ts_tree_cursor_goto_parent(&cur)) break;
+    }
+    if (!moved) break;
+  }
+  ts_tree_cursor_delete(&cur);
+  if (!found) tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, 1, 1, "syntax error");
+}
+
+/* Line and column (in code points) of a byte offset of a file, read in chunks. */
+static void tl_offset_position(const char *path, size_t off, uint32_t *line, uint32_t *col) {
+  FILE *fp = fopen(path, "rb");
+  *line = 1;
+  *col = 1;
+  if (!fp) return;
+  for (size_t i = 0; i < off; i++) {
+    int ch = fgetc(fp);
+    if (ch == EOF) break;
+    if (ch == '\n') { (*line)++; *col = 1; }
+    else if ((ch & 0xC0) != 0x80) (*col)++;
+  }
+  fclose(fp);
+}
+
+static void tl_file__run(tl_analysis *a, tl_worker *w, tl_file *f, tl_prev *prev) {
+  if (f->mem || f->in_memory) {
+    if (f->mem) {
+      free(f->text);
+      f->text = f->mem;
+      f->mem = NULL;
+    }
+    if (!f->text) f->text = tl_strdup("");
+    size_t bad;
+    if (memchr(f->text, 0, f->len)) {
+      tl_diags_add(&f->diags, TL_DIAG_ERROR, f->path, 0, 0, "binary file (contains NUL bytes): not analysed");
+      return;
+    }
+    if (!(prev->valid ? tl_utf8_valid_edited(f, &bad) : tl_utf8_valid(f->text, f->len, &bad))) {
+      tl_lines_init(&f->lines, f->text, f->len);
+      uint32_t off = (uint32_t)bad;
+      tl_diags_add(&f->diags, TL_DIAG_ERROR, f->path, tl_lines_line(&f->lines, off), tl_lines_col(&f->lines, f->text, off),
+                   "invalid UTF-8 (byte 0x%02x): not analysed", (unsigned char)f->text[bad]);
+      return;
+    }
+  } else {
+    tl_source s;
+    size_t off = 0;
+    char *msg = NULL;
+    tl_source_status st = tl_source_read(f->path, &s, &off, &msg);
+    if (st != TL_SOURCE_OK) {
+      uint32_t line = 0, col = 0;
+      if (st == TL_SOURCE_BAD_UTF8 || st == TL_SOURCE_BINARY) {
+        tl_offset_position(f->path, off, &line, &col);
+        tl_diags_add(&f->diags, TL_DIAG_ERROR, f->path, line, col, "%s: not analysed", msg ? msg : "bad text");
+      } else {
+        tl_diags_add(&f->diags, TL_DIAG_ERROR, f->path, line, col, "%s: not analysed", msg ? msg : "cannot read");
+      }
+      free(msg);
+      return;
+    }
+    free(f->text);
+    f->text = s.text;
+    f->len = s.len;
+    s.text = NULL;
+    tl_source_free(&s);
+  }
+  if (!f->lines.starts && prev->valid && prev->lines.starts)
+    tl_lines_update(&f->lines, &prev->lines, f->text, f->len, f->edit_start, f->edit_end, f->edit_delta);
+  if (!f->lines.starts) tl_lines_init(&f->lines, f->text, f->len);
+  /* A UTF-8 BOM is not Python syntax to the grammar: parse a copy with it blanked. A lone CR (an
+   * old Mac line end) ends a line for Python but not for the grammar: the copy has LF there. */
+  char *parse_text = f->text;
+  bool bom = f->len >= 3 && !memcmp(f->text, "\xEF\xBB\xBF", 3);
+  if (bom || memchr(f->text, '\r', f->len)) {
+    parse_text = tl_malloc(f->len + 1);
+    memcpy(parse_text, f->text, f->len + 1);
+    if (bom) memcpy(parse_text, "   ", 3);
+    for (size_t i = 0; i < f->len; i++)
+      if (parse_text[i] == '\r' && (i + 1 == f->len || parse_text[i + 1] != '\n')) parse_text[i] = '\n';
+  }
+  ts_parser_reset(w->parser);
+  TSTree *tree = ts_parser_parse_string(w->parser, f->tree, parse_text, (uint32_t)f->len);
+  tl_region g;
+  bool partial = tl_region_find(f, prev, tree, &g);
+  if (f->tree) { ts_tree_delete(f->tree); f->tree = NULL; }
+  if (!tree) {
+    tl_diags_add(&f->diags, TL_DIAG_ERROR, f->path, 0, 0, "parsing took longer than %u s: not analysed",
+                 TL_PARSE_TIMEOUT_US / 1000000u);
+    if (parse_text != f->text) free(parse_text);
+    return;
+  }
+  TSNode root = ts_tree_root_node(tree);
+  if (ts_node_has_error(root)) tl_report_syntax(f, root);
+  bool is_pkg;
+  char *module = tl_module_name(f->path, &is_pkg);
+  for (size_t i = 0; i < a->step_iterables.n; i++) tl_vec_push(&f->model.step_iterables, a->step_iterables.v[i]);
+  free(f->code);
+  /* the code without comments and docstrings, made once for the model, #file-match? and #project-match? */
+  f->code = tl_code_text(parse_text, f->len, true);
+  f->code_is_text = parse_text == f->text;
+  const char *code = ts_node_end_byte(root) == f->len ? f->code : NULL;
+  /* the model: the top-level statements outside the region copied from the last run's */
+  long copied = partial ? tl_model_rebuild(&f->model, &prev->model, root, parse_text, code, module, is_pkg,
+                                           &f->diags, f->path, g.rs, g.re_old, g.re_new)
+                        : -1;
+  if (copied < 0) tl_model_rebuild(&f->model, NULL, root, parse_text, code, module, is_pkg, &f->diags, f->path, 0, 0, 0);
+  f->model_copied = copied > 0 ? (size_t)copied : 0;
+  free(module);
+  f->ok = true;
+
+  const tl_ruleset *rs = a->rules;
+  if (a->opts.keep_trees) tl_incremental_snapshot(f); /* for the next run's tl_region_holds: editors only */
+  if (partial) partial = tl_region_holds(&g, prev, f, w);
+  bool exceeded = false;
+  if (rs->query) {
+    if (partial && tl_match_file(a, f, w, root, parse_text, g.rs, g.re_new)) { /* redo it all, as a fresh run would */
+      partial = false;
+      for (size_t i = 0; i < f->cands.n; i++) tl_candidate_free(&f->cands.v[i]);
+      tl_vec_free(&f->cands);
+    }
+    if (!partial) exceeded = tl_match_file(a, f, w, root, parse_text, 0, UINT32_MAX);
+    if (exceeded)
+      tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, 0, 0, "query match limit (%u) exceeded: some findings may be missing",
+                   TL_QUERY_MATCH_LIMIT);
+  }
+  if (partial) tl_region_splice(f, prev, &g);
+  f->partial = partial;
+  f->reusable = a->opts.keep_trees && !exceeded;
+  /* The tree is gone after this: drop the model's node references. */
+  for (size_t i = 0; i < f->model.bindings.n; i++) f->model.bindings.v[i].value_ = (TSNode){0};
+  for (size_t i = 0; i < f->model.classes.n; i++)
+    for (size_t j = 0; j < f->model.classes.v[i].attrs.n; j++) f->model.classes.v[i].attrs.v[j].value_ = (TSNode){0};
+  f->model.lazy_root = (TSNode){0}; /* lazy bindings now have no value node either */
+  if (a->opts.keep_trees) {
+    f->tree = tree;
+  } else {
+    ts_tree_delete(tree);
+    /* Past phase 1 only #project-match? reads the code text, and it makes it again when missing
+     * (tl_project_deferred_hold): not keeping it saves a copy of every file (peak memory, and the
+     * page faults that fill it). An editor keeps it, for its next run's #file-match? checks. */
+    free(f->code);
+    f->code = NULL;
+    tl_model_compact(&f->model);
+    tl_vec_shrink(&f->cands);
+  }
+  if (parse_text != f->text) free(parse_text);
+}
+
+void tl_file_analyze(tl_analysis *a, tl_file *f, tl_worker *w) {
+  tl_prev prev;
+  tl_prev_take(&prev, f, a->opts.keep_trees);
+  tl_file_reset(f);
+  f->rerun = true;
+  f->dirty = false;
+  f->reusable = f->partial = false;
+  f->model_copied = 0;
+  tl_file__run(a, w, f, &prev);
+  f->edited = false;
+  tl_prev_free(&prev, &f->model);
+}

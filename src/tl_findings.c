@@ -1,0 +1,180 @@
+/* tl_findings.c - phase 3: the candidates that hold once the project is known become findings:
+ * project predicates, hotness with its chain, one finding per `scope: project` rule, nested and
+ * superseded matches dropped, suppressions, positions and fingerprints, sorted. */
+#include "tl_engine.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void tl_findings_clear(tl_analysis *a) {
+  for (size_t i = 0; i < a->findings.n; i++) {
+    tl_finding *f = &a->findings.v[i];
+    free(f->message);
+    for (size_t j = 0; j < f->nhot; j++) free(f->hot[j].what);
+    free(f->hot);
+    for (size_t j = 0; j < f->fix.n; j++) free(f->fix.v[j].text);
+    tl_vec_free(&f->fix);
+  }
+  tl_vec_free(&a->findings);
+}
+
+static int tl_finding_cmp(const void *x, const void *y) {
+  const tl_finding *a = x, *b = y;
+  int c = strcmp(a->path, b->path);
+  if (c) return c;
+  if (a->file != b->file) return a->file < b->file ? -1 : 1;
+  if (a->start_byte != b->start_byte) return a->start_byte < b->start_byte ? -1 : 1;
+  c = strcmp(a->rule->code, b->rule->code);
+  if (c) return c;
+  return a->end_byte < b->end_byte ? -1 : a->end_byte > b->end_byte;
+}
+
+/* FNV-1a over the rule, the path, the scope and the finding's line with spaces removed: survives
+ * edits elsewhere in the file (line numbers are not part of it). Duplicates are told apart later. */
+static void tl_fingerprint(tl_finding *fd, const tl_file *f) {
+  uint64_t h = 1469598103934665603ull;
+  const char *parts[] = {fd->rule->code, fd->path, fd->scope};
+  for (size_t i = 0; i < 3; i++) {
+    for (const char *p = parts[i]; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    h = (h ^ 0xff) * 1099511628211ull;
+  }
+  uint32_t s = f->lines.starts[fd->line - 1];
+  uint32_t e = fd->line < f->lines.count ? f->lines.starts[fd->line] : (uint32_t)f->len;
+  for (uint32_t i = s; i < e; i++) {
+    unsigned char ch = (unsigned char)f->text[i];
+    if (ch != ' ' && ch != '\t' && ch != '\r' && ch != '\n') h = (h ^ ch) * 1099511628211ull;
+  }
+  snprintf(fd->fingerprint, sizeof fd->fingerprint, "%016llx", (unsigned long long)h);
+}
+
+static bool tl_supersedes(const tl_rule *outer, const tl_rule *inner) {
+  for (size_t i = 0; i < outer->supersedes.n; i++)
+    if (!strcmp(outer->supersedes.v[i], inner->code)) return true;
+  return false;
+}
+
+/* Does a candidate hold once the project is known: its project predicates and its hotness? */
+static bool tl_candidate_holds(tl_analysis *a, size_t fi, const tl_candidate *c, pcre2_match_data *md) {
+  const tl_rule *rule = a->rules->rules.v[c->rule];
+  if (c->deferred.n && !tl_project_deferred_hold(a, fi, c, md)) return false;
+  if (!rule->hot) return true;
+  tl_hot_step *chain = NULL;
+  size_t nchain = 0;
+  bool hot = tl_project_hot_at(a, fi, c->func, c->start, rule->hot, &chain, &nchain) != 0;
+  for (size_t j = 0; j < nchain; j++) free(chain[j].what);
+  free(chain);
+  return hot;
+}
+
+/* For each `scope: project` rule, the candidate reported: the first that holds by path, then
+ * position (the order of files given does not matter: -j1, -jN and editors agree). picks[rule]
+ * is file + 1 and cand[rule] the candidate index; 0 when none. */
+static void tl_project_scope_picks(tl_analysis *a, size_t *picks, size_t *cand, pcre2_match_data *md) {
+  const tl_ruleset *rs = a->rules;
+  for (size_t fi = 0; fi < a->files.n; fi++) {
+    const tl_file *f = &a->files.v[fi];
+    for (size_t ci = 0; ci < f->cands.n; ci++) {
+      const tl_candidate *c = &f->cands.v[ci];
+      if (!rs->rules.v[c->rule]->project_scope) continue;
+      size_t *pk = &picks[c->rule];
+      if (*pk) {
+        const tl_file *bf = &a->files.v[*pk - 1];
+        int cmp = strcmp(f->path, bf->path);
+        if (cmp > 0 || (cmp == 0 && c->start >= bf->cands.v[cand[c->rule]].start)) continue;
+      }
+      if (!tl_candidate_holds(a, fi, c, md)) continue;
+      *pk = fi + 1;
+      cand[c->rule] = ci;
+    }
+  }
+}
+
+void tl_findings_make(tl_analysis *a) {
+  const tl_ruleset *rs = a->rules;
+  pcre2_match_data *md = pcre2_match_data_create(16, NULL);
+  size_t *picks = tl_calloc(rs->rules.n + 1, sizeof *picks), *pick_cand = tl_calloc(rs->rules.n + 1, sizeof *pick_cand);
+  tl_project_scope_picks(a, picks, pick_cand, md);
+  for (size_t fi = 0; fi < a->files.n; fi++) {
+    tl_file *f = &a->files.v[fi];
+    for (size_t ci = 0; ci < f->cands.n; ci++) {
+      tl_candidate *c = &f->cands.v[ci];
+      const tl_rule *rule = rs->rules.v[c->rule];
+      tl_hot_step *chain = NULL;
+      size_t nchain = 0;
+      if (rule->needs_accel && a->cpu_only) continue;
+      if (rule->project_scope && (picks[c->rule] != fi + 1 || pick_cand[c->rule] != ci)) continue;
+      if (c->deferred.n && !tl_project_deferred_hold(a, fi, c, md)) continue;
+      unsigned hot_bits = rule->hot ? tl_project_hot_at(a, fi, c->func, c->start, rule->hot, &chain, &nchain) : 0;
+      if (rule->hot && !hot_bits) continue;
+      /* Drop a match inside another match of the same rule, or of a rule that supersedes it. */
+      bool dropped = false;
+      for (size_t k = 0; k < f->cands.n && !dropped; k++) {
+        if (k == ci) continue;
+        const tl_candidate *o = &f->cands.v[k];
+        const tl_rule *orule = rs->rules.v[o->rule];
+        bool contains = o->start <= c->start && c->end <= o->end && (o->end - o->start) > (c->end - c->start);
+        bool same = o->start == c->start && o->end == c->end;
+        if (o->rule == c->rule && (contains || (same && k < ci))) {
+          /* a project-scope rule reports one match; an outer match whose project predicates fail hides nothing */
+          dropped = !rule->project_scope && (!o->deferred.n || tl_project_deferred_hold(a, fi, o, md));
+        }
+        else if (tl_supersedes(orule, rule) && (contains || same)) {
+          /* only when the superseding finding is itself reported */
+          tl_hot_step *oc = NULL;
+          size_t on = 0;
+          bool ohot = (!orule->needs_accel || !a->cpu_only) &&
+                      (!orule->project_scope || (picks[o->rule] == fi + 1 && pick_cand[o->rule] == k)) &&
+                      (!o->deferred.n || tl_project_deferred_hold(a, fi, o, md)) &&
+                      (!orule->hot || tl_project_hot_at(a, fi, o->func, o->start, orule->hot, &oc, &on));
+          for (size_t j = 0; j < on; j++) free(oc[j].what);
+          free(oc);
+          dropped = ohot;
+        }
+      }
+      uint32_t first = tl_lines_line(&f->lines, c->stmt_start), last = tl_lines_line(&f->lines, c->stmt_end);
+      uint32_t fline = tl_lines_line(&f->lines, c->start);
+      if (fline < first) first = fline;
+      if (fline > last) last = fline;
+      if (!dropped && tl_suppress_match(&f->model.suppressions, rule->code, first, last)) {
+        a->suppressed++;
+        dropped = true;
+      }
+      if (dropped) {
+        for (size_t j = 0; j < nchain; j++) free(chain[j].what);
+        free(chain);
+        continue;
+      }
+      tl_finding fd = {0};
+      fd.rule = rule;
+      fd.path = f->path;
+      fd.file = fi;
+      fd.start_byte = c->start;
+      fd.end_byte = c->end;
+      fd.line = tl_lines_line(&f->lines, c->start);
+      fd.col = tl_lines_col(&f->lines, f->text, c->start);
+      uint32_t rend = c->report_end ? c->report_end : c->end;
+      fd.end_byte = rend;
+      fd.end_line = tl_lines_line(&f->lines, rend);
+      fd.end_col = tl_lines_col(&f->lines, f->text, rend);
+      fd.severity = c->severity >= 0 ? (tl_severity)c->severity : rule->severity;
+      if (hot_bits & TL_HOT_EVAL) fd.severity = TL_SEVERITY_INFO; /* paid per evaluation, not per training step */
+      fd.message = tl_strdup(c->message);
+      fd.hot = chain;
+      fd.nhot = nchain;
+      for (size_t k = 0; k < c->edits.n; k++) {
+        tl_edit ed = {c->edits.v[k].start, c->edits.v[k].end, tl_strdup(c->edits.v[k].text)};
+        tl_vec_push(&fd.fix, ed);
+      }
+      fd.fix_safety = fd.fix.n ? rule->fix_safety : TL_FIXSAFE_NONE;
+      fd.scope = c->func > 0 ? f->model.funcs.v[c->func].display : f->model.module;
+      fd.stmt_first_line = first;
+      fd.stmt_last_line = last;
+      tl_fingerprint(&fd, f);
+      tl_vec_push(&a->findings, fd);
+    }
+  }
+  free(picks);
+  free(pick_cand);
+  pcre2_match_data_free(md);
+  if (a->findings.n) qsort(a->findings.v, a->findings.n, sizeof *a->findings.v, tl_finding_cmp);
+}
