@@ -16,7 +16,7 @@ tl_analysis *tl_analysis_new(const tl_ruleset *rules, const tl_options *opts) {
 
 void tl_analysis_delete(tl_analysis *a) {
   if (!a) return;
-  tl_project_free(a);
+  tl_project_free(&a->project);
   tl_findings_clear(a);
   for (size_t i = 0; i < a->files.n; i++) tl_file_free(&a->files.v[i]);
   tl_vec_free(&a->files);
@@ -124,7 +124,7 @@ void tl_analysis_edit(tl_analysis *a, const char *path, uint32_t start, uint32_t
 void tl_analysis_remove(tl_analysis *a, const char *path) {
   tl_file *f = tl_find_file(a, path);
   if (!f) return;
-  tl_project_free(a); /* indexed by file: rebuilt by the next run */
+  tl_project_free(&a->project); /* indexed by file: rebuilt by the next run */
   tl_findings_clear(a);
   for (size_t k = 0; k < a->files.n; k++) { /* they name files by index */
     free(a->files.v[k].targets);
@@ -151,7 +151,7 @@ static void tl_analysis__phase1(void *ctxp, unsigned worker, size_t idx) {
 }
 
 void tl_analysis_run(tl_analysis *a) {
-  tl_project_free(a);
+  tl_project_free(&a->project);
   tl_findings_clear(a);
   tl_diags_free(&a->diags);
   a->suppressed = 0;
@@ -184,7 +184,8 @@ void tl_analysis_run(tl_analysis *a) {
     for (size_t j = 0; j < sp->n; j++)
       for (size_t k = 0; k < sp->v[j].used.n; k++) sp->v[j].used.v[k] = false;
   }
-  tl_project_analyze(a);
+  tl_project_analyze(&a->project, a->files.v, a->files.n, &a->hot_functions);
+  a->targets_kept += a->project.targets_kept;
   tl_findings_make(a);
   for (size_t i = 0; i < a->files.n; i++) { /* made again when the file changes */
     free(a->files.v[i].code);

@@ -104,24 +104,35 @@ typedef struct {
   tl_hot_reason reason[2];
 } tl_func_state;
 
+/* Phase 2's results (tl_project.c), rebuilt by every run: per file and function how hot it is and
+ * why, per loop whether it is a step loop and what it does anywhere in it. Read by phase 3. */
+typedef struct tl_project {
+  tl_file *files;           /* the run's files (borrowed) */
+  size_t nfiles;
+  tl_func_state **fstate;   /* per file, per function */
+  size_t *nfuncs;           /* per file: functions in fstate */
+  bool **step_loops;        /* per file, per loop */
+  unsigned **loop_work;     /* per file, per loop: TL_WORK_* anywhere in it, through calls too */
+  size_t nwork;             /* files in loop_work */
+  TL_VEC(tl_pmatch) pmatch; /* #project-match? verdicts of this run */
+  bool cpu_only;            /* a program that never names an accelerator */
+  size_t targets_kept;      /* call targets taken from the last run, not resolved again */
+} tl_project;
+
 struct tl_analysis {
   const tl_ruleset *rules;
   tl_options opts;
   TL_VEC(tl_file) files;
   TL_VEC(tl_finding) findings;
   tl_diags diags;
-  TL_VEC(tl_func_state *) fstate; /* per file, per function */
-  TL_VEC(bool *) step_loops;      /* per file, per loop */
-  TL_VEC(unsigned *) loop_work;   /* per file, per loop: TL_WORK_* anywhere in it, through calls too */
-  TL_VEC(tl_pmatch) pmatch;       /* #project-match? results of this run */
+  tl_project project;             /* phase 2's results */
   size_t suppressed;
-  TL_VEC(char *) hot_functions;   /* configured per-step function names */
-  TL_VEC(char *) step_iterables;  /* configured loader names */
+  tl_strlist hot_functions;       /* configured per-step function names */
+  tl_strlist step_iterables;      /* configured loader names */
   tl_strlist frameworks;          /* configured frameworks; empty: all */
   size_t partial_runs;            /* files re-queried only over their changed statements (for tests) */
   size_t model_copied;            /* top-level statements whose model was copied, not walked (for tests) */
   size_t targets_kept;            /* call targets taken from the last project pass, not resolved again (for tests) */
-  bool cpu_only;                  /* a program that never names an accelerator (tl_project.c) */
 };
 
 /* Phase 1 (tl_file.c): reads, checks, parses, models and queries one file (after an edit, only its
@@ -139,11 +150,11 @@ void tl_findings_make(tl_analysis *a);
 void tl_findings_clear(tl_analysis *a);
 
 /* Phase 2, the project pass (tl_project.c): resolves calls across files and marks hot functions and loops. */
-void tl_project_analyze(tl_analysis *a);
+void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_strlist *hot_functions);
 /* Hot kinds of a byte position, with the chain; returns 0 when not hot for `kinds`. */
-unsigned tl_project_hot_at(tl_analysis *a, size_t file, int32_t func, uint32_t byte, unsigned kinds,
+unsigned tl_project_hot_at(const tl_project *pj, size_t file, int32_t func, uint32_t byte, unsigned kinds,
                            tl_hot_step **chain, size_t *nchain);
-void tl_project_free(tl_analysis *a);
+void tl_project_free(tl_project *pj);
 /* Project predicates of a candidate (#project-match?, #training-loop?): all hold? */
 bool tl_project_deferred_hold(tl_analysis *a, size_t file, const tl_candidate *c, pcre2_match_data *md);
 

@@ -60,7 +60,7 @@ static bool tl_candidate_holds(tl_analysis *a, size_t fi, const tl_candidate *c,
   if (!rule->hot) return true;
   tl_hot_step *chain = NULL;
   size_t nchain = 0;
-  bool hot = tl_project_hot_at(a, fi, c->func, c->start, rule->hot, &chain, &nchain) != 0;
+  bool hot = tl_project_hot_at(&a->project, fi, c->func, c->start, rule->hot, &chain, &nchain) != 0;
   for (size_t j = 0; j < nchain; j++) free(chain[j].what);
   free(chain);
   return hot;
@@ -101,10 +101,10 @@ void tl_findings_make(tl_analysis *a) {
       const tl_rule *rule = rs->rules.v[c->rule];
       tl_hot_step *chain = NULL;
       size_t nchain = 0;
-      if (rule->needs_accel && a->cpu_only) continue;
+      if (rule->needs_accel && a->project.cpu_only) continue;
       if (rule->project_scope && (picks[c->rule] != fi + 1 || pick_cand[c->rule] != ci)) continue;
       if (c->deferred.n && !tl_project_deferred_hold(a, fi, c, md)) continue;
-      unsigned hot_bits = rule->hot ? tl_project_hot_at(a, fi, c->func, c->start, rule->hot, &chain, &nchain) : 0;
+      unsigned hot_bits = rule->hot ? tl_project_hot_at(&a->project, fi, c->func, c->start, rule->hot, &chain, &nchain) : 0;
       if (rule->hot && !hot_bits) continue;
       /* Drop a match inside another match of the same rule, or of a rule that supersedes it. */
       bool dropped = false;
@@ -122,10 +122,10 @@ void tl_findings_make(tl_analysis *a) {
           /* only when the superseding finding is itself reported */
           tl_hot_step *oc = NULL;
           size_t on = 0;
-          bool ohot = (!orule->needs_accel || !a->cpu_only) &&
+          bool ohot = (!orule->needs_accel || !a->project.cpu_only) &&
                       (!orule->project_scope || (picks[o->rule] == fi + 1 && pick_cand[o->rule] == k)) &&
                       (!o->deferred.n || tl_project_deferred_hold(a, fi, o, md)) &&
-                      (!orule->hot || tl_project_hot_at(a, fi, o->func, o->start, orule->hot, &oc, &on));
+                      (!orule->hot || tl_project_hot_at(&a->project, fi, o->func, o->start, orule->hot, &oc, &on));
           for (size_t j = 0; j < on; j++) free(oc[j].what);
           free(oc);
           dropped = ohot;

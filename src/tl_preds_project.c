@@ -13,8 +13,8 @@ static bool tl_project__match(tl_analysis *a, size_t file, const tl_pred *p, uin
   (void)start;
   (void)end;
   size_t j = 0;
-  while (j < a->pmatch.n && a->pmatch.v[j].pred != p) j++;
-  if (j < a->pmatch.n) return a->pmatch.v[j].result;
+  while (j < a->project.pmatch.n && a->project.pmatch.v[j].pred != p) j++;
+  if (j < a->project.pmatch.n) return a->project.pmatch.v[j].result;
   tl_pmatch pm = {p, false};
   pcre2_match_context *mctx = pcre2_match_context_create(NULL);
   pcre2_set_match_limit(mctx, TL_REGEX_MATCH_LIMIT);
@@ -38,7 +38,7 @@ static bool tl_project__match(tl_analysis *a, size_t file, const tl_pred *p, uin
       pm.result = f->pfmatch.v[v].result;
     }
   pcre2_match_context_free(mctx);
-  tl_vec_push(&a->pmatch, pm);
+  tl_vec_push(&a->project.pmatch, pm);
   return pm.result;
 }
 
@@ -49,12 +49,12 @@ static bool tl_project__training_loop(tl_analysis *a, size_t file, const tl_pred
   (void)p;
   (void)end;
   (void)md;
-  if (file >= a->loop_work.n) return false;
+  if (file >= a->project.nwork) return false;
   const tl_file_model *m = &a->files.v[file].model;
   for (size_t l = 0; l < m->loops.n; l++)
     if (m->loops.v[l].start == start)
-      return a->step_loops.v[file][l] &&
-             (a->loop_work.v[file][l] & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP)) == (TL_WORK_BACKWARD | TL_WORK_OPT_STEP);
+      return a->project.step_loops[file][l] &&
+             (a->project.loop_work[file][l] & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP)) == (TL_WORK_BACKWARD | TL_WORK_OPT_STEP);
   return false;
 }
 

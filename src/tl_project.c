@@ -10,7 +10,7 @@
 typedef TL_VEC(tl_ref) tl_refs;
 
 typedef struct {
-  tl_analysis *a;
+  tl_project *pj;
   tl_map modules;      /* full module name -> file index + 1 */
   tl_map suffixes;     /* module name suffix -> file index + 1, or -1 when ambiguous */
   tl_map *locals;      /* per file: "Class", "Class.method", "func" -> encoded entity */
@@ -22,10 +22,10 @@ typedef struct {
 /* Encoded local entities: functions as idx + 1, classes as -(idx + 1). */
 
 static void tl_index_files(tl_proj *p) {
-  tl_analysis *a = p->a;
-  p->locals = tl_calloc(a->files.n, sizeof *p->locals);
-  for (size_t i = 0; i < a->files.n; i++) {
-    tl_file *f = &a->files.v[i];
+  tl_project *pj = p->pj;
+  p->locals = tl_calloc(pj->nfiles ? pj->nfiles : 1, sizeof *p->locals);
+  for (size_t i = 0; i < pj->nfiles; i++) {
+    tl_file *f = &pj->files[i];
     if (!f->ok) continue;
     const char *mod = f->model.module;
     tl_map_set(&p->modules, mod, (intptr_t)i + 1);
@@ -81,7 +81,7 @@ static bool tl_class_ref(const tl_proj *p, int32_t fi, const char *name, tl_ref 
     *out = (tl_ref){fi, (int32_t)(-ent - 1)};
     return true;
   }
-  char *q = tl_model_resolve(&p->a->files.v[fi].model, name);
+  char *q = tl_model_resolve(&p->pj->files[fi].model, name);
   int32_t f2;
   bool ok = tl_lookup_qual(p, q, &f2, &ent) && ent < 0;
   if (ok) *out = (tl_ref){f2, (int32_t)(-ent - 1)};
@@ -110,7 +110,7 @@ static int tl_class_kind(tl_proj *p, tl_ref c, int depth) {
   if ((*k & TL_CK_BUSY) || depth > 32) return 0;
   *k |= TL_CK_BUSY;
   int out = 0;
-  const tl_class *cl = &p->a->files.v[c.file].model.classes.v[c.idx];
+  const tl_class *cl = &p->pj->files[c.file].model.classes.v[c.idx];
   for (size_t i = 0; i < cl->bases.n; i++) {
     const char *b = cl->bases.v[i];
     tl_ref base;
@@ -128,7 +128,7 @@ static int tl_class_kind(tl_proj *p, tl_ref c, int depth) {
 /* The method `name` of class c or its project bases. */
 static bool tl_method(tl_proj *p, tl_ref c, const char *name, tl_ref *out, int depth) {
   if (depth > 16) return false;
-  const tl_file *f = &p->a->files.v[c.file];
+  const tl_file *f = &p->pj->files[c.file];
   const tl_class *cl = &f->model.classes.v[c.idx];
   const char *mod = f->model.module;
   size_t ml = strlen(mod);
@@ -152,7 +152,7 @@ static bool tl_method(tl_proj *p, tl_ref c, const char *name, tl_ref *out, int d
 
 /* The class of the value bound to `name` before `byte` in function `func` of file fi, if a project class. */
 static bool tl_instance_class(tl_proj *p, int32_t fi, int32_t func, const char *name, uint32_t byte, tl_ref *out) {
-  const tl_file_model *m = &p->a->files.v[fi].model;
+  const tl_file_model *m = &p->pj->files[fi].model;
   if (func < 0 || (size_t)func >= m->funcs.n) return false;
   const tl_binding *best = tl_model_binding(m, name, func, byte); /* the function's bindings only */
   if (best) return best->ctor && tl_class_ref(p, fi, best->ctor, out);
@@ -169,7 +169,7 @@ static bool tl_instance_class(tl_proj *p, int32_t fi, int32_t func, const char *
 
 static tl_target tl_resolve(tl_proj *p, int32_t fi, const tl_call *c) {
   tl_target t = {{-1, -1}, false, false};
-  const tl_file_model *m = &p->a->files.v[fi].model;
+  const tl_file_model *m = &p->pj->files[fi].model;
   const char *callee = c->callee;
   int32_t cls = m->funcs.v[c->func].cls;
   tl_ref inst;
@@ -236,7 +236,7 @@ static tl_target tl_resolve(tl_proj *p, int32_t fi, const tl_call *c) {
  * loop of a base class's train() runs the subclass's run_step()). */
 static void tl_add_overrides(tl_proj *p, tl_ref cls, tl_ref meth, const char *name, int depth) {
   if (depth > 16) return;
-  const tl_class *cl = &p->a->files.v[cls.file].model.classes.v[cls.idx];
+  const tl_class *cl = &p->pj->files[cls.file].model.classes.v[cls.idx];
   for (size_t i = 0; i < cl->bases.n; i++) {
     tl_ref base, r;
     if (!tl_class_ref(p, cls.file, cl->bases.v[i], &base) || (base.file == cls.file && base.idx == cls.idx)) continue;
@@ -251,11 +251,11 @@ static void tl_add_overrides(tl_proj *p, tl_ref cls, tl_ref meth, const char *na
 }
 
 static void tl_index_overrides(tl_proj *p) {
-  size_t nf = p->a->files.n;
+  size_t nf = p->pj->nfiles;
   p->overrides = tl_calloc(nf ? nf : 1, sizeof *p->overrides);
-  for (size_t i = 0; i < nf; i++) p->overrides[i] = tl_calloc(p->a->files.v[i].model.funcs.n + 1, sizeof **p->overrides);
+  for (size_t i = 0; i < nf; i++) p->overrides[i] = tl_calloc(p->pj->files[i].model.funcs.n + 1, sizeof **p->overrides);
   for (size_t i = 0; i < nf; i++) {
-    const tl_file_model *m = &p->a->files.v[i].model;
+    const tl_file_model *m = &p->pj->files[i].model;
     for (size_t f = 0; f < m->funcs.n; f++)
       if (m->funcs.v[f].cls >= 0 && m->funcs.v[f].outer >= 0 && m->funcs.v[m->funcs.v[f].outer].cls < 0 &&
           strncmp(m->funcs.v[f].name, "__", 2))
@@ -281,20 +281,22 @@ static size_t tl_call_targets(const tl_proj *p, int32_t fi, size_t c, tl_ref *ou
 /* An evaluation loop: a step loop over a DataLoader that runs no backward pass and no optimizer
  * step anywhere in it (nor in what it calls). Its per-batch costs are real but paid once per
  * evaluation, not once per training step. */
-static bool tl_eval_loop(const tl_analysis *a, size_t fi, int32_t l) {
-  const tl_file_model *m = &a->files.v[fi].model;
-  if (l < 0 || (size_t)l >= m->loops.n || fi >= a->loop_work.n || !m->loops.v[l].iterates_loader) return false;
-  return !(a->loop_work.v[fi][l] & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP));
+static bool tl_eval_loop(const tl_project *pj, size_t fi, int32_t l) {
+  const tl_file_model *m = &pj->files[fi].model;
+  if (l < 0 || (size_t)l >= m->loops.n || fi >= pj->nwork || !m->loops.v[l].iterates_loader) return false;
+  return !(pj->loop_work[fi][l] & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP));
 }
 
 /* What each loop does anywhere in it, guarded or not, directly or through the project's functions
  * it calls (TL_WORK_*): a training loop runs a backward pass and an optimizer step. */
 static void tl_project_loop_work(tl_proj *p) {
-  tl_analysis *a = p->a;
-  size_t nf = a->files.n;
+  tl_project *pj = p->pj;
+  size_t nf = pj->nfiles;
   unsigned **fw = tl_calloc(nf ? nf : 1, sizeof *fw);
+  pj->loop_work = tl_calloc(nf ? nf : 1, sizeof *pj->loop_work);
+  pj->nwork = nf;
   for (size_t i = 0; i < nf; i++) {
-    const tl_file_model *m = &a->files.v[i].model;
+    const tl_file_model *m = &pj->files[i].model;
     fw[i] = tl_calloc(m->funcs.n + 1, sizeof **fw);
     for (size_t c = 0; c < m->calls.n; c++)
       fw[i][m->calls.v[c].func] |= m->calls.v[c].work | (p->targets[i][c].instance ? TL_WORK_MODEL : 0);
@@ -302,7 +304,7 @@ static void tl_project_loop_work(tl_proj *p) {
   for (int iter = 0, changed = 1; changed && iter < 64; iter++) {
     changed = 0;
     for (size_t i = 0; i < nf; i++) {
-      const tl_file_model *m = &a->files.v[i].model;
+      const tl_file_model *m = &pj->files[i].model;
       for (size_t c = 0; c < m->calls.n; c++) {
         tl_ref ts[TL_MAX_TARGETS];
         size_t nt = tl_call_targets(p, (int32_t)i, c, ts, TL_MAX_TARGETS);
@@ -316,7 +318,7 @@ static void tl_project_loop_work(tl_proj *p) {
     }
   }
   for (size_t i = 0; i < nf; i++) {
-    const tl_file_model *m = &a->files.v[i].model;
+    const tl_file_model *m = &pj->files[i].model;
     unsigned *lw = tl_calloc(m->loops.n + 1, sizeof *lw);
     for (size_t c = 0; c < m->calls.n; c++) {
       const tl_call *cl = &m->calls.v[c];
@@ -327,7 +329,7 @@ static void tl_project_loop_work(tl_proj *p) {
       for (int32_t l = cl->loop; l >= 0; l = m->loops.v[l].parent)
         if (m->loops.v[l].func == cl->func) lw[l] |= w;
     }
-    tl_vec_push(&a->loop_work, lw);
+    pj->loop_work[i] = lw;
   }
   for (size_t i = 0; i < nf; i++) free(fw[i]);
   free(fw);
@@ -359,8 +361,8 @@ typedef struct {
 typedef TL_VEC(tl_qitem) tl_queue;
 typedef TL_VEC(tl_hot_step) tl_chain;
 
-static void tl_mark(tl_analysis *a, tl_queue *q, tl_ref t, int kind, tl_hot_reason r) {
-  tl_func_state *st = &a->fstate.v[t.file][t.idx];
+static void tl_mark(tl_project *pj, tl_queue *q, tl_ref t, int kind, tl_hot_reason r) {
+  tl_func_state *st = &pj->fstate[t.file][t.idx];
   if (st->hot & (1u << kind)) { free(r.why); return; }
   st->hot |= 1u << kind;
   st->reason[kind] = r;
@@ -368,20 +370,25 @@ static void tl_mark(tl_analysis *a, tl_queue *q, tl_ref t, int kind, tl_hot_reas
   tl_vec_push(q, it);
 }
 
-void tl_project_analyze(tl_analysis *a) {
+void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_strlist *hot_functions) {
+  memset(pj, 0, sizeof *pj);
+  pj->files = files;
+  pj->nfiles = nfiles;
   tl_proj p = {0};
-  p.a = a;
-  size_t nf = a->files.n;
+  p.pj = pj;
+  size_t nf = nfiles;
+  pj->fstate = tl_calloc(nf ? nf : 1, sizeof *pj->fstate);
+  pj->step_loops = tl_calloc(nf ? nf : 1, sizeof *pj->step_loops);
+  pj->nfuncs = tl_calloc(nf ? nf : 1, sizeof *pj->nfuncs);
   tl_index_files(&p);
   p.class_kind = tl_calloc(nf ? nf : 1, sizeof *p.class_kind);
   p.targets = tl_calloc(nf ? nf : 1, sizeof *p.targets);
   for (size_t i = 0; i < nf; i++) {
-    tl_file_model *m = &a->files.v[i].model;
+    tl_file_model *m = &pj->files[i].model;
     p.class_kind[i] = tl_calloc(m->classes.n + 1, 1);
-    tl_func_state *fs = tl_calloc(m->funcs.n + 1, sizeof *fs);
-    tl_vec_push(&a->fstate, fs);
-    bool *sl = tl_calloc(m->loops.n + 1, sizeof *sl);
-    tl_vec_push(&a->step_loops, sl);
+    pj->fstate[i] = tl_calloc(m->funcs.n + 1, sizeof **pj->fstate);
+    pj->nfuncs[i] = m->funcs.n;
+    pj->step_loops[i] = tl_calloc(m->loops.n + 1, sizeof **pj->step_loops);
   }
   /* The calls' targets. Those of the last run stand when no file was added, removed or analysed
    * again in full since: every file is either unchanged or was re-queried only over its changed
@@ -390,18 +397,18 @@ void tl_project_analyze(tl_analysis *a) {
    * those inside it) are resolved again. */
   bool keep = true;
   for (size_t i = 0; i < nf && keep; i++) {
-    const tl_file *f = &a->files.v[i];
+    const tl_file *f = &pj->files[i];
     keep = f->targets && (!f->rerun ? f->ntargets == f->model.calls.n : f->partial && f->call_map);
   }
   for (size_t i = 0; i < nf; i++) {
-    tl_file *f = &a->files.v[i];
+    tl_file *f = &pj->files[i];
     const tl_file_model *m = &f->model;
     p.targets[i] = tl_calloc(m->calls.n + 1, sizeof(tl_target));
     for (size_t c = 0; c < m->calls.n; c++) {
       uint32_t o = !keep ? UINT32_MAX : f->rerun ? f->call_map[c] : (uint32_t)c;
       if (o != UINT32_MAX && o < f->ntargets) {
         p.targets[i][c] = f->targets[o];
-        a->targets_kept++;
+        pj->targets_kept++;
       } else {
         p.targets[i][c] = tl_resolve(&p, (int32_t)i, &m->calls.v[c]);
       }
@@ -413,7 +420,7 @@ void tl_project_analyze(tl_analysis *a) {
    * whole training (it has a loop over a DataLoader) is not per-step work for its callers. */
   bool **whole = tl_calloc(nf ? nf : 1, sizeof *whole);
   for (size_t i = 0; i < nf; i++) {
-    const tl_file_model *m = &a->files.v[i].model;
+    const tl_file_model *m = &pj->files[i].model;
     whole[i] = tl_calloc(m->funcs.n + 1, sizeof **whole);
     for (size_t l = 0; l < m->loops.n; l++)
       if (m->loops.v[l].iterates_loader && m->loops.v[l].func > 0) whole[i][m->loops.v[l].func] = true;
@@ -422,21 +429,21 @@ void tl_project_analyze(tl_analysis *a) {
       tl_ref k;
       bool ctor = cl->work == TL_WORK_MODEL && !p.targets[i][c].instance && tl_class_ref(&p, (int32_t)i, cl->callee, &k);
       if (cl->top && !cl->guarded && ((cl->work && !ctor) || p.targets[i][c].instance))
-        a->fstate.v[i][cl->func].train_top = true;
+        pj->fstate[i][cl->func].train_top = true;
     }
   }
   for (int iter = 0, changed = 1; changed && iter < 64; iter++) {
     changed = 0;
     for (size_t i = 0; i < nf; i++) {
-      const tl_file_model *m = &a->files.v[i].model;
+      const tl_file_model *m = &pj->files[i].model;
       for (size_t c = 0; c < m->calls.n; c++) {
         const tl_call *cl = &m->calls.v[c];
         tl_ref ts[TL_MAX_TARGETS];
         size_t nt = tl_call_targets(&p, (int32_t)i, c, ts, TL_MAX_TARGETS);
-        if (!cl->top || cl->guarded || !nt || a->fstate.v[i][cl->func].train_top) continue;
+        if (!cl->top || cl->guarded || !nt || pj->fstate[i][cl->func].train_top) continue;
         for (size_t k = 0; k < nt; k++)
-          if (a->fstate.v[ts[k].file][ts[k].idx].train_top && !whole[ts[k].file][ts[k].idx]) {
-            a->fstate.v[i][cl->func].train_top = true;
+          if (pj->fstate[ts[k].file][ts[k].idx].train_top && !whole[ts[k].file][ts[k].idx]) {
+            pj->fstate[i][cl->func].train_top = true;
             changed = 1;
             break;
           }
@@ -445,16 +452,16 @@ void tl_project_analyze(tl_analysis *a) {
   }
   /* Step loops. */
   for (size_t i = 0; i < nf; i++) {
-    tl_file_model *m = &a->files.v[i].model;
-    for (size_t l = 0; l < m->loops.n; l++) a->step_loops.v[i][l] = m->loops.v[l].iterates_loader || m->loops.v[l].work;
+    tl_file_model *m = &pj->files[i].model;
+    for (size_t l = 0; l < m->loops.n; l++) pj->step_loops[i][l] = m->loops.v[l].iterates_loader || m->loops.v[l].work;
     for (size_t c = 0; c < m->calls.n; c++) {
       const tl_call *cl = &m->calls.v[c];
       if (cl->loop < 0 || cl->guarded) continue;
       tl_ref ts[TL_MAX_TARGETS];
       size_t nt = tl_call_targets(&p, (int32_t)i, c, ts, TL_MAX_TARGETS);
       bool work = p.targets[i][c].instance;
-      for (size_t k = 0; k < nt && !work; k++) work = a->fstate.v[ts[k].file][ts[k].idx].train_top && !whole[ts[k].file][ts[k].idx];
-      if (work) a->step_loops.v[i][cl->loop] = true;
+      for (size_t k = 0; k < nt && !work; k++) work = pj->fstate[ts[k].file][ts[k].idx].train_top && !whole[ts[k].file][ts[k].idx];
+      if (work) pj->step_loops[i][cl->loop] = true;
     }
   }
   tl_project_loop_work(&p);
@@ -465,16 +472,16 @@ void tl_project_analyze(tl_analysis *a) {
    * project is a library or a fragment, placed on a device by code that is not here. */
   bool accel = false, main_seen = false, step_seen = false;
   for (size_t i = 0; i < nf; i++) {
-    const tl_file_model *m = &a->files.v[i].model;
+    const tl_file_model *m = &pj->files[i].model;
     accel = accel || m->uses_accel;
     main_seen = main_seen || m->has_main;
-    for (size_t l = 0; l < m->loops.n && !step_seen; l++) step_seen = a->step_loops.v[i][l];
+    for (size_t l = 0; l < m->loops.n && !step_seen; l++) step_seen = pj->step_loops[i][l];
   }
-  a->cpu_only = !accel && main_seen && step_seen;
+  pj->cpu_only = !accel && main_seen && step_seen;
   /* Roots, then the call graph breadth first. */
   tl_queue q = {0};
   for (size_t i = 0; i < nf; i++) {
-    tl_file *f = &a->files.v[i];
+    tl_file *f = &pj->files[i];
     tl_file_model *m = &f->model;
     for (size_t fn = 1; fn < m->funcs.n; fn++) {
       const tl_func *fu = &m->funcs.v[fn];
@@ -487,13 +494,13 @@ void tl_project_analyze(tl_analysis *a) {
       tl_hot_reason r = {-1, -1, fu->line, fu->col, 0, NULL};
       if (collate) {
         r.why = tl_printf("`%s` runs once per batch in the loader (collate_fn)", fu->display);
-        tl_mark(a, &q, (tl_ref){(int32_t)i, (int32_t)fn}, 1, r);
+        tl_mark(pj, &q, (tl_ref){(int32_t)i, (int32_t)fn}, 1, r);
       }
-      for (size_t h = 0; h < a->hot_functions.n; h++) {
-        const char *hf = a->hot_functions.v[h];
+      for (size_t h = 0; hot_functions && h < hot_functions->n; h++) {
+        const char *hf = hot_functions->v[h];
         if (strcmp(hf, fu->name) && strcmp(hf, fu->display) && strcmp(hf, fu->qual)) continue;
         tl_hot_reason hr = {-1, -1, fu->line, fu->col, 0, tl_printf("`%s` is configured as per-step code (hot-functions)", fu->display)};
-        tl_mark(a, &q, (tl_ref){(int32_t)i, (int32_t)fn}, 0, hr);
+        tl_mark(pj, &q, (tl_ref){(int32_t)i, (int32_t)fn}, 0, hr);
         break;
       }
       if (fu->cls < 0) continue;
@@ -504,11 +511,11 @@ void tl_project_analyze(tl_analysis *a) {
                                     !strcmp(n, "predict_step"))) {
         r.why = !strcmp(n, "forward") ? tl_printf("`%s` runs every step (forward of a Module/Layer subclass)", fu->display)
                                       : tl_printf("`%s` runs every step (Lightning step hook)", fu->display);
-        tl_mark(a, &q, (tl_ref){(int32_t)i, (int32_t)fn}, 0, r);
+        tl_mark(pj, &q, (tl_ref){(int32_t)i, (int32_t)fn}, 0, r);
       } else if ((kind & TL_CK_DATASET) && (!strcmp(n, "__getitem__") || !strcmp(n, "__getitems__") ||
                                             !strcmp(n, "__iter__") || !strcmp(n, "__next__"))) {
         r.why = tl_printf("`%s` runs once per sample (Dataset)", fu->display);
-        tl_mark(a, &q, (tl_ref){(int32_t)i, (int32_t)fn}, 1, r);
+        tl_mark(pj, &q, (tl_ref){(int32_t)i, (int32_t)fn}, 1, r);
       }
     }
   }
@@ -516,7 +523,7 @@ void tl_project_analyze(tl_analysis *a) {
    * from an evaluation loop keeps the training loop's chain (the first chain wins). */
   for (int pass = 0; pass < 2; pass++)
     for (size_t i = 0; i < nf; i++) {
-      const tl_file_model *m = &a->files.v[i].model;
+      const tl_file_model *m = &pj->files[i].model;
       for (size_t c = 0; c < m->calls.n; c++) {
         const tl_call *cl = &m->calls.v[c];
         tl_ref ts[TL_MAX_TARGETS];
@@ -525,11 +532,11 @@ void tl_project_analyze(tl_analysis *a) {
         /* the outermost step loop containing the call, unguarded from it */
         for (int32_t l = cl->loop; l >= 0; l = m->loops.v[l].parent) {
           const tl_loop *lp = &m->loops.v[l];
-          if (lp->func != cl->func || !a->step_loops.v[i][l] || tl_guarded_after(m, cl->byte, lp->start)) continue;
-          if (tl_eval_loop(a, i, l) == (pass == 0)) break;
+          if (lp->func != cl->func || !pj->step_loops[i][l] || tl_guarded_after(m, cl->byte, lp->start)) continue;
+          if (tl_eval_loop(pj, i, l) == (pass == 0)) break;
           for (size_t k = 0; k < nt; k++) {
             tl_hot_reason r = {(int32_t)i, -1, lp->line, lp->col, 2, NULL};
-            tl_mark(a, &q, ts[k], 0, r);
+            tl_mark(pj, &q, ts[k], 0, r);
           }
           break;
         }
@@ -537,7 +544,7 @@ void tl_project_analyze(tl_analysis *a) {
     }
   for (size_t qi = 0; qi < q.n; qi++) {
     tl_qitem it = q.v[qi];
-    const tl_file_model *m = &a->files.v[it.file].model;
+    const tl_file_model *m = &pj->files[it.file].model;
     const tl_func *fu = &m->funcs.v[it.func];
     for (size_t c = 0; c < m->calls.n; c++) {
       const tl_call *cl = &m->calls.v[c];
@@ -546,18 +553,18 @@ void tl_project_analyze(tl_analysis *a) {
       size_t nt = tl_call_targets(&p, it.file, c, ts, TL_MAX_TARGETS);
       for (size_t k = 0; k < nt; k++) {
         tl_hot_reason r = {it.file, it.func, cl->line, cl->col, 1, NULL};
-        tl_mark(a, &q, ts[k], it.kind, r);
+        tl_mark(pj, &q, ts[k], it.kind, r);
       }
     }
   }
   tl_vec_free(&q);
   for (size_t i = 0; i < nf; i++) {
     free(p.class_kind[i]);
-    tl_file *fi = &a->files.v[i]; /* kept for the next run */
+    tl_file *fi = &pj->files[i]; /* kept for the next run */
     free(fi->targets);
     fi->targets = p.targets[i];
     fi->ntargets = fi->model.calls.n;
-    for (size_t f = 0; f < a->files.v[i].model.funcs.n; f++) tl_vec_free(&p.overrides[i][f]);
+    for (size_t f = 0; f < pj->files[i].model.funcs.n; f++) tl_vec_free(&p.overrides[i][f]);
     free(p.overrides[i]);
     tl_map_free(&p.locals[i]);
   }
@@ -580,20 +587,20 @@ static int32_t tl_loop_at_pos(const tl_file_model *m, uint32_t line, uint32_t co
   return -1;
 }
 
-unsigned tl_project_hot_at(tl_analysis *a, size_t fi, int32_t func, uint32_t byte, unsigned kinds,
+unsigned tl_project_hot_at(const tl_project *pj, size_t fi, int32_t func, uint32_t byte, unsigned kinds,
                            tl_hot_step **chain, size_t *nchain) {
   *chain = NULL;
   *nchain = 0;
-  if (fi >= a->fstate.n) return 0;
-  const tl_file *f = &a->files.v[fi];
+  if (fi >= pj->nfiles || !pj->fstate) return 0;
+  const tl_file *f = &pj->files[fi];
   const tl_file_model *m = &f->model;
   tl_chain v = {0};
   if (kinds & TL_HOT_STEP) {
     int32_t l = tl_model_loop_at(m, byte), best = -1;
     for (; l >= 0; l = m->loops.v[l].parent)
-      if (m->loops.v[l].func == func && a->step_loops.v[fi][l] && !tl_guarded_after(m, byte, m->loops.v[l].start)) best = l;
+      if (m->loops.v[l].func == func && pj->step_loops[fi][l] && !tl_guarded_after(m, byte, m->loops.v[l].start)) best = l;
     if (best >= 0) {
-      bool ev = tl_eval_loop(a, fi, best);
+      bool ev = tl_eval_loop(pj, fi, best);
       tl_chain_add(&v, f->path, m->loops.v[best].line, m->loops.v[best].col,
                    tl_strdup(ev ? "in the evaluation loop (no backward pass or optimizer step in it)" : "in the step loop"));
       *chain = v.v;
@@ -601,7 +608,7 @@ unsigned tl_project_hot_at(tl_analysis *a, size_t fi, int32_t func, uint32_t byt
       return ev ? TL_HOT_STEP | TL_HOT_EVAL : TL_HOT_STEP;
     }
   }
-  const tl_func_state *st = &a->fstate.v[fi][func];
+  const tl_func_state *st = &pj->fstate[fi][func];
   for (int k = 0; k < 2; k++) {
     unsigned bit = 1u << k;
     if (!(kinds & bit) || !(st->hot & bit) || func == 0 || tl_guarded_after(m, byte, m->funcs.v[func].start)) continue;
@@ -611,14 +618,14 @@ unsigned tl_project_hot_at(tl_analysis *a, size_t fi, int32_t func, uint32_t byt
       tl_chain_add(&v, f->path, m->funcs.v[func].line, m->funcs.v[func].col,
                    tl_printf("in `%s`", m->funcs.v[func].display));
     for (int guard = 0; guard < 32; guard++) {
-      const tl_hot_reason *r = &a->fstate.v[cf][cfn].reason[k];
-      const tl_file *rf = &a->files.v[r->kind == 0 ? cf : r->file];
+      const tl_hot_reason *r = &pj->fstate[cf][cfn].reason[k];
+      const tl_file *rf = &pj->files[r->kind == 0 ? cf : r->file];
       if (r->kind == 0) {
         tl_chain_add(&v, rf->path, r->line, r->col, tl_strdup(r->why ? r->why : "a per-step entry point"));
         break;
       }
       if (r->kind == 2) {
-        bool ev = k == 0 && tl_eval_loop(a, (size_t)r->file, tl_loop_at_pos(&rf->model, r->line, r->col));
+        bool ev = k == 0 && tl_eval_loop(pj, (size_t)r->file, tl_loop_at_pos(&rf->model, r->line, r->col));
         tl_chain_add(&v, rf->path, r->line, r->col,
                      tl_strdup(ev ? "called from the evaluation loop (no backward pass or optimizer step in it)"
                                   : "called from the step loop"));
@@ -638,17 +645,18 @@ unsigned tl_project_hot_at(tl_analysis *a, size_t fi, int32_t func, uint32_t byt
   return 0;
 }
 
-void tl_project_free(tl_analysis *a) {
-  for (size_t i = 0; i < a->fstate.n; i++) {
-    size_t nfun = a->files.v[i].model.funcs.n;
-    for (size_t j = 0; j < nfun; j++)
-      for (int k = 0; k < 2; k++) free(a->fstate.v[i][j].reason[k].why);
-    free(a->fstate.v[i]);
+void tl_project_free(tl_project *pj) {
+  for (size_t i = 0; pj->fstate && i < pj->nfiles; i++) {
+    for (size_t j = 0; j < pj->nfuncs[i]; j++)
+      for (int k = 0; k < 2; k++) free(pj->fstate[i][j].reason[k].why);
+    free(pj->fstate[i]);
+    free(pj->step_loops[i]);
   }
-  tl_vec_free(&a->fstate);
-  for (size_t i = 0; i < a->step_loops.n; i++) free(a->step_loops.v[i]);
-  tl_vec_free(&a->step_loops);
-  for (size_t i = 0; i < a->loop_work.n; i++) free(a->loop_work.v[i]);
-  tl_vec_free(&a->loop_work);
-  tl_vec_free(&a->pmatch);
+  for (size_t i = 0; i < pj->nwork; i++) free(pj->loop_work[i]);
+  free(pj->fstate);
+  free(pj->step_loops);
+  free(pj->nfuncs);
+  free(pj->loop_work);
+  tl_vec_free(&pj->pmatch);
+  memset(pj, 0, sizeof *pj);
 }
