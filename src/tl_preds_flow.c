@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "tl_frequency.h"
 #include "tl_vocab.h"
 
 #define TL_PRED_MAX_DEPTH 24
@@ -146,23 +147,18 @@ static int32_t tl_flow__own_loop(const tl_match_env *c, uint32_t at) {
   return l >= 0 && c->m->loops.v[l].func == c->func ? l : -1;
 }
 
-/* Does the expression hold a remainder test (`(step + 1) % accum == 0`), also through a local
- * name bound to one (`is_update = step % n == 0`)? String formatting (`"%d" % x`) is not one. */
+/* Does the expression hold a remainder test (`(step + 1) % accum == 0`, tl_freq_has_remainder),
+ * also through a local name bound to one (`is_update = step % n == 0`)? */
 static bool tl_flow__has_modulo(const tl_match_env *c, TSNode n, int depth) {
   if (depth > TL_PRED_MAX_DEPTH || ts_node_is_null(n) || tl_node_is(n, "lambda")) return false;
-  if (tl_node_is(n, "binary_operator")) {
-    TSNode op = ts_node_child_by_field_name(n, "operator", 8);
-    TSNode left = tl_unparen(ts_node_child_by_field_name(n, "left", 4));
-    if (!ts_node_is_null(op) && c->src[ts_node_start_byte(op)] == '%' && !tl_node_is(left, "string") &&
-        !tl_node_is(left, "concatenated_string"))
-      return true;
-  }
+  if (tl_freq_is_remainder(n, c->src)) return true;
   if (tl_node_is(n, "identifier") && depth < 4) {
     char *d = tl_dotted(n, c->src);
     TSNode v = d ? tl_model_binding_value(c->m, d, c->func, ts_node_start_byte(n)) : (TSNode){0};
     free(d);
-    if (!ts_node_is_null(v) && tl_flow__has_modulo(c, v, depth + 4)) return true;
+    return !ts_node_is_null(v) && tl_flow__has_modulo(c, v, depth + 4);
   }
+  if (tl_node_is(n, "call")) return false;
   uint32_t k = ts_node_named_child_count(n);
   for (uint32_t i = 0; i < k; i++)
     if (tl_flow__has_modulo(c, ts_node_named_child(n, i), depth + 1)) return true;

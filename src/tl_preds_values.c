@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "tl_frequency.h"
 #include "tl_vocab.h"
 
 #define TL_PRED_MAX_DEPTH 24
@@ -196,20 +197,10 @@ static bool tl_values__passes_tensor(const tl_match_env *e, TSNode args) {
   return false;
 }
 
-/* Does deciding this condition need a device value? (`if (x == pad).any():`, `while t.max() > 0`) */
-/* `x % n == k` (not string formatting). */
+/* `x % n == k`: a comparison holding a remainder test (not string formatting). */
 static bool tl_values__is_modulo_test(TSNode n, const char *src) {
   n = tl_unparen(n);
-  if (!tl_node_is(n, "comparison_operator")) return false;
-  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
-    TSNode ch = ts_node_named_child(n, i);
-    ch = tl_unparen(ch);
-    if (!tl_node_is(ch, "binary_operator")) continue;
-    TSNode op = TL_CHILD(ch, operator);
-    TSNode left = TL_CHILD(ch, left);
-    if (!ts_node_is_null(op) && src[ts_node_start_byte(op)] == '%' && !tl_node_is(left, "string")) return true;
-  }
-  return false;
+  return tl_node_is(n, "comparison_operator") && tl_freq_has_remainder(n, src);
 }
 
 static bool tl_values__tensor_condition(const tl_match_env *e, TSNode n, int depth) {

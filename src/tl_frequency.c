@@ -1,0 +1,214 @@
+/* tl_frequency.c - how often code under a condition runs (tl_frequency.h). */
+#include "tl_frequency.h"
+
+#include <ctype.h>
+#include <string.h>
+
+#include "tl_util.h"
+
+bool tl_freq_is_remainder(TSNode n, const char *src) {
+  if (!tl_node_is(n, "binary_operator")) return false;
+  TSNode op = TL_CHILD(n, operator);
+  TSNode left = tl_unparen(TL_CHILD(n, left));
+  return !ts_node_is_null(op) && ts_node_end_byte(op) - ts_node_start_byte(op) == 1 && src[ts_node_start_byte(op)] == '%' &&
+         !tl_node_is(left, "string") && !tl_node_is(left, "concatenated_string");
+}
+
+static bool tl_freq__has_remainder(TSNode n, const char *src, int depth) {
+  if (depth > 32 || ts_node_is_null(n)) return false;
+  if (tl_freq_is_remainder(n, src)) return true;
+  if (tl_node_is(n, "call") || tl_node_is(n, "lambda")) return false;
+  uint32_t k = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < k; i++)
+    if (tl_freq__has_remainder(ts_node_named_child(n, i), src, depth + 1)) return true;
+  return false;
+}
+
+bool tl_freq_has_remainder(TSNode n, const char *src) { return tl_freq__has_remainder(n, src, 0); }
+
+/* Is `name` the counter of a loop around `at` in the same function: `for i in range(...)`,
+ * `for step, batch in enumerate(...)`? */
+static bool tl_freq__is_loop_counter(TSNode at, const char *src, TSNode name) {
+  tl_up up;
+  tl_up_init(&up, at);
+  for (TSNode p = tl_up_next(&up); !ts_node_is_null(p); p = tl_up_next(&up)) {
+    if (tl_node_is(p, "function_definition") || tl_node_is(p, "class_definition") || tl_node_is(p, "lambda")) break;
+    if (!tl_node_is(p, "for_statement")) continue;
+    TSNode left = TL_CHILD(p, left), right = TL_CHILD(p, right);
+    if (!tl_node_is(right, "call")) continue;
+    TSNode fn = TL_CHILD(right, function);
+    TSNode target = (TSNode){0};
+    if (tl_node_is(fn, "identifier") && ts_node_end_byte(fn) - ts_node_start_byte(fn) == 5 &&
+        !memcmp(src + ts_node_start_byte(fn), "range", 5))
+      target = left;
+    else if (tl_node_is(fn, "identifier") && ts_node_end_byte(fn) - ts_node_start_byte(fn) == 9 &&
+             !memcmp(src + ts_node_start_byte(fn), "enumerate", 9) &&
+             (tl_node_is(left, "pattern_list") || tl_node_is(left, "tuple_pattern")) && ts_node_named_child_count(left))
+      target = ts_node_named_child(left, 0);
+    uint32_t a = ts_node_start_byte(name), b = ts_node_end_byte(name);
+    if (tl_node_is(target, "identifier") && ts_node_end_byte(target) - ts_node_start_byte(target) == b - a &&
+        !memcmp(src + ts_node_start_byte(target), src + a, b - a))
+      return true;
+  }
+  return false;
+}
+
+/* `c` or `c + k` / `c - k` with k an integer literal: the identifier or attribute `c`, or null. */
+static TSNode tl_freq__counter_operand(TSNode n) {
+  n = tl_unparen(n);
+  if (tl_node_is(n, "binary_operator") && tl_node_is(ts_node_child_by_field_name(n, "right", 5), "integer")) {
+    TSNode op = ts_node_child_by_field_name(n, "operator", 8);
+    const char *o = ts_node_type(op);
+    if (!ts_node_is_null(op) && (!strcmp(o, "+") || !strcmp(o, "-"))) n = ts_node_child_by_field_name(n, "left", 4);
+  }
+  return tl_node_is(n, "identifier") || tl_node_is(n, "attribute") ? n : (TSNode){0};
+}
+
+/* Does the last component of a counter-like name look like a step/iteration/epoch count? */
+static bool tl_freq__step_counter_name(TSNode n, const char *src) {
+  if (tl_node_is(n, "attribute")) n = ts_node_child_by_field_name(n, "attribute", 9);
+  if (!tl_node_is(n, "identifier")) return false;
+  const char *s = src + ts_node_start_byte(n);
+  size_t len = ts_node_end_byte(n) - ts_node_start_byte(n);
+  return tl_icontains(s, len, "step") || tl_icontains(s, len, "iter") || tl_icontains(s, len, "epoch") ||
+         (len == 2 && !memcmp(s, "it", 2));
+}
+
+/* Does an expression name the end of training: `max_steps`, `args.total_iters`, `num_epochs - 1`,
+ * `len(loader) - 1`? (A name or attribute, or `len(...)`, give or take an integer; a fraction of
+ * the run such as `total_steps * 0.1` is not the end.) */
+static bool tl_freq__end_bound(TSNode n, const char *src) {
+  TSNode c = tl_freq__counter_operand(n);
+  if (ts_node_is_null(c)) {
+    if (tl_node_is(n, "binary_operator") && tl_node_is(ts_node_child_by_field_name(n, "right", 5), "integer"))
+      n = ts_node_child_by_field_name(n, "left", 4);
+    TSNode fn = tl_node_is(n, "call") ? ts_node_child_by_field_name(n, "function", 8) : (TSNode){0};
+    return tl_node_is(fn, "identifier") && ts_node_end_byte(fn) - ts_node_start_byte(fn) == 3 &&
+           !memcmp(src + ts_node_start_byte(fn), "len", 3);
+  }
+  n = c;
+  const char *s = src + ts_node_start_byte(n);
+  size_t len = ts_node_end_byte(n) - ts_node_start_byte(n);
+  return tl_icontains(s, len, "max") || tl_icontains(s, len, "total") || tl_icontains(s, len, "num_") ||
+         tl_icontains(s, len, "last") || tl_icontains(s, len, "final");
+}
+
+/* Is `b` the bound of a loop around `n`: `while it < b:` or `for i in range(..., b)`? A counter that
+ * reaches its loop's own bound does so on one iteration, whatever the bound is called. */
+static bool tl_freq__enclosing_loop_bound(TSNode n, TSNode b, const char *src) {
+  uint32_t bs = ts_node_start_byte(b), bl = ts_node_end_byte(b) - bs;
+  tl_up up;
+  tl_up_init(&up, n);
+  for (TSNode p = tl_up_next(&up); !ts_node_is_null(p); p = tl_up_next(&up)) {
+    TSNode bound = (TSNode){0};
+    if (tl_node_is(p, "function_definition") || tl_node_is(p, "class_definition")) break;
+    if (tl_node_is(p, "while_statement")) {
+      TSNode c = TL_CHILD(p, condition);
+      if (tl_node_is(c, "comparison_operator") && ts_node_named_child_count(c) == 2) {
+        for (uint32_t i = 0; i < ts_node_child_count(c); i++) {
+          TSNode ch = ts_node_child(c, i);
+          if (!ts_node_is_named(ch) && (!strcmp(ts_node_type(ch), "<") || !strcmp(ts_node_type(ch), "<=")))
+            bound = ts_node_named_child(c, 1);
+        }
+      }
+    } else if (tl_node_is(p, "for_statement")) {
+      TSNode r = TL_CHILD(p, right);
+      TSNode fn = tl_node_is(r, "call") ? TL_CHILD(r, function) : (TSNode){0};
+      TSNode args = tl_node_is(r, "call") ? TL_CHILD(r, arguments) : (TSNode){0};
+      uint32_t na = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+      if (tl_node_is(fn, "identifier") && ts_node_end_byte(fn) - ts_node_start_byte(fn) == 5 &&
+          !memcmp(src + ts_node_start_byte(fn), "range", 5) && (na == 1 || na == 2))
+        bound = ts_node_named_child(args, na - 1);
+    }
+    if (!ts_node_is_null(bound) && ts_node_end_byte(bound) - ts_node_start_byte(bound) == bl &&
+        !memcmp(src + ts_node_start_byte(bound), src + bs, bl))
+      return true;
+  }
+  return false;
+}
+
+/* A test that holds on one iteration (or from the end of training on):
+ * `step == 0`, `batch_idx == last_idx`, `i + 1 == len(loader)` with a loop counter (`!=`: the else
+ * is rare), and `global_step >= args.max_steps`, `it > max_iters`, `epoch == num_epochs - 1`
+ * with a step/iteration/epoch count compared with an end-of-training bound. */
+static tl_freq tl_freq__counter_test(TSNode cond, const char *src) {
+  if (ts_node_named_child_count(cond) != 2) return TL_FREQ_NONE;
+  TSNode a = ts_node_named_child(cond, 0), b = ts_node_named_child(cond, 1);
+  const char *op = NULL;
+  for (uint32_t i = 0; i < ts_node_child_count(cond) && !op; i++) {
+    TSNode ch = ts_node_child(cond, i);
+    if (!ts_node_is_named(ch)) op = ts_node_type(ch);
+  }
+  if (!op) return TL_FREQ_NONE;
+  bool eq = !strcmp(op, "=="), ne = !strcmp(op, "!=");
+  bool swapped = false;
+  TSNode ca = tl_freq__counter_operand(a), cb = tl_freq__counter_operand(b);
+  if (ts_node_is_null(ca) || (!ts_node_is_null(cb) && tl_node_is(cb, "identifier") && tl_freq__is_loop_counter(cond, src, cb) &&
+                              !(tl_node_is(ca, "identifier") && tl_freq__is_loop_counter(cond, src, ca)))) {
+    TSNode t = a; a = b; b = t;
+    t = ca; ca = cb; cb = t;
+    swapped = true;
+  }
+  if (ts_node_is_null(ca)) return TL_FREQ_NONE;
+  bool counter = tl_node_is(ca, "identifier") && tl_freq__is_loop_counter(cond, src, ca);
+  /* the other side: a literal, or an expression that does not mention the counter itself */
+  if (counter && (eq || ne) && !ts_node_is_null(b) && !tl_node_is(b, "string")) {
+    uint32_t cs = ts_node_start_byte(ca), cl = ts_node_end_byte(ca) - cs;
+    const char *bs = src + ts_node_start_byte(b);
+    size_t bl = ts_node_end_byte(b) - ts_node_start_byte(b);
+    bool mentions = false;
+    for (size_t i = 0; i + cl <= bl && !mentions; i++)
+      mentions = !memcmp(bs + i, src + cs, cl) && (i == 0 || !(isalnum((unsigned char)bs[i - 1]) || bs[i - 1] == '_')) &&
+                 (i + cl == bl || !(isalnum((unsigned char)bs[i + cl]) || bs[i + cl] == '_'));
+    if (!mentions) return eq ? TL_FREQ_RARE_THEN : TL_FREQ_RARE_ELSE;
+  }
+  if ((counter || tl_freq__step_counter_name(ca, src)) && (tl_freq__end_bound(b, src) || tl_freq__enclosing_loop_bound(cond, b, src))) {
+    bool ge = swapped ? (!strcmp(op, "<=") || !strcmp(op, "<")) : (!strcmp(op, ">=") || !strcmp(op, ">"));
+    if (eq || ge) return TL_FREQ_RARE_THEN;
+  }
+  return TL_FREQ_NONE;
+}
+
+/* Classifies an `if` condition: which branch runs only every N steps. */
+static tl_freq tl_freq__test(TSNode cond, const char *src, char *const *guard_names, size_t nguard, int depth) {
+  if (depth > 16 || ts_node_is_null(cond)) return TL_FREQ_NONE;
+  const char *t = ts_node_type(cond);
+  if (!strcmp(t, "parenthesized_expression")) return tl_freq__test(ts_node_named_child(cond, 0), src, guard_names, nguard, depth + 1);
+  if (!strcmp(t, "not_operator")) {
+    tl_freq f = tl_freq__test(TL_CHILD(cond, argument), src, guard_names, nguard, depth + 1);
+    return f == TL_FREQ_RARE_THEN ? TL_FREQ_RARE_ELSE : f == TL_FREQ_RARE_ELSE ? TL_FREQ_RARE_THEN : TL_FREQ_NONE;
+  }
+  if (!strcmp(t, "boolean_operator")) {
+    TSNode op = TL_CHILD(cond, operator);
+    bool is_and = !ts_node_is_null(op) && !strncmp(src + ts_node_start_byte(op), "and", 3);
+    tl_freq l = tl_freq__test(TL_CHILD(cond, left), src, guard_names, nguard, depth + 1);
+    tl_freq r = tl_freq__test(TL_CHILD(cond, right), src, guard_names, nguard, depth + 1);
+    if (is_and) return (l == TL_FREQ_RARE_THEN || r == TL_FREQ_RARE_THEN) ? TL_FREQ_RARE_THEN : TL_FREQ_NONE;
+    return (l == TL_FREQ_RARE_THEN && r == TL_FREQ_RARE_THEN) ? TL_FREQ_RARE_THEN : TL_FREQ_NONE;
+  }
+  if (!strcmp(t, "comparison_operator")) {
+    if (!tl_freq_has_remainder(cond, src)) return tl_freq__counter_test(cond, src);
+    /* `x % n == k` is rare; `x % n != k` is frequent (its else is rare). */
+    for (uint32_t i = 0; i < ts_node_child_count(cond); i++) {
+      TSNode ch = ts_node_child(cond, i);
+      if (ts_node_is_named(ch)) continue;
+      const char *op = ts_node_type(ch);
+      if (!strcmp(op, "!=")) return TL_FREQ_RARE_ELSE;
+      if (!strcmp(op, "==")) return TL_FREQ_RARE_THEN;
+    }
+    return TL_FREQ_NONE;
+  }
+  if (!strcmp(t, "binary_operator") && tl_freq_has_remainder(cond, src)) return TL_FREQ_RARE_ELSE; /* truthy remainder */
+  if (!strcmp(t, "identifier") || !strcmp(t, "attribute")) {
+    char *d = tl_dotted(cond, src);
+    bool hit = false;
+    for (size_t i = 0; d && i < nguard && !hit; i++) hit = !strcmp(guard_names[i], d);
+    free(d);
+    return hit ? TL_FREQ_RARE_THEN : TL_FREQ_NONE;
+  }
+  return TL_FREQ_NONE;
+}
+
+tl_freq tl_freq_test(TSNode cond, const char *src, char *const *guard_names, size_t nguard) {
+  return tl_freq__test(cond, src, guard_names, nguard, 0);
+}

@@ -1,0 +1,24 @@
+/* tl_frequency.h - how often code under a condition runs: the frequency guards of the model
+ * (docs/hot-code.md, "Frequency guards"). Pure functions of the syntax tree and the source. */
+#ifndef TL_FREQUENCY_H
+#define TL_FREQUENCY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tl_ast.h"
+
+/* Which branch of an `if` runs only every N steps, once, or from the end of training on. */
+typedef enum { TL_FREQ_NONE, TL_FREQ_RARE_THEN, TL_FREQ_RARE_ELSE } tl_freq;
+
+/* Is n a remainder `a % b` that is no string formatting (`a` is no string literal)? */
+bool tl_freq_is_remainder(TSNode n, const char *src);
+/* Does the expression hold such a remainder, outside calls and lambdas? */
+bool tl_freq_has_remainder(TSNode n, const char *src);
+/* Classifies an `if` condition: `step % N == 0` (then rare), `step % N != 0` (else rare), a test
+ * that holds on one iteration of a loop around it or from the end of training on, `not`, `and`
+ * (rare when one side is) and `or` (rare when both are), and a name in `guard_names` (variables
+ * assigned such a test). */
+tl_freq tl_freq_test(TSNode cond, const char *src, char *const *guard_names, size_t nguard);
+
+#endif
