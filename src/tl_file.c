@@ -231,5 +231,5 @@ void tl_file_analyze(tl_analysis *a, tl_file *f, tl_worker *w) {
   f->model_copied = 0;
   tl_file__run(a, w, f, &prev);
   f->edited = false;
-  tl_prev_free(&prev, &f->model);
+  tl_prev_free(&prev);
 }

@@ -170,7 +170,7 @@ static tl_freq tl_freq__counter_test(TSNode cond, const char *src) {
 }
 
 /* Classifies an `if` condition: which branch runs only every N steps. */
-static tl_freq tl_freq__test(TSNode cond, const char *src, char *const *guard_names, size_t nguard, int depth) {
+static tl_freq tl_freq__test(TSNode cond, const char *src, const char *const *guard_names, size_t nguard, int depth) {
   if (depth > 16 || ts_node_is_null(cond)) return TL_FREQ_NONE;
   const char *t = ts_node_type(cond);
   if (!strcmp(t, "parenthesized_expression")) return tl_freq__test(ts_node_named_child(cond, 0), src, guard_names, nguard, depth + 1);
@@ -209,6 +209,6 @@ static tl_freq tl_freq__test(TSNode cond, const char *src, char *const *guard_na
   return TL_FREQ_NONE;
 }
 
-tl_freq tl_freq_test(TSNode cond, const char *src, char *const *guard_names, size_t nguard) {
+tl_freq tl_freq_test(TSNode cond, const char *src, const char *const *guard_names, size_t nguard) {
   return tl_freq__test(cond, src, guard_names, nguard, 0);
 }

@@ -19,6 +19,6 @@ bool tl_freq_has_remainder(TSNode n, const char *src);
  * that holds on one iteration of a loop around it or from the end of training on, `not`, `and`
  * (rare when one side is) and `or` (rare when both are), and a name in `guard_names` (variables
  * assigned such a test). */
-tl_freq tl_freq_test(TSNode cond, const char *src, char *const *guard_names, size_t nguard);
+tl_freq tl_freq_test(TSNode cond, const char *src, const char *const *guard_names, size_t nguard);
 
 #endif

@@ -47,7 +47,7 @@ static bool tl_binding_eq(const tl_region *g, const tl_binding *x, tl_range xv, 
          (xv.end == xv.start) == (yv.end == yv.start) && (xv.end == xv.start || tl_pos_eq(g, xv.start, yv.start));
 }
 
-static bool tl_names_eq(char *const *x, size_t nx, char *const *y, size_t ny) {
+static bool tl_names_eq(const char *const *x, size_t nx, const char *const *y, size_t ny) {
   if (nx != ny) return false;
   for (size_t i = 0; i < nx; i++)
     if (!tl_str_eq0(x[i], y[i])) return false;
@@ -321,10 +321,9 @@ void tl_prev_take(tl_prev *prev, tl_file *f, bool keep_trees) {
   f->text = NULL;
 }
 
-void tl_prev_free(tl_prev *prev, const tl_file_model *m) {
+void tl_prev_free(tl_prev *prev) {
   if (!prev->valid) return;
-  tl_model_disown(&prev->model, m); /* the strings the new model took over */
-  tl_model_free(&prev->model);
+  tl_model_free(&prev->model); /* (its strings, when the new model took them over, are the new model's) */
   for (size_t i = 0; i < prev->ncands; i++) tl_candidate_free(&prev->cands[i]);
   free(prev->cands);
   free(prev->vals);

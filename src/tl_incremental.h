@@ -28,8 +28,8 @@ typedef struct {
  * such a run: f was edited since, with its tree kept). f's model, candidates, text and lines are
  * then empty. */
 void tl_prev_take(tl_prev *prev, tl_file *f, bool keep_trees);
-/* Frees `prev` once `m`, the new model, was built (it may have taken strings over from prev's). */
-void tl_prev_free(tl_prev *prev, const tl_file_model *m);
+/* Frees `prev` once the new model was built (it may have taken prev's strings over). */
+void tl_prev_free(tl_prev *prev);
 /* tl_utf8_valid for f's text after edits, when the text before them was valid. */
 bool tl_utf8_valid_edited(const tl_file *f, size_t *bad);
 /* The region of the new tree to query again, with its extent in the old text: false when the

@@ -10,6 +10,7 @@
 #include "tl_map.h"
 #include "tl_suppress.h"
 #include "tl_pred.h"
+#include "tl_strtab.h"
 
 
 /* ---- rules (tl_rules.c) ---- */
@@ -88,12 +89,12 @@ typedef enum {
 
 /* A binding of a local name at a point of a function, in source order. */
 typedef struct {
-  char *name;      /* "x", "self.model" */
+  const char *name; /* "x", "self.model" */
   uint32_t byte;   /* where the binding takes effect */
   int32_t func;
   TSNode value_;   /* the assigned expression (null node for loop targets): read it with tl_bvalue */
   tl_valkind kind; /* for loop targets and other non-expression bindings */
-  char *ctor;      /* dotted callee text when the value is a call (for class instances), else NULL */
+  const char *ctor; /* dotted callee text when the value is a call (for class instances), else NULL */
   int32_t from_loop; /* loop index when this binds a for-loop target, else -1 */
   uint32_t vstart, vend; /* the value's byte range, kept after the tree is gone */
   TSSymbol vsym;   /* the value's node symbol (0: no value) */
@@ -101,7 +102,7 @@ typedef struct {
 } tl_binding;
 
 typedef struct {
-  char *callee;    /* dotted text of the called expression: "self.step", "torch.arange" */
+  const char *callee; /* dotted text of the called expression: "self.step", "torch.arange" */
   uint32_t byte, line, col;
   int32_t func, loop;
   bool top;        /* not inside any loop of its function */
@@ -112,9 +113,9 @@ typedef struct {
 enum { TL_WORK_BACKWARD = 1, TL_WORK_OPT_STEP = 2, TL_WORK_MODEL = 4 };
 
 typedef struct {
-  char *name;      /* "forward" */
-  char *qual;      /* "pkg.mod.Class.forward" */
-  char *display;   /* "Class.forward" */
+  const char *name;    /* "forward" */
+  const char *qual;    /* "pkg.mod.Class.forward" */
+  const char *display; /* "Class.forward" */
   int32_t cls;     /* class index in file or -1 */
   uint32_t start, end, line, col;
   bool is_collate; /* passed as collate_fn= somewhere in this file */
@@ -122,8 +123,8 @@ typedef struct {
 } tl_func;
 
 typedef struct {
-  char *name, *qual;
-  TL_VEC(char *) bases; /* resolved dotted names */
+  const char *name, *qual;
+  TL_VEC(const char *) bases; /* resolved dotted names */
   TL_VEC(tl_binding) attrs; /* self.<attr> = ... bindings from any method */
   uint32_t line;
 } tl_class;
@@ -148,12 +149,15 @@ typedef struct {
   bool error;             /* the statement holds a syntax error (its parse may differ with the same text) */
 } tl_segment;
 
-typedef struct { char *alias, *qual; } tl_import_op;
+typedef struct { const char *alias, *qual; } tl_import_op;
 
+/* A file's model. Its strings (names, callees, qualified names) are interned in `strs`: they live
+ * as long as the model, and equal texts are equal pointers. */
 typedef struct tl_file_model {
-  char *module;   /* dotted module name, e.g. "pkg.trainer" */
+  tl_strtab strs;
+  const char *module; /* dotted module name, e.g. "pkg.trainer" */
   bool is_package;
-  tl_map imports; /* alias -> dotted qualified name */
+  tl_map imports; /* alias -> dotted qualified name (in strs) */
   TL_VEC(tl_func) funcs;   /* funcs.v[0] is the module body; the others in source order */
   bool funcs_sorted;       /* funcs.v[1..] by ascending start (checked after the walk) */
   TL_VEC(tl_class) classes;
@@ -165,16 +169,15 @@ typedef struct tl_file_model {
   TL_VEC(tl_range) guards; /* frequency-guarded byte ranges */
   bool uses_accel;         /* the code (not comments/docstrings) names an accelerator (docs/hot-code.md) */
   bool has_main;           /* the code tests `__name__ == "__main__"`: an entry point of a program */
-  TL_VEC(char *) loader_names; /* names/attributes bound to DataLoader(...) */
-  TL_VEC(char *) collate_names;
+  TL_VEC(const char *) loader_names; /* names/attributes bound to DataLoader(...) */
+  TL_VEC(const char *) collate_names;
   TL_VEC(char *) step_iterables; /* configured extra loader names (borrowed) */
   tl_suppressions suppressions;   /* noqa / trainlint: ignore comments */
   /* For tl_model_rebuild: */
   TL_VEC(tl_segment) segs;        /* per named child of the module, in order (empty: not split) */
   TL_VEC(tl_import_op) import_log;/* every import binding in walk order (the walk resolves through those so far) */
-  TL_VEC(char *) guard_log;       /* names assigned a frequency test at the module level, in walk order */
-  TL_VEC(char *) loop_iters;      /* per loop: dotted text of the iterated object (or NULL) */
-  TL_VEC(uint32_t) copied;        /* tl_model_rebuild: the old model's segments copied (their strings taken over) */
+  TL_VEC(const char *) guard_log; /* names assigned a frequency test at the module level, in walk order */
+  TL_VEC(const char *) loop_iters;/* per loop: dotted text of the iterated object (or NULL) */
   TSNode lazy_root;               /* the tree where lazy bindings' values are found (null when the tree is gone) */
   bool deep;                      /* nesting too deep somewhere (a diagnostic was given) */
 } tl_file_model;
@@ -197,13 +200,11 @@ void tl_model_build(tl_file_model *m, TSNode root, const char *src, const char *
  * module-level frequency-test names) differs. Equal to tl_model_build's model (tests/unit/
  * test_incremental_random.c). `code` is tl_code_text(src, ..., true) when the caller has it, else
  * NULL. With `old` NULL: tl_model_build. Returns the number of statements copied, or -1 when `old`
- * cannot be used (then `m` is untouched: call it again without `old`). */
-long tl_model_rebuild(tl_file_model *m, const tl_file_model *old, TSNode root, const char *src, const char *code,
+ * cannot be used (then `m` and `old` are untouched: call it again without `old`). Otherwise `m`
+ * takes `old`'s string table over: `old` stays readable while `m` lives, and frees no strings. */
+long tl_model_rebuild(tl_file_model *m, tl_file_model *old, TSNode root, const char *src, const char *code,
                       const char *module, bool is_package, tl_diags *diags, const char *path, uint32_t lo,
                       uint32_t hi_old, uint32_t hi_new);
-/* After tl_model_rebuild(m, old, ...): drops `old`'s references to the strings `m` took over, so
- * that both can be freed (and `old` no longer read). */
-void tl_model_disown(tl_file_model *old, const tl_file_model *m);
 void tl_model_free(tl_file_model *m);
 /* For a model no editor will rebuild (the CLI): frees what only tl_model_rebuild reads (the
  * segments and the logs of imports, guard names and loop iterables) and the unused room of its

@@ -18,7 +18,7 @@ typedef struct {
   const char *path;
   int32_t func, cls, loop;
   uint32_t guard_depth;         /* >0 when inside a frequency-guarded block of this function */
-  TL_VEC(char *) guard_vars;    /* names assigned a frequency test in the current function */
+  TL_VEC(const char *) guard_vars; /* names assigned a frequency test in the current function (in the model's strs) */
   TSTreeCursor cur;             /* reused to list children (ts_node_named_child(n, i) rescans from child 0) */
   TL_VEC(TSNode) kids;          /* a stack of the child lists being walked */
   bool depth_reported;
@@ -63,11 +63,12 @@ static char *tl_relative_base(const tl_file_model *m, int dots) {
   return pkg;
 }
 
+/* A string of the model: interned in its table. */
+static const char *tl_model__str(tl_file_model *m, const char *s) { return tl_strtab_intern(&m->strs, s, strlen(s)); }
+
 static void tl_set_import(tl_file_model *m, const char *alias, const char *qual) {
-  intptr_t old;
-  if (tl_map_get(&m->imports, alias, &old)) free((char *)old);
-  tl_map_set(&m->imports, alias, (intptr_t)tl_strdup(qual));
-  tl_import_op op = {tl_strdup(alias), tl_strdup(qual)};
+  tl_import_op op = {tl_model__str(m, alias), tl_model__str(m, qual)};
+  tl_map_set(&m->imports, alias, (intptr_t)op.qual);
   tl_vec_push(&m->import_log, op);
 }
 
@@ -257,17 +258,17 @@ static unsigned tl_call_work(const char *callee) {
 }
 
 static void tl_add_binding(tl_walk_ctx *c, const char *name, uint32_t byte, TSNode value, tl_valkind kind) {
-  tl_binding b = {tl_strdup(name), byte, c->func, value, kind, NULL, -1, 0, 0, 0, false};
+  tl_binding b = {tl_model__str(c->m, name), byte, c->func, value, kind, NULL, -1, 0, 0, 0, false};
   if (!ts_node_is_null(value)) {
     b.vstart = ts_node_start_byte(value);
     b.vend = ts_node_end_byte(value);
     b.vsym = ts_node_symbol(value);
-    if (tl_node_is(value, "call")) b.ctor = tl_dotted(TL_CHILD(value, function), c->src);
+    if (tl_node_is(value, "call")) b.ctor = tl_strtab_take(&c->m->strs, tl_dotted(TL_CHILD(value, function), c->src));
   }
   tl_vec_push(&c->m->bindings, b);
   /* self.<attr> = ... inside a method: an attribute of the class. */
   if (c->cls >= 0 && !strncmp(name, "self.", 5) && !strchr(name + 5, '.')) {
-    tl_binding a = {tl_strdup(name + 5), byte, c->func, value, kind, b.ctor ? tl_strdup(b.ctor) : NULL, -1,
+    tl_binding a = {tl_model__str(c->m, name + 5), byte, c->func, value, kind, b.ctor, -1,
                     b.vstart, b.vend, b.vsym, false};
     tl_vec_push(&c->m->classes.v[c->cls].attrs, a);
   }
@@ -306,10 +307,11 @@ static void tl_walk_assignment(tl_walk_ctx *c, TSNode n, int depth) {
     tl_add_binding(c, d, at, right, TL_VAL_UNKNOWN);
     if (tl_node_is(right, "call")) {
       char *callee = tl_dotted(TL_CHILD(right, function), c->src);
-      if (tl_is_dataloader_callee(c->m, callee)) tl_vec_push(&c->m->loader_names, tl_strdup(d));
+      if (tl_is_dataloader_callee(c->m, callee)) tl_vec_push(&c->m->loader_names, tl_model__str(c->m, d));
       free(callee);
     }
-    if (tl_freq_test(right, c->src, c->guard_vars.v, c->guard_vars.n) == TL_FREQ_RARE_THEN) tl_vec_push(&c->guard_vars, tl_strdup(d));
+    if (tl_freq_test(right, c->src, c->guard_vars.v, c->guard_vars.n) == TL_FREQ_RARE_THEN)
+      tl_vec_push(&c->guard_vars, tl_model__str(c->m, d));
     free(d);
   } else if ((tl_node_is(left, "pattern_list") || tl_node_is(left, "tuple_pattern")) &&
              (tl_node_is(right, "expression_list") || tl_node_is(right, "tuple")) &&
@@ -331,7 +333,7 @@ static void tl_walk_assignment(tl_walk_ctx *c, TSNode n, int depth) {
 
 static void tl_walk_call(tl_walk_ctx *c, TSNode n, int depth) {
   TSNode fn = TL_CHILD(n, function);
-  char *callee = tl_dotted(fn, c->src);
+  const char *callee = tl_strtab_take(&c->m->strs, tl_dotted(fn, c->src));
   if (callee) {
     TSPoint p = ts_node_start_point(n);
     tl_call call = {callee, ts_node_start_byte(n), p.row + 1, p.column + 1, c->func, c->loop,
@@ -348,7 +350,7 @@ static void tl_walk_call(tl_walk_ctx *c, TSNode n, int depth) {
     TSNode k = TL_CHILD(a, name);
     uint32_t kl = ts_node_end_byte(k) - ts_node_start_byte(k);
     if (kl == 10 && !memcmp(c->src + ts_node_start_byte(k), "collate_fn", 10)) {
-      char *v = tl_dotted(TL_CHILD(a, value), c->src);
+      const char *v = tl_strtab_take(&c->m->strs, tl_dotted(TL_CHILD(a, value), c->src));
       if (v) tl_vec_push(&c->m->collate_names, v);
     }
   }
@@ -357,20 +359,20 @@ static void tl_walk_call(tl_walk_ctx *c, TSNode n, int depth) {
 
 static void tl_walk_function(tl_walk_ctx *c, TSNode n, int depth) {
   TSNode name = TL_CHILD(n, name);
-  char *nm = tl_node_text(name, c->src);
+  const char *nm = tl_strtab_take(&c->m->strs, tl_node_text(name, c->src));
   const tl_func *outer = &c->m->funcs.v[c->func];
   tl_func f = {0};
   f.name = nm;
   if (c->cls >= 0 && c->func == 0) {
     const tl_class *k = &c->m->classes.v[c->cls];
-    f.qual = tl_concat(k->qual, ".", nm);
-    f.display = tl_concat(k->name, ".", nm);
+    f.qual = tl_strtab_take(&c->m->strs, tl_concat(k->qual, ".", nm));
+    f.display = tl_strtab_take(&c->m->strs, tl_concat(k->name, ".", nm));
   } else if (c->func == 0) {
-    f.qual = tl_join_module(c->m->module, nm);
-    f.display = tl_strdup(nm);
+    f.qual = tl_strtab_take(&c->m->strs, tl_join_module(c->m->module, nm));
+    f.display = nm;
   } else {
-    f.qual = tl_concat(outer->qual, ".<locals>.", nm);
-    f.display = tl_concat(outer->display, ".", nm);
+    f.qual = tl_strtab_take(&c->m->strs, tl_concat(outer->qual, ".<locals>.", nm));
+    f.display = tl_strtab_take(&c->m->strs, tl_concat(outer->display, ".", nm));
   }
   f.cls = c->func == 0 ? c->cls : -1;
   f.outer = c->func;
@@ -392,7 +394,7 @@ static void tl_walk_function(tl_walk_ctx *c, TSNode n, int depth) {
   c->guard_depth = 0;
   if (saved_func != 0) c->cls = -1; /* nested functions are not methods */
   tl_walk_children(c, n, depth);
-  while (c->guard_vars.n > saved_vars) free(c->guard_vars.v[--c->guard_vars.n]);
+  c->guard_vars.n = saved_vars;
   c->func = saved_func;
   c->loop = saved_loop;
   c->cls = saved_cls;
@@ -401,14 +403,15 @@ static void tl_walk_function(tl_walk_ctx *c, TSNode n, int depth) {
 
 static void tl_walk_class(tl_walk_ctx *c, TSNode n, int depth) {
   tl_class k = {0};
-  k.name = tl_node_text(TL_CHILD(n, name), c->src);
-  k.qual = c->cls >= 0 ? tl_concat(c->m->classes.v[c->cls].qual, ".", k.name) : tl_join_module(c->m->module, k.name);
+  k.name = tl_strtab_take(&c->m->strs, tl_node_text(TL_CHILD(n, name), c->src));
+  k.qual = tl_strtab_take(&c->m->strs, c->cls >= 0 ? tl_concat(c->m->classes.v[c->cls].qual, ".", k.name)
+                                                   : tl_join_module(c->m->module, k.name));
   k.line = ts_node_start_point(n).row + 1;
   TSNode sup = TL_CHILD(n, superclasses);
   for (uint32_t i = 0; !ts_node_is_null(sup) && i < ts_node_named_child_count(sup); i++) {
     char *d = tl_dotted(ts_node_named_child(sup, i), c->src);
     if (!d) continue;
-    tl_vec_push(&k.bases, tl_model_resolve(c->m, d));
+    tl_vec_push(&k.bases, tl_strtab_take(&c->m->strs, tl_model_resolve(c->m, d)));
     free(d);
   }
   tl_vec_push(&c->m->classes, k);
@@ -424,7 +427,7 @@ static void tl_walk_loop(tl_walk_ctx *c, TSNode n, int depth) {
   bool is_for = tl_node_is(n, "for_statement");
   TSPoint p = ts_node_start_point(n);
   tl_loop l = {c->func, c->loop, ts_node_start_byte(n), ts_node_end_byte(n), p.row + 1, p.column + 1, !is_for, false, 0};
-  char *iter = NULL;
+  const char *iter = NULL;
   if (is_for) {
     TSNode right = TL_CHILD(n, right);
     tl_visit(c, right, depth + 1); /* the iterable is evaluated once, outside the loop */
@@ -447,7 +450,7 @@ static void tl_walk_loop(tl_walk_ctx *c, TSNode n, int depth) {
       TSNode a0 = ts_node_is_null(args) || !ts_node_named_child_count(args) ? (TSNode){0} : ts_node_named_child(args, 0);
       if (tl_node_is(a0, "identifier") || tl_node_is(a0, "attribute")) right = a0;
     }
-    iter = tl_dotted(right, c->src);
+    iter = tl_strtab_take(&c->m->strs, tl_dotted(right, c->src));
   }
   tl_vec_push(&c->m->loops, l);
   tl_vec_push(&c->m->loop_iters, iter);
@@ -606,8 +609,8 @@ static TSNode tl_find_node(TSNode top, uint32_t s, uint32_t e, TSSymbol sym) {
 
 /* Copies old segment `os` (entries [b, e) of each list of `old`) into `m` after a segment walk or
  * copy: offsets move by `d`, rows by `dr`; `vals` holds its bindings' then its attributes' value
- * nodes in the new tree. The strings are not copied: `m` takes them over from `old`
- * (tl_model_disown must then be called on `old` before it is freed). */
+ * nodes in the new tree. The strings are not copied: they are in `m`'s table, which it took over
+ * from `old`. */
 typedef struct {
   const tl_file_model *old;
   tl_segment b, e;
@@ -695,8 +698,8 @@ static void tl_copy_segment(tl_walk_ctx *c, const tl_seg_copy *k) {
     tl_suppress_parse(&m->suppressions, c->src + st, sp->end - sp->start, st, (uint32_t)(sp->line + k->dr), sp->col);
   }
   for (uint32_t i = b->gvars; i < e->gvars; i++) {
-    tl_vec_push(&c->guard_vars, tl_strdup(o->guard_log.v[i]));
-    tl_vec_push(&m->guard_log, tl_strdup(o->guard_log.v[i]));
+    tl_vec_push(&c->guard_vars, o->guard_log.v[i]);
+    tl_vec_push(&m->guard_log, o->guard_log.v[i]);
   }
 #undef TL_RF
 #undef TL_RC
@@ -739,13 +742,14 @@ static void tl_segment_open(tl_file_model *m, TSNode ch) {
 
 /* The walk of the module, by top-level statement: copied from `old` where `old` is given and the
  * statement is outside the region (see tl_model_rebuild), else walked. Returns the number copied. */
-static long tl_model_walk(tl_file_model *m, const tl_file_model *old, TSNode root, const char *src, const char *code,
+static long tl_model_walk(tl_file_model *m, tl_file_model *old, TSNode root, const char *src, const char *code,
                           const char *module, bool is_package, tl_diags *diags, const char *path, uint32_t lo, uint32_t hi_old,
                           uint32_t hi_new) {
-  m->module = tl_strdup(module);
+  if (old) tl_strtab_move(&m->strs, &old->strs); /* copied entries keep their strings */
+  m->module = tl_model__str(m, module);
   m->uses_accel = tl_accelerator_evidence(src, code, ts_node_end_byte(root), &m->has_main);
   m->is_package = is_package;
-  tl_func top = {tl_strdup("<module>"), tl_strdup(module), tl_strdup(module), -1,
+  tl_func top = {tl_model__str(m, "<module>"), m->module, m->module, -1,
                  ts_node_start_byte(root), ts_node_end_byte(root), 1, 1, false, -1};
   tl_vec_push(&m->funcs, top);
   tl_walk_ctx c = {0};
@@ -798,13 +802,12 @@ static long tl_model_walk(tl_file_model *m, const tl_file_model *old, TSNode roo
       if (j != SIZE_MAX) {
         m->lazy_root = root;
         tl_copy_segment(&c, &k);
-        tl_vec_push(&m->copied, (uint32_t)j);
         copied++;
         walked = false;
       } else {
         size_t gv = c.guard_vars.n;
         tl_visit(&c, ch, 1);
-        for (size_t q = gv; q < c.guard_vars.n; q++) tl_vec_push(&m->guard_log, tl_strdup(c.guard_vars.v[q]));
+        for (size_t q = gv; q < c.guard_vars.n; q++) tl_vec_push(&m->guard_log, c.guard_vars.v[q]);
         walked = true;
       }
     }
@@ -835,7 +838,6 @@ static long tl_model_walk(tl_file_model *m, const tl_file_model *old, TSNode roo
     int32_t l = m->bindings.v[i].from_loop;
     if (l >= 0) m->bindings.v[i].kind = m->loops.v[l].iterates_loader ? TL_VAL_CPU : TL_VAL_UNKNOWN;
   }
-  for (size_t i = 0; i < c.guard_vars.n; i++) free(c.guard_vars.v[i]);
   tl_vec_free(&c.guard_vars);
   return copied;
 }
@@ -845,77 +847,48 @@ void tl_model_build(tl_file_model *m, TSNode root, const char *src, const char *
   tl_model_walk(m, NULL, root, src, NULL, module, is_package, diags, path, 0, 0, 0);
 }
 
-long tl_model_rebuild(tl_file_model *m, const tl_file_model *old, TSNode root, const char *src, const char *code,
+long tl_model_rebuild(tl_file_model *m, tl_file_model *old, TSNode root, const char *src, const char *code,
                       const char *module, bool is_package, tl_diags *diags, const char *path, uint32_t lo,
                       uint32_t hi_old, uint32_t hi_new) {
   /* the depth diagnostic is given once per file, by the first deep statement: walk it all again */
   if (old && (old->deep || !old->segs.n || !old->funcs.n || hi_old < lo || hi_new < lo)) return -1;
+  /* Every rebuild keeps the old strings and adds the walked statements' new ones: a table grown
+   * well past what the text can name starts afresh. */
+  if (old && old->strs.bytes > 4 * (size_t)ts_node_end_byte(root) + 65536) return -1;
   return tl_model_walk(m, old, root, src, code, module, is_package, diags, path, lo, hi_old, hi_new);
 }
 
-void tl_model_disown(tl_file_model *old, const tl_file_model *m) {
-  for (size_t q = 0; q < m->copied.n; q++) {
-    size_t j = m->copied.v[q];
-    tl_segment b = old->segs.v[j], e = tl_segment_end(old, j);
-    for (uint32_t i = b.funcs; i < e.funcs; i++) old->funcs.v[i].name = old->funcs.v[i].qual = old->funcs.v[i].display = NULL;
-    for (uint32_t i = b.loops; i < e.loops; i++) old->loop_iters.v[i] = NULL;
-    for (uint32_t i = b.calls; i < e.calls; i++) old->calls.v[i].callee = NULL;
-    for (uint32_t i = b.bindings; i < e.bindings; i++) old->bindings.v[i].name = old->bindings.v[i].ctor = NULL;
-    for (uint32_t i = b.classes; i < e.classes; i++) {
-      tl_class *k = &old->classes.v[i];
-      k->name = k->qual = NULL;
-      for (size_t x = 0; x < k->bases.n; x++) k->bases.v[x] = NULL;
-      for (size_t x = 0; x < k->attrs.n; x++) k->attrs.v[x].name = k->attrs.v[x].ctor = NULL;
-    }
-    for (uint32_t i = b.loaders; i < e.loaders; i++) old->loader_names.v[i] = NULL;
-    for (uint32_t i = b.collates; i < e.collates; i++) old->collate_names.v[i] = NULL;
-  }
-}
 
 /* What only tl_model_rebuild reads: the segments and the logs of imports, guard names and loop
  * iterables. */
 static void tl_model_free_rebuild_data(tl_file_model *m) {
   tl_vec_free(&m->segs);
-  tl_vec_free(&m->copied);
-  for (size_t i = 0; i < m->import_log.n; i++) { free(m->import_log.v[i].alias); free(m->import_log.v[i].qual); }
   tl_vec_free(&m->import_log);
-  for (size_t i = 0; i < m->guard_log.n; i++) free(m->guard_log.v[i]);
   tl_vec_free(&m->guard_log);
-  for (size_t i = 0; i < m->loop_iters.n; i++) free(m->loop_iters.v[i]);
   tl_vec_free(&m->loop_iters);
 }
 
 void tl_model_free(tl_file_model *m) {
-  free(m->module);
-  for (size_t i = 0; i < m->imports.cap; i++) free((char *)m->imports.slots[i].value);
   tl_map_free(&m->imports);
-  for (size_t i = 0; i < m->funcs.n; i++) { free(m->funcs.v[i].name); free(m->funcs.v[i].qual); free(m->funcs.v[i].display); }
   tl_vec_free(&m->funcs);
   for (size_t i = 0; i < m->classes.n; i++) {
-    tl_class *k = &m->classes.v[i];
-    free(k->name); free(k->qual);
-    for (size_t j = 0; j < k->bases.n; j++) free(k->bases.v[j]);
-    tl_vec_free(&k->bases);
-    for (size_t j = 0; j < k->attrs.n; j++) { free(k->attrs.v[j].name); free(k->attrs.v[j].ctor); }
-    tl_vec_free(&k->attrs);
+    tl_vec_free(&m->classes.v[i].bases);
+    tl_vec_free(&m->classes.v[i].attrs);
   }
   tl_vec_free(&m->classes);
   tl_vec_free(&m->loops);
-  for (size_t i = 0; i < m->calls.n; i++) free(m->calls.v[i].callee);
   tl_vec_free(&m->calls);
-  for (size_t i = 0; i < m->bindings.n; i++) { free(m->bindings.v[i].name); free(m->bindings.v[i].ctor); }
   tl_vec_free(&m->bindings);
   free(m->bind_order);
   free(m->bind_first);
   m->bind_order = m->bind_first = NULL;
   tl_vec_free(&m->guards);
-  for (size_t i = 0; i < m->loader_names.n; i++) free(m->loader_names.v[i]);
   tl_vec_free(&m->loader_names);
-  for (size_t i = 0; i < m->collate_names.n; i++) free(m->collate_names.v[i]);
   tl_vec_free(&m->collate_names);
   tl_vec_free(&m->step_iterables);
   tl_suppress_free(&m->suppressions);
   tl_model_free_rebuild_data(m);
+  tl_strtab_free(&m->strs);
 }
 
 void tl_model_compact(tl_file_model *m) {
