@@ -2,7 +2,7 @@
 #ifndef TL_ENGINE_H
 #define TL_ENGINE_H
 
-#include "tl_internal.h"
+#include "tl_rules.h"
 
 /* Limits of phase 1 (docs/limits.md): one file's parse, and the query's matches in progress. */
 #define TL_PARSE_TIMEOUT_US (20u * 1000u * 1000u)

@@ -1,4 +1,5 @@
-/* tl_incremental.c - phase 1 after an edit: re-query only the changed top-level statements.
+/* tl_incremental.c - phase 1 after an edit: rebuild the model and re-query only the changed
+ * top-level statements.
  *
  * After an edit the whole file is re-parsed (incrementally) and its model rebuilt, but the rule
  * query with its predicates (most of the time of a run) runs only over the region of the changed
@@ -14,6 +15,7 @@
  * compared: a new field of tl_file_model that predicates read must be compared there too.
  * tests/unit/test_incremental_random.c checks the result against fresh analyses. */
 #include "tl_incremental.h"
+#include "tl_model_walk.h"
 
 #include <string.h>
 
@@ -367,4 +369,148 @@ bool tl_region_holds(const tl_region *g, const tl_prev *prev, tl_file *f, tl_wor
 void tl_region_splice(tl_file *f, tl_prev *prev, const tl_region *g) {
   tl_splice_cands(f, prev, g);
   f->call_map = tl_map_calls(g, &prev->model, &f->model);
+}
+
+/* ---- the model's segments: what a rebuild copies instead of walking ---- */
+
+tl_segment tl_segment_end(const tl_file_model *m, size_t i) {
+  if (i + 1 < m->segs.n) return m->segs.v[i + 1];
+  tl_segment e = {0, 0, 0, (uint32_t)m->funcs.n, (uint32_t)m->classes.n, (uint32_t)m->loops.n, (uint32_t)m->calls.n,
+                  (uint32_t)m->bindings.n, (uint32_t)m->guards.n, (uint32_t)m->loader_names.n,
+                  (uint32_t)m->collate_names.n, (uint32_t)m->import_log.n, (uint32_t)m->guard_log.n,
+                  (uint32_t)m->suppressions.n, false};
+  return e;
+}
+
+/* The node of `top`'s subtree with exactly this range and symbol (a value node of a binding), or a
+ * null node: the smallest node spanning the range, or the nearest of its ancestors with the same
+ * range and the symbol. */
+static TSNode tl_incremental__find_node(TSNode top, uint32_t s, uint32_t e, TSSymbol sym) {
+  TSNode n = ts_node_descendant_for_byte_range(top, s, e);
+  while (!ts_node_is_null(n) && ts_node_start_byte(n) == s && ts_node_end_byte(n) == e) {
+    if (ts_node_symbol(n) == sym) return n;
+    if (ts_node_eq(n, top)) break;
+    n = ts_node_parent(n);
+  }
+  return (TSNode){0};
+}
+
+void tl_segment_copy(tl_walk_ctx *c, const tl_seg_copy *k) {
+  tl_file_model *m = c->m;
+  const tl_file_model *o = k->old;
+  const tl_segment *b = &k->b, *e = &k->e;
+  int64_t dfunc = (int64_t)m->funcs.n - b->funcs, dcls = (int64_t)m->classes.n - b->classes,
+          dloop = (int64_t)m->loops.n - b->loops;
+#define TL_RF(x) ((x) > 0 ? (int32_t)((x) + dfunc) : (x))
+#define TL_RC(x) ((x) >= 0 ? (int32_t)((x) + dcls) : (x))
+#define TL_RL(x) ((x) >= 0 ? (int32_t)((x) + dloop) : (x))
+#define TL_MV(x) ((uint32_t)((int64_t)(x) + k->d))
+  for (uint32_t i = b->funcs; i < e->funcs; i++) {
+    tl_func f = o->funcs.v[i];
+    f.cls = TL_RC(f.cls);
+    f.outer = TL_RF(f.outer);
+    f.start = TL_MV(f.start);
+    f.end = TL_MV(f.end);
+    f.line = (uint32_t)(f.line + k->dr);
+    tl_vec_push(&m->funcs, f);
+  }
+  for (uint32_t i = b->loops; i < e->loops; i++) {
+    tl_loop l = o->loops.v[i];
+    l.func = TL_RF(l.func);
+    l.parent = TL_RL(l.parent);
+    l.start = TL_MV(l.start);
+    l.end = TL_MV(l.end);
+    l.line = (uint32_t)(l.line + k->dr);
+    tl_vec_push(&m->loops, l);
+    tl_vec_push(&m->loop_iters, o->loop_iters.v[i]);
+  }
+  for (uint32_t i = b->calls; i < e->calls; i++) {
+    tl_call x = o->calls.v[i];
+    x.byte = TL_MV(x.byte);
+    x.line = (uint32_t)(x.line + k->dr);
+    x.func = TL_RF(x.func);
+    x.loop = TL_RL(x.loop);
+    tl_vec_push(&m->calls, x);
+  }
+  for (uint32_t i = b->bindings; i < e->bindings; i++) {
+    tl_binding x = o->bindings.v[i];
+    x.byte = TL_MV(x.byte);
+    x.func = TL_RF(x.func);
+    x.from_loop = TL_RL(x.from_loop);
+    if (x.vsym) { x.vstart = TL_MV(x.vstart); x.vend = TL_MV(x.vend); }
+    x.value_ = (TSNode){0};
+    x.lazy = x.vsym != 0; /* found in the new tree when read (tl_binding_find_value) */
+    tl_vec_push(&m->bindings, x);
+  }
+  for (uint32_t i = b->classes; i < e->classes; i++) {
+    const tl_class *y = &o->classes.v[i];
+    tl_class x = {y->name, y->qual, {0}, {0}, (uint32_t)(y->line + k->dr)};
+    for (size_t j = 0; j < y->bases.n; j++) tl_vec_push(&x.bases, y->bases.v[j]);
+    for (size_t j = 0; j < y->attrs.n; j++) {
+      tl_binding t = y->attrs.v[j];
+      t.byte = TL_MV(t.byte);
+      t.func = TL_RF(t.func);
+      t.from_loop = TL_RL(t.from_loop);
+      if (t.vsym) { t.vstart = TL_MV(t.vstart); t.vend = TL_MV(t.vend); }
+      t.value_ = (TSNode){0};
+      t.lazy = t.vsym != 0;
+      tl_vec_push(&x.attrs, t);
+    }
+    tl_vec_push(&m->classes, x);
+  }
+  for (uint32_t i = b->guards; i < e->guards; i++) {
+    tl_range r = o->guards.v[i];
+    r.start = TL_MV(r.start);
+    r.end = TL_MV(r.end);
+    /* a scope is a loop or function start (+1 for a function), the module's included */
+    if (r.scope) r.scope = r.scope == k->old_mod_start + 1 ? k->new_mod_start + 1 : TL_MV(r.scope);
+    tl_vec_push(&m->guards, r);
+  }
+  for (uint32_t i = b->loaders; i < e->loaders; i++) tl_vec_push(&m->loader_names, o->loader_names.v[i]);
+  for (uint32_t i = b->collates; i < e->collates; i++) tl_vec_push(&m->collate_names, o->collate_names.v[i]);
+  for (uint32_t i = b->imports; i < e->imports; i++) tl_walk_set_import(m, o->import_log.v[i].alias, o->import_log.v[i].qual);
+  for (uint32_t i = b->supps; i < e->supps; i++) { /* parsed again: `used` starts false */
+    const tl_suppression *sp = &o->suppressions.v[i];
+    uint32_t st = TL_MV(sp->start);
+    tl_suppress_parse(&m->suppressions, c->src + st, sp->end - sp->start, st, (uint32_t)(sp->line + k->dr), sp->col);
+  }
+  for (uint32_t i = b->gvars; i < e->gvars; i++) {
+    tl_vec_push(&c->guard_vars, o->guard_log.v[i]);
+    tl_vec_push(&m->guard_log, o->guard_log.v[i]);
+  }
+#undef TL_RF
+#undef TL_RC
+#undef TL_RL
+#undef TL_MV
+}
+
+/* The value node of a binding copied from the last run's model, in the tree the model was rebuilt
+ * on: in the top-level statement holding its range, the node with that range and symbol. Copied
+ * statements parsed the same as before (tl_model_walk copies only those), so it is there. */
+TSNode tl_binding_find_value(const tl_file_model *m, const tl_binding *b) {
+  if (ts_node_is_null(m->lazy_root) || !b->vsym) return (TSNode){0};
+  TSTreeCursor cur = ts_tree_cursor_new(m->lazy_root);
+  TSNode top = ts_tree_cursor_goto_first_child_for_byte(&cur, b->vstart) >= 0 ? ts_tree_cursor_current_node(&cur)
+                                                                              : (TSNode){0};
+  ts_tree_cursor_delete(&cur);
+  return ts_node_is_null(top) ? top : tl_incremental__find_node(top, b->vstart, b->vend, b->vsym);
+}
+
+bool tl_segment_state_same(const tl_file_model *m, const tl_file_model *old, const tl_segment *oj) {
+  if (m->import_log.n != oj->imports || m->guard_log.n != oj->gvars) return false;
+  for (size_t i = 0; i < m->import_log.n; i++)
+    if (strcmp(m->import_log.v[i].alias, old->import_log.v[i].alias) || strcmp(m->import_log.v[i].qual, old->import_log.v[i].qual))
+      return false;
+  for (size_t i = 0; i < m->guard_log.n; i++)
+    if (strcmp(m->guard_log.v[i], old->guard_log.v[i])) return false;
+  return true;
+}
+
+void tl_segment_open(tl_file_model *m, TSNode ch) {
+  tl_segment s = {ts_node_start_byte(ch), ts_node_end_byte(ch), ts_node_start_point(ch).row, (uint32_t)m->funcs.n,
+                  (uint32_t)m->classes.n, (uint32_t)m->loops.n, (uint32_t)m->calls.n, (uint32_t)m->bindings.n,
+                  (uint32_t)m->guards.n, (uint32_t)m->loader_names.n, (uint32_t)m->collate_names.n,
+                  (uint32_t)m->import_log.n, (uint32_t)m->guard_log.n, (uint32_t)m->suppressions.n,
+                  ts_node_has_error(ch)};
+  tl_vec_push(&m->segs, s);
 }

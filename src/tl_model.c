@@ -1,6 +1,7 @@
 /* tl_model.c - the per-file semantic model: imports, classes, functions, loops, calls,
  * frequency guards and local value bindings, built in one walk over the syntax tree. */
-#include "tl_internal.h"
+#include "tl_model_walk.h"
+
 #include "tl_frequency.h"
 #include "tl_vocab.h"
 
@@ -11,25 +12,12 @@
 
 /* ---- the walk ---- */
 
-typedef struct {
-  tl_file_model *m;
-  const char *src;
-  tl_diags *diags;
-  const char *path;
-  int32_t func, cls, loop;
-  uint32_t guard_depth;         /* >0 when inside a frequency-guarded block of this function */
-  TL_VEC(const char *) guard_vars; /* names assigned a frequency test in the current function (in the model's strs) */
-  TSTreeCursor cur;             /* reused to list children (ts_node_named_child(n, i) rescans from child 0) */
-  TL_VEC(TSNode) kids;          /* a stack of the child lists being walked */
-  bool depth_reported;
-} tl_walk_ctx;
 
-static void tl_visit(tl_walk_ctx *c, TSNode n, int depth);
 
 static void tl_walk_children(tl_walk_ctx *c, TSNode n, int depth) {
   uint32_t k = ts_node_named_child_count(n);
   if (k <= 8) { /* few children: indexing is cheaper than resetting the cursor */
-    for (uint32_t i = 0; i < k; i++) tl_visit(c, ts_node_named_child(n, i), depth + 1);
+    for (uint32_t i = 0; i < k; i++) tl_walk_visit(c, ts_node_named_child(n, i), depth + 1);
     return;
   }
   size_t base = c->kids.n;
@@ -41,7 +29,7 @@ static void tl_walk_children(tl_walk_ctx *c, TSNode n, int depth) {
     } while (ts_tree_cursor_goto_next_sibling(&c->cur));
   }
   size_t end = c->kids.n;
-  for (size_t i = base; i < end; i++) tl_visit(c, c->kids.v[i], depth + 1); /* by index: kids may grow */
+  for (size_t i = base; i < end; i++) tl_walk_visit(c, c->kids.v[i], depth + 1); /* by index: kids may grow */
   c->kids.n = base;
 }
 
@@ -66,7 +54,7 @@ static char *tl_relative_base(const tl_file_model *m, int dots) {
 /* A string of the model: interned in its table. */
 static const char *tl_model__str(tl_file_model *m, const char *s) { return tl_strtab_intern(&m->strs, s, strlen(s)); }
 
-static void tl_set_import(tl_file_model *m, const char *alias, const char *qual) {
+void tl_walk_set_import(tl_file_model *m, const char *alias, const char *qual) {
   tl_import_op op = {tl_model__str(m, alias), tl_model__str(m, qual)};
   tl_map_set(&m->imports, alias, (intptr_t)op.qual);
   tl_vec_push(&m->import_log, op);
@@ -112,15 +100,15 @@ static void tl_model_import(tl_walk_ctx *c, TSNode n) {
     }
     if (from) {
       char *q = tl_join_module(base, name);
-      tl_set_import(c->m, alias ? alias : name, q);
+      tl_walk_set_import(c->m, alias ? alias : name, q);
       free(q);
     } else if (alias) {
-      tl_set_import(c->m, alias, name);
+      tl_walk_set_import(c->m, alias, name);
     } else {
       /* `import a.b.c` binds `a`. */
       char *dot = strchr(name, '.');
       if (dot) *dot = 0;
-      tl_set_import(c->m, name, name);
+      tl_walk_set_import(c->m, name, name);
     }
     free(name);
     free(alias);
@@ -178,13 +166,13 @@ static void tl_walk_guarded(tl_walk_ctx *c, TSNode block, bool guarded, int dept
     tl_vec_push(&c->m->guards, r);
     c->guard_depth++;
   }
-  tl_visit(c, block, depth);
+  tl_walk_visit(c, block, depth);
   if (guarded || scope) c->guard_depth--;
 }
 
 static void tl_walk_if(tl_walk_ctx *c, TSNode n, int depth) {
   TSNode cond = TL_CHILD(n, condition);
-  tl_visit(c, cond, depth + 1);
+  tl_walk_visit(c, cond, depth + 1);
   tl_freq f = tl_freq_test(cond, c->src, c->guard_vars.v, c->guard_vars.n);
   tl_walk_guarded(c, TL_CHILD(n, consequence), f == TL_FREQ_RARE_THEN, depth + 1);
   /* elif/else clauses (by type: ts_node_field_name_for_child misreports repeated fields) */
@@ -198,7 +186,7 @@ static void tl_walk_if(tl_walk_ctx *c, TSNode n, int depth) {
       bool g = f == TL_FREQ_RARE_ELSE;
       if (g) { tl_range r = {ts_node_start_byte(alt), ts_node_end_byte(alt), 0}; tl_vec_push(&c->m->guards, r); c->guard_depth++; }
       TSNode ec = TL_CHILD(alt, condition);
-      tl_visit(c, ec, depth + 1);
+      tl_walk_visit(c, ec, depth + 1);
       tl_freq ef = tl_freq_test(ec, c->src, c->guard_vars.v, c->guard_vars.n);
       tl_walk_guarded(c, TL_CHILD(alt, consequence), ef == TL_FREQ_RARE_THEN, depth + 1);
       if (g) c->guard_depth--;
@@ -430,7 +418,7 @@ static void tl_walk_loop(tl_walk_ctx *c, TSNode n, int depth) {
   const char *iter = NULL;
   if (is_for) {
     TSNode right = TL_CHILD(n, right);
-    tl_visit(c, right, depth + 1); /* the iterable is evaluated once, outside the loop */
+    tl_walk_visit(c, right, depth + 1); /* the iterable is evaluated once, outside the loop */
     /* Unwrap enumerate(...), tqdm(...), zip(...): take the first argument that names something. */
     for (int guard = 0; guard < 4 && tl_node_is(right, "call"); guard++) {
       char *fn = tl_dotted(TL_CHILD(right, function), c->src);
@@ -465,15 +453,15 @@ static void tl_walk_loop(tl_walk_ctx *c, TSNode n, int depth) {
     size_t first = c->m->bindings.n;
     tl_bind_targets(c, left, at, TL_VAL_UNKNOWN, 0);
     for (size_t i = first; i < c->m->bindings.n; i++) c->m->bindings.v[i].from_loop = idx; /* kind set after the walk */
-    tl_visit(c, body, depth + 1);
-    tl_visit(c, TL_CHILD(n, alternative), depth + 1);
+    tl_walk_visit(c, body, depth + 1);
+    tl_walk_visit(c, TL_CHILD(n, alternative), depth + 1);
   } else {
     tl_walk_children(c, n, depth);
   }
   c->loop = saved;
 }
 
-static void tl_visit(tl_walk_ctx *c, TSNode n, int depth) {
+void tl_walk_visit(tl_walk_ctx *c, TSNode n, int depth) {
   if (ts_node_is_null(n)) return;
   if (depth > TL_MAX_DEPTH) {
     if (!c->depth_reported) {
@@ -491,11 +479,11 @@ static void tl_visit(tl_walk_ctx *c, TSNode n, int depth) {
     if (!strcmp(t, "assignment")) { tl_walk_assignment(c, n, depth); return; }
     if (!strcmp(t, "augmented_assignment")) { tl_walk_children(c, n, depth); return; }
     /* `x.name`: only x can hold code (three children: no comment inside) */
-    if (!strcmp(t, "attribute") && ts_node_child_count(n) == 3) { tl_visit(c, TL_CHILD(n, object), depth + 1); return; }
+    if (!strcmp(t, "attribute") && ts_node_child_count(n) == 3) { tl_walk_visit(c, TL_CHILD(n, object), depth + 1); return; }
     break;
   case 'k':
     /* `name=value`: only the value can hold code */
-    if (!strcmp(t, "keyword_argument") && ts_node_child_count(n) == 3) { tl_visit(c, TL_CHILD(n, value), depth + 1); return; }
+    if (!strcmp(t, "keyword_argument") && ts_node_child_count(n) == 3) { tl_walk_visit(c, TL_CHILD(n, value), depth + 1); return; }
     break;
   case 'c':
     if (!strcmp(t, "call")) { tl_walk_call(c, n, depth); return; }
@@ -584,161 +572,12 @@ static bool tl_accelerator_evidence(const char *src, const char *code_text, size
   return hit;
 }
 
-/* Where the entries of segment `i` of model `m` end in each list: the next segment's starts. */
-static tl_segment tl_segment_end(const tl_file_model *m, size_t i) {
-  if (i + 1 < m->segs.n) return m->segs.v[i + 1];
-  tl_segment e = {0, 0, 0, (uint32_t)m->funcs.n, (uint32_t)m->classes.n, (uint32_t)m->loops.n, (uint32_t)m->calls.n,
-                  (uint32_t)m->bindings.n, (uint32_t)m->guards.n, (uint32_t)m->loader_names.n,
-                  (uint32_t)m->collate_names.n, (uint32_t)m->import_log.n, (uint32_t)m->guard_log.n,
-                  (uint32_t)m->suppressions.n, false};
-  return e;
-}
 
-/* The node of `top`'s subtree with exactly this range and symbol (a value node of a binding), or a
- * null node: the smallest node spanning the range, or the nearest of its ancestors with the same
- * range and the symbol. */
-static TSNode tl_find_node(TSNode top, uint32_t s, uint32_t e, TSSymbol sym) {
-  TSNode n = ts_node_descendant_for_byte_range(top, s, e);
-  while (!ts_node_is_null(n) && ts_node_start_byte(n) == s && ts_node_end_byte(n) == e) {
-    if (ts_node_symbol(n) == sym) return n;
-    if (ts_node_eq(n, top)) break;
-    n = ts_node_parent(n);
-  }
-  return (TSNode){0};
-}
 
-/* Copies old segment `os` (entries [b, e) of each list of `old`) into `m` after a segment walk or
- * copy: offsets move by `d`, rows by `dr`; `vals` holds its bindings' then its attributes' value
- * nodes in the new tree. The strings are not copied: they are in `m`'s table, which it took over
- * from `old`. */
-typedef struct {
-  const tl_file_model *old;
-  tl_segment b, e;
-  int64_t d, dr;
-  uint32_t old_mod_start, new_mod_start;
-} tl_seg_copy;
 
-static void tl_copy_segment(tl_walk_ctx *c, const tl_seg_copy *k) {
-  tl_file_model *m = c->m;
-  const tl_file_model *o = k->old;
-  const tl_segment *b = &k->b, *e = &k->e;
-  int64_t dfunc = (int64_t)m->funcs.n - b->funcs, dcls = (int64_t)m->classes.n - b->classes,
-          dloop = (int64_t)m->loops.n - b->loops;
-#define TL_RF(x) ((x) > 0 ? (int32_t)((x) + dfunc) : (x))
-#define TL_RC(x) ((x) >= 0 ? (int32_t)((x) + dcls) : (x))
-#define TL_RL(x) ((x) >= 0 ? (int32_t)((x) + dloop) : (x))
-#define TL_MV(x) ((uint32_t)((int64_t)(x) + k->d))
-  for (uint32_t i = b->funcs; i < e->funcs; i++) {
-    tl_func f = o->funcs.v[i];
-    f.cls = TL_RC(f.cls);
-    f.outer = TL_RF(f.outer);
-    f.start = TL_MV(f.start);
-    f.end = TL_MV(f.end);
-    f.line = (uint32_t)(f.line + k->dr);
-    tl_vec_push(&m->funcs, f);
-  }
-  for (uint32_t i = b->loops; i < e->loops; i++) {
-    tl_loop l = o->loops.v[i];
-    l.func = TL_RF(l.func);
-    l.parent = TL_RL(l.parent);
-    l.start = TL_MV(l.start);
-    l.end = TL_MV(l.end);
-    l.line = (uint32_t)(l.line + k->dr);
-    tl_vec_push(&m->loops, l);
-    tl_vec_push(&m->loop_iters, o->loop_iters.v[i]);
-  }
-  for (uint32_t i = b->calls; i < e->calls; i++) {
-    tl_call x = o->calls.v[i];
-    x.byte = TL_MV(x.byte);
-    x.line = (uint32_t)(x.line + k->dr);
-    x.func = TL_RF(x.func);
-    x.loop = TL_RL(x.loop);
-    tl_vec_push(&m->calls, x);
-  }
-  for (uint32_t i = b->bindings; i < e->bindings; i++) {
-    tl_binding x = o->bindings.v[i];
-    x.byte = TL_MV(x.byte);
-    x.func = TL_RF(x.func);
-    x.from_loop = TL_RL(x.from_loop);
-    if (x.vsym) { x.vstart = TL_MV(x.vstart); x.vend = TL_MV(x.vend); }
-    x.value_ = (TSNode){0};
-    x.lazy = x.vsym != 0; /* found in the new tree when read (tl_binding_find_value) */
-    tl_vec_push(&m->bindings, x);
-  }
-  for (uint32_t i = b->classes; i < e->classes; i++) {
-    const tl_class *y = &o->classes.v[i];
-    tl_class x = {y->name, y->qual, {0}, {0}, (uint32_t)(y->line + k->dr)};
-    for (size_t j = 0; j < y->bases.n; j++) tl_vec_push(&x.bases, y->bases.v[j]);
-    for (size_t j = 0; j < y->attrs.n; j++) {
-      tl_binding t = y->attrs.v[j];
-      t.byte = TL_MV(t.byte);
-      t.func = TL_RF(t.func);
-      t.from_loop = TL_RL(t.from_loop);
-      if (t.vsym) { t.vstart = TL_MV(t.vstart); t.vend = TL_MV(t.vend); }
-      t.value_ = (TSNode){0};
-      t.lazy = t.vsym != 0;
-      tl_vec_push(&x.attrs, t);
-    }
-    tl_vec_push(&m->classes, x);
-  }
-  for (uint32_t i = b->guards; i < e->guards; i++) {
-    tl_range r = o->guards.v[i];
-    r.start = TL_MV(r.start);
-    r.end = TL_MV(r.end);
-    /* a scope is a loop or function start (+1 for a function), the module's included */
-    if (r.scope) r.scope = r.scope == k->old_mod_start + 1 ? k->new_mod_start + 1 : TL_MV(r.scope);
-    tl_vec_push(&m->guards, r);
-  }
-  for (uint32_t i = b->loaders; i < e->loaders; i++) tl_vec_push(&m->loader_names, o->loader_names.v[i]);
-  for (uint32_t i = b->collates; i < e->collates; i++) tl_vec_push(&m->collate_names, o->collate_names.v[i]);
-  for (uint32_t i = b->imports; i < e->imports; i++) tl_set_import(m, o->import_log.v[i].alias, o->import_log.v[i].qual);
-  for (uint32_t i = b->supps; i < e->supps; i++) { /* parsed again: `used` starts false */
-    const tl_suppression *sp = &o->suppressions.v[i];
-    uint32_t st = TL_MV(sp->start);
-    tl_suppress_parse(&m->suppressions, c->src + st, sp->end - sp->start, st, (uint32_t)(sp->line + k->dr), sp->col);
-  }
-  for (uint32_t i = b->gvars; i < e->gvars; i++) {
-    tl_vec_push(&c->guard_vars, o->guard_log.v[i]);
-    tl_vec_push(&m->guard_log, o->guard_log.v[i]);
-  }
-#undef TL_RF
-#undef TL_RC
-#undef TL_RL
-#undef TL_MV
-}
 
-/* The value node of a binding copied from the last run's model, in the tree the model was rebuilt
- * on: in the top-level statement holding its range, the node with that range and symbol. Copied
- * statements parsed the same as before (tl_model_walk copies only those), so it is there. */
-TSNode tl_binding_find_value(const tl_file_model *m, const tl_binding *b) {
-  if (ts_node_is_null(m->lazy_root) || !b->vsym) return (TSNode){0};
-  TSTreeCursor cur = ts_tree_cursor_new(m->lazy_root);
-  TSNode top = ts_tree_cursor_goto_first_child_for_byte(&cur, b->vstart) >= 0 ? ts_tree_cursor_current_node(&cur)
-                                                                              : (TSNode){0};
-  ts_tree_cursor_delete(&cur);
-  return ts_node_is_null(top) ? top : tl_find_node(top, b->vstart, b->vend, b->vsym);
-}
 
-/* Is the walk's state after the new model's entries so far the one `old` had before its segment
- * `j`: the same imports bound in the same order, the same module-level frequency-test names? */
-static bool tl_state_same(const tl_file_model *m, const tl_file_model *old, const tl_segment *oj) {
-  if (m->import_log.n != oj->imports || m->guard_log.n != oj->gvars) return false;
-  for (size_t i = 0; i < m->import_log.n; i++)
-    if (strcmp(m->import_log.v[i].alias, old->import_log.v[i].alias) || strcmp(m->import_log.v[i].qual, old->import_log.v[i].qual))
-      return false;
-  for (size_t i = 0; i < m->guard_log.n; i++)
-    if (strcmp(m->guard_log.v[i], old->guard_log.v[i])) return false;
-  return true;
-}
 
-static void tl_segment_open(tl_file_model *m, TSNode ch) {
-  tl_segment s = {ts_node_start_byte(ch), ts_node_end_byte(ch), ts_node_start_point(ch).row, (uint32_t)m->funcs.n,
-                  (uint32_t)m->classes.n, (uint32_t)m->loops.n, (uint32_t)m->calls.n, (uint32_t)m->bindings.n,
-                  (uint32_t)m->guards.n, (uint32_t)m->loader_names.n, (uint32_t)m->collate_names.n,
-                  (uint32_t)m->import_log.n, (uint32_t)m->guard_log.n, (uint32_t)m->suppressions.n,
-                  ts_node_has_error(ch)};
-  tl_vec_push(&m->segs, s);
-}
 
 /* The walk of the module, by top-level statement: copied from `old` where `old` is given and the
  * statement is outside the region (see tl_model_rebuild), else walked. Returns the number copied. */
@@ -763,7 +602,7 @@ static long tl_model_walk(tl_file_model *m, tl_file_model *old, TSNode root, con
   c.cur = ts_tree_cursor_new(root);
   long copied = 0;
   if (!tl_node_is(root, "module")) {
-    tl_visit(&c, root, 0);
+    tl_walk_visit(&c, root, 0);
   } else {
     /* the module's statements (the walk of the module node, one segment per named child) */
     TL_VEC(TSNode) kids = {0};
@@ -793,7 +632,7 @@ static long tl_model_walk(tl_file_model *m, tl_file_model *old, TSNode root, con
       /* a statement with a syntax error is walked again: error recovery may parse the same text
        * differently (a loop body that starts elsewhere) without a changed range there */
       if (j != SIZE_MAX && (old->segs.v[j].error || ts_node_has_error(ch))) j = SIZE_MAX;
-      if (j != SIZE_MAX && walked && !tl_state_same(m, old, &old->segs.v[j])) j = SIZE_MAX;
+      if (j != SIZE_MAX && walked && !tl_segment_state_same(m, old, &old->segs.v[j])) j = SIZE_MAX;
       if (j != SIZE_MAX) {
         k.b = old->segs.v[j];
         k.e = tl_segment_end(old, j);
@@ -801,12 +640,12 @@ static long tl_model_walk(tl_file_model *m, tl_file_model *old, TSNode root, con
       tl_segment_open(m, ch);
       if (j != SIZE_MAX) {
         m->lazy_root = root;
-        tl_copy_segment(&c, &k);
+        tl_segment_copy(&c, &k);
         copied++;
         walked = false;
       } else {
         size_t gv = c.guard_vars.n;
-        tl_visit(&c, ch, 1);
+        tl_walk_visit(&c, ch, 1);
         for (size_t q = gv; q < c.guard_vars.n; q++) tl_vec_push(&m->guard_log, c.guard_vars.v[q]);
         walked = true;
       }
@@ -943,15 +782,7 @@ int32_t tl_model_loop_at(const tl_file_model *m, uint32_t byte) {
   return best;
 }
 
-/* ---- value classification (device awareness) ---- */
 
-static tl_valkind tl_combine(tl_valkind a, tl_valkind b) {
-  if (a == TL_VAL_DEVICE || b == TL_VAL_DEVICE) return TL_VAL_DEVICE;
-  if (a == TL_VAL_UNKNOWN || b == TL_VAL_UNKNOWN) return TL_VAL_UNKNOWN;
-  if (a == TL_VAL_CPU || b == TL_VAL_CPU) return TL_VAL_CPU;
-  if (a == TL_VAL_LIST || b == TL_VAL_LIST) return TL_VAL_UNKNOWN;
-  return TL_VAL_PY;
-}
 
 static const tl_binding *tl_lookup(const tl_file_model *m, const char *name, int32_t func, uint32_t before);
 
@@ -983,170 +814,5 @@ static const tl_binding *tl_lookup(const tl_file_model *m, const char *name, int
   return best;
 }
 
-/* Which text names a device: "cuda", "device", "gpu", rank/local_rank ids. */
-static tl_valkind tl_device_arg(const char *src, TSNode arg) {
-  uint32_t s = ts_node_start_byte(arg), e = ts_node_end_byte(arg);
-  if (tl_icontains(src + s, e - s, "cpu")) return TL_VAL_CPU;
-  if (tl_icontains(src + s, e - s, "cuda") || tl_icontains(src + s, e - s, "device") ||
-      tl_icontains(src + s, e - s, "gpu") || tl_icontains(src + s, e - s, "rank"))
-    return TL_VAL_DEVICE;
-  return TL_VAL_UNKNOWN;
-}
 
-static tl_valkind tl_classify_call(const tl_file_model *m, TSNode n, const char *src, int32_t func, int depth) {
-  TSNode fn = TL_CHILD(n, function);
-  TSNode args = TL_CHILD(n, arguments);
-  char *callee = tl_dotted(fn, src);
-  tl_valkind out = TL_VAL_UNKNOWN;
-  if (!callee) {
-    if (tl_node_is(fn, "attribute"))
-      out = tl_model_classify(m, TL_CHILD(fn, object), src, func, depth + 1);
-    return out == TL_VAL_LIST ? TL_VAL_UNKNOWN : out;
-  }
-  char *q = tl_model_resolve(m, callee);
-  size_t ln;
-  const char *last = tl_dotted_last(callee, &ln);
-  char *meth = tl_strndup(last, ln);
-  if (!strchr(callee, '.') && tl_str_in(callee, strlen(callee), tl_vocab_py_scalar_builtins)) out = TL_VAL_PY;
-  else if (!strchr(callee, '.') && tl_str_in(callee, strlen(callee), tl_vocab_py_container_builtins)) out = TL_VAL_LIST;
-  else if (!strncmp(q, "numpy.", 6) || !strncmp(q, "np.", 3) || !strncmp(q, "math.", 5)) out = TL_VAL_CPU;
-  else if (!strncmp(q, "torch.", 6) && !strchr(q + 6, '.') && tl_str_in(q + 6, strlen(q + 6), tl_vocab_torch_ctors)) {
-    if (!strcmp(q + 6, "from_numpy")) out = TL_VAL_CPU;
-    else if (strstr(q + 6, "_like")) {
-      TSNode a0 = ts_node_named_child_count(args) ? ts_node_named_child(args, 0) : (TSNode){0};
-      out = ts_node_is_null(a0) ? TL_VAL_UNKNOWN : tl_model_classify(m, a0, src, func, depth + 1);
-      TSNode dev = tl_kwarg_value(args, src, "device");
-      if (!ts_node_is_null(dev)) out = tl_device_arg(src, dev);
-    } else {
-      TSNode dev = tl_kwarg_value(args, src, "device");
-      out = ts_node_is_null(dev) ? TL_VAL_CPU : tl_device_arg(src, dev);
-      if (out == TL_VAL_UNKNOWN) out = TL_VAL_DEVICE;
-    }
-  } else if (tl_node_is(fn, "attribute")) {
-    TSNode obj = TL_CHILD(fn, object);
-    if (!strcmp(meth, "cpu") || !strcmp(meth, "numpy") || !strcmp(meth, "pin_memory")) out = TL_VAL_CPU;
-    else if (!strcmp(meth, "item") || !strcmp(meth, "tolist") || !strcmp(meth, "size") || !strcmp(meth, "dim") ||
-             !strcmp(meth, "numel") || !strcmp(meth, "nelement") || !strcmp(meth, "get_device"))
-      out = !strcmp(meth, "tolist") ? TL_VAL_LIST : TL_VAL_PY;
-    else if (!strcmp(meth, "cuda")) out = TL_VAL_DEVICE;
-    else if (!strcmp(meth, "to")) {
-      out = TL_VAL_UNKNOWN;
-      for (uint32_t i = 0; i < ts_node_named_child_count(args) && out == TL_VAL_UNKNOWN; i++) {
-        TSNode a = ts_node_named_child(args, i);
-        if (tl_node_is(a, "keyword_argument")) {
-          TSNode k = TL_CHILD(a, name);
-          if (ts_node_end_byte(k) - ts_node_start_byte(k) != 6 || memcmp(src + ts_node_start_byte(k), "device", 6)) continue;
-          a = TL_CHILD(a, value);
-        }
-        out = tl_device_arg(src, a);
-      }
-      if (out == TL_VAL_UNKNOWN) out = tl_model_classify(m, obj, src, func, depth + 1);
-    } else if (!strcmp(q, "torch.nn.Parameter") || !strcmp(q, "torch.nn.parameter.Parameter") ||
-               !strcmp(q, "torch.nn.Buffer") || !strcmp(q, "paddle.create_parameter")) {
-      out = TL_VAL_UNKNOWN; /* moves with its module (`model.to(device)`), wherever it was made */
-    } else if (!strchr(q, '(') && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7) || !strncmp(q, "F.", 2))) {
-      /* A library function: device of its tensor arguments. */
-      out = TL_VAL_UNKNOWN;
-      bool any = false;
-      for (uint32_t i = 0; i < ts_node_named_child_count(args); i++) {
-        TSNode a = ts_node_named_child(args, i);
-        if (tl_node_is(a, "keyword_argument")) continue;
-        tl_valkind k = tl_model_classify(m, a, src, func, depth + 1);
-        out = any ? tl_combine(out, k) : k;
-        any = true;
-      }
-      if (out == TL_VAL_PY || out == TL_VAL_LIST) out = TL_VAL_UNKNOWN;
-    } else {
-      /* A method of a value keeps the value's place: x.sum(), x.float(), x.detach(). */
-      out = tl_model_classify(m, obj, src, func, depth + 1);
-      if (out == TL_VAL_LIST || out == TL_VAL_PY) out = TL_VAL_UNKNOWN;
-    }
-  }
-  if (out == TL_VAL_UNKNOWN && (tl_call_work(callee) & TL_WORK_MODEL)) out = TL_VAL_DEVICE;
-  if (out == TL_VAL_UNKNOWN && (tl_icontains(last, ln, "criterion") || tl_icontains(last, ln, "loss")) &&
-      !strchr(callee, '(') && strncmp(q, "torch.", 6) && strncmp(q, "paddle.", 7))
-    out = TL_VAL_DEVICE;
-  free(meth);
-  free(q);
-  free(callee);
-  return out;
-}
 
-tl_valkind tl_model_classify(const tl_file_model *m, TSNode n, const char *src, int32_t func, int depth) {
-  if (depth > 24 || ts_node_is_null(n)) return TL_VAL_UNKNOWN;
-  const char *t = ts_node_type(n);
-  if (!strcmp(t, "integer") || !strcmp(t, "float") || !strcmp(t, "string") || !strcmp(t, "true") ||
-      !strcmp(t, "false") || !strcmp(t, "none") || !strcmp(t, "concatenated_string"))
-    return TL_VAL_PY;
-  if (!strcmp(t, "list") || !strcmp(t, "list_comprehension") || !strcmp(t, "dictionary") ||
-      !strcmp(t, "dictionary_comprehension") || !strcmp(t, "tuple") || !strcmp(t, "set") ||
-      !strcmp(t, "set_comprehension"))
-    return TL_VAL_LIST;
-  /* *t in a tuple or call: the elements of t, where t is */
-  if (!strcmp(t, "parenthesized_expression") || !strcmp(t, "await") || !strcmp(t, "list_splat"))
-    return tl_model_classify(m, ts_node_named_child(n, 0), src, func, depth + 1);
-  if (!strcmp(t, "identifier") || !strcmp(t, "attribute")) {
-    char *d = tl_dotted(n, src);
-    if (!d) return TL_VAL_UNKNOWN;
-    const tl_binding *b = tl_lookup(m, d, func, ts_node_start_byte(n));
-    tl_valkind k = TL_VAL_UNKNOWN;
-    if (b) {
-      TSNode bv = tl_bvalue(m, b);
-      k = ts_node_is_null(bv) ? b->kind : tl_model_classify(m, bv, src, b->func, depth + 1);
-    } else if (!strncmp(d, "self.", 5) && !strchr(d + 5, '.')) {
-      /* An attribute of the enclosing class, set in any method. */
-      int32_t cls = func >= 0 && (size_t)func < m->funcs.n ? m->funcs.v[func].cls : -1;
-      const tl_class *k2 = cls >= 0 ? &m->classes.v[cls] : NULL;
-      bool seen = false;
-      /* Each hop through the class's attributes fans out over all their assignments
-       * (`self.x = self.x + n` in k methods is k-way recursive): spend 8 levels of the depth
-       * budget per hop, so at most 3 hops are followed and the cost stays polynomial. */
-      for (size_t i = 0; k2 && i < k2->attrs.n && depth + 8 <= 24; i++) {
-        const tl_binding *a = &k2->attrs.v[i];
-        if (strcmp(a->name, d + 5)) continue;
-        TSNode av = tl_bvalue(m, a);
-        tl_valkind ak = ts_node_is_null(av) ? a->kind : tl_model_classify(m, av, src, a->func, depth + 8);
-        if (a->ctor) {
-          char *q = tl_model_resolve(m, a->ctor);
-          if (strstr(q, "ModuleList") || strstr(q, "ModuleDict") || strstr(q, "LayerList") || strstr(q, "LayerDict"))
-            ak = TL_VAL_LIST;
-          free(q);
-        }
-        k = (!seen || k == ak) ? ak : TL_VAL_UNKNOWN; /* every assignment of the attribute must agree */
-        seen = true;
-      }
-    }
-    free(d);
-    if (!b && k == TL_VAL_UNKNOWN && tl_node_is(n, "attribute")) {
-      /* x.data, p.grad, x.T: tensor attributes that live where their tensor lives */
-      if (tl_node_text_in(TL_CHILD(n, attribute), src, tl_vocab_same_place_attrs)) {
-        k = tl_model_classify(m, TL_CHILD(n, object), src, func, depth + 1);
-        if (k == TL_VAL_LIST || k == TL_VAL_PY) k = TL_VAL_UNKNOWN;
-      }
-    }
-    return k;
-  }
-  if (!strcmp(t, "call")) return tl_classify_call(m, n, src, func, depth);
-  if (!strcmp(t, "subscript")) {
-    tl_valkind k = tl_model_classify(m, TL_CHILD(n, value), src, func, depth + 1);
-    return (k == TL_VAL_LIST || k == TL_VAL_PY) ? TL_VAL_UNKNOWN : k;
-  }
-  if (!strcmp(t, "binary_operator") || !strcmp(t, "comparison_operator") || !strcmp(t, "boolean_operator")) {
-    tl_valkind k = TL_VAL_PY;
-    bool any = false;
-    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
-      tl_valkind x = tl_model_classify(m, ts_node_named_child(n, i), src, func, depth + 1);
-      k = any ? tl_combine(k, x) : x;
-      any = true;
-    }
-    return k == TL_VAL_LIST ? TL_VAL_UNKNOWN : k;
-  }
-  if (!strcmp(t, "unary_operator") || !strcmp(t, "not_operator"))
-    return tl_model_classify(m, ts_node_named_child(n, 0), src, func, depth + 1);
-  if (!strcmp(t, "conditional_expression")) {
-    tl_valkind a = tl_model_classify(m, ts_node_named_child(n, 0), src, func, depth + 1);
-    tl_valkind b = tl_model_classify(m, ts_node_named_child(n, 2), src, func, depth + 1);
-    return a == b ? a : TL_VAL_UNKNOWN;
-  }
-  return TL_VAL_UNKNOWN;
-}

@@ -288,7 +288,7 @@ static bool tl_flow__is_batch_bound(const tl_match_env *e, TSNode n) {
         if ((ll >= 4 && !strncasecmp(src + ls + ll - 4, "list", 4)) || (ll >= 4 && !strncasecmp(src + ls + ll - 4, "_lst", 4)))
           return false;
       }
-      tl_valkind k = tl_model_classify(e->m, x, src, e->func, 0);
+      tl_valkind k = tl_value_classify(e->m, x, src, e->func, 0);
       return k != TL_VAL_LIST && k != TL_VAL_PY;
     }
     if (tl_node_is(fn, "attribute")) {
@@ -339,7 +339,7 @@ static bool tl_flow__indexes_with(const tl_match_env *e, TSNode n, const char *v
     if (uses && !called) {
       /* the indexed value itself: names[i] of a list is fine, batch["labels"][i] is a tensor;
        * a host array (`.numpy()`, `np.zeros(...)`, `.cpu()`) launches no kernel */
-      tl_valkind k = tl_model_classify(e->m, v, e->src, e->func, 0);
+      tl_valkind k = tl_value_classify(e->m, v, e->src, e->func, 0);
       if (k != TL_VAL_LIST && k != TL_VAL_PY && k != TL_VAL_CPU) return true;
     }
   }

@@ -30,11 +30,11 @@ static bool tl_values__find_reduction(const tl_match_env *e, TSNode n, int depth
         if (lib) {
           /* torch.max(t) / paddle.max(t): the value of a device tensor */
           TSNode a0 = ts_node_named_child_count(args) ? ts_node_named_child(args, 0) : (TSNode){0};
-          hit = !ts_node_is_null(a0) && tl_model_classify(e->m, a0, e->src, e->func, 0) != TL_VAL_CPU &&
-                tl_model_classify(e->m, a0, e->src, e->func, 0) != TL_VAL_PY &&
-                tl_model_classify(e->m, a0, e->src, e->func, 0) != TL_VAL_LIST;
+          hit = !ts_node_is_null(a0) && tl_value_classify(e->m, a0, e->src, e->func, 0) != TL_VAL_CPU &&
+                tl_value_classify(e->m, a0, e->src, e->func, 0) != TL_VAL_PY &&
+                tl_value_classify(e->m, a0, e->src, e->func, 0) != TL_VAL_LIST;
         } else {
-          tl_valkind k = tl_model_classify(e->m, obj, e->src, e->func, 0);
+          tl_valkind k = tl_value_classify(e->m, obj, e->src, e->func, 0);
           hit = k != TL_VAL_CPU && k != TL_VAL_PY && k != TL_VAL_LIST;
           /* np.max(...) and friends are host values */
           if (q && (!strncmp(q, "numpy.", 6) || !strncmp(q, "np.", 3) || !strncmp(q, "math.", 5))) hit = false;
@@ -100,7 +100,7 @@ static bool tl_values__is_tensor(const tl_match_env *e, TSNode n) { return tl_va
 static bool tl_values__is_tensor_at(const tl_match_env *e, TSNode n, int depth) {
   if (depth > 8 || ts_node_is_null(n)) return false;
   if (tl_values__contains_call_to(n, e->src, tl_vocab_host_value_methods, 0)) return false;
-  tl_valkind k = tl_model_classify(e->m, n, e->src, e->func, 0);
+  tl_valkind k = tl_value_classify(e->m, n, e->src, e->func, 0);
   if (k == TL_VAL_DEVICE) return true;
   if (k != TL_VAL_UNKNOWN) return false;
   n = tl_unparen(n);
@@ -228,7 +228,7 @@ static bool tl_values__tensor_condition(const tl_match_env *e, TSNode n, int dep
       if (tl_values__tensor_condition(e, ch, depth + 1)) return true;
       if (!strcmp(t, "comparison_operator") && tl_values__is_tensor(e, ch) && !tl_node_is(ch, "identifier")) return true;
       if (!strcmp(t, "comparison_operator") && tl_node_is(ch, "identifier") &&
-          tl_model_classify(e->m, ch, e->src, e->func, 0) == TL_VAL_DEVICE) return true;
+          tl_value_classify(e->m, ch, e->src, e->func, 0) == TL_VAL_DEVICE) return true;
     }
     return false;
   }
@@ -251,11 +251,11 @@ static bool tl_values__tensor_condition(const tl_match_env *e, TSNode n, int dep
       subject = ts_node_named_child_count(args) ? ts_node_named_child(args, 0) : (TSNode){0};
     }
     if (ts_node_is_null(subject)) return false;
-    tl_valkind k = tl_model_classify(e->m, subject, e->src, e->func, 0);
+    tl_valkind k = tl_value_classify(e->m, subject, e->src, e->func, 0);
     return k == TL_VAL_UNKNOWN || k == TL_VAL_DEVICE;
   }
   if (!strcmp(t, "identifier") || !strcmp(t, "attribute"))
-    return tl_model_classify(e->m, n, e->src, e->func, 0) == TL_VAL_DEVICE;
+    return tl_value_classify(e->m, n, e->src, e->func, 0) == TL_VAL_DEVICE;
   return false;
 }
 
@@ -271,7 +271,7 @@ static bool tl_values__find_host_read(const tl_match_env *e, TSNode n, int depth
       TSNode attr = TL_CHILD(fn, attribute);
       uint32_t s = ts_node_start_byte(attr);
       if (tl_str_in(e->src + s, ts_node_end_byte(attr) - s, tl_vocab_host_read_methods) && ts_node_named_child_count(args) == 0) {
-        tl_valkind k = tl_model_classify(e->m, TL_CHILD(fn, object), e->src, e->func, 0);
+        tl_valkind k = tl_value_classify(e->m, TL_CHILD(fn, object), e->src, e->func, 0);
         if (k == TL_VAL_UNKNOWN || k == TL_VAL_DEVICE) return true;
       }
     } else if (tl_node_is(fn, "identifier") && ts_node_named_child_count(args) == 1 &&
@@ -329,7 +329,7 @@ static bool tl_values__bool_mask(const tl_match_env *c, TSNode n, int depth) {
     }
     /* all operands Python values: a Python bool */
     for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
-      tl_valkind k = tl_model_classify(c->m, ts_node_named_child(n, i), src, c->func, 0);
+      tl_valkind k = tl_value_classify(c->m, ts_node_named_child(n, i), src, c->func, 0);
       if (k != TL_VAL_PY && k != TL_VAL_LIST) return true;
     }
     return false;
@@ -368,7 +368,7 @@ static bool tl_values__bool_mask(const tl_match_env *c, TSNode n, int depth) {
       TSNode subj = lib ? (ts_node_named_child_count(args) ? ts_node_named_child(args, 0) : (TSNode){0})
                         : TL_CHILD(fn, object);
       if (ts_node_is_null(subj)) return false;
-      tl_valkind k = tl_model_classify(c->m, subj, src, c->func, 0);
+      tl_valkind k = tl_value_classify(c->m, subj, src, c->func, 0);
       return k != TL_VAL_PY && k != TL_VAL_LIST;
     }
     /* x.to(torch.bool), x.type(torch.bool), torch.ones(n, dtype=torch.bool) */
@@ -607,7 +607,7 @@ static bool tl_values__keeps_graph(const tl_match_env *c, TSNode n, int depth) {
 /* #maybe-device? @a: not known to live on the host */
 static tl_verdict tl_values__maybe_device(tl_match_env *e, const tl_pred *p, TSNode a) {
   (void)p;
-  tl_valkind k = tl_model_classify(e->m, a, e->src, e->func, 0);
+  tl_valkind k = tl_value_classify(e->m, a, e->src, e->func, 0);
   return tl_verdict_of(k == TL_VAL_UNKNOWN || k == TL_VAL_DEVICE);
 }
 

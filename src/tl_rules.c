@@ -1,6 +1,6 @@
 /* tl_rules.c - loading rule files (Markdown with front matter, a query block and a fix block)
  * and compiling every enabled rule into one tree-sitter query. */
-#include "tl_internal.h"
+#include "tl_rules.h"
 
 #include <ctype.h>
 #include <dirent.h>

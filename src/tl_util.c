@@ -1,5 +1,5 @@
 /* tl_util.c - checked allocation, buffers, line tables, diagnostics and comment blanking. */
-#include "tl_internal.h"
+#include "tl_rules.h"
 
 #include <stdio.h>
 #include <stdlib.h>

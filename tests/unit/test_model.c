@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tl_internal.h"
+#include "tl_rules.h"
 #include "tl_output.h"
 #include "tl_test.h"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tl_internal.h"
+#include "tl_rules.h"
 #include "tl_test.h"
 #include "trainlint.h"
 
