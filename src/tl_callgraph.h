@@ -1,0 +1,41 @@
+/* tl_callgraph.h - the project's call graph (phase 2): what each call of every file runs, and
+ * what kind each class is. Built by tl_callgraph_build from the files' models, read by the project
+ * pass (tl_project.c), freed by tl_callgraph_free. */
+#ifndef TL_CALLGRAPH_H
+#define TL_CALLGRAPH_H
+
+#include "tl_engine.h"
+
+typedef TL_VEC(tl_ref) tl_refs;
+
+typedef struct {
+  tl_file *files;      /* the run's files (borrowed) */
+  size_t nfiles;
+  tl_map modules;      /* full module name -> file index + 1 */
+  tl_map suffixes;     /* module name suffix -> file index + 1, or -1 when ambiguous */
+  tl_map *locals;      /* per file: "Class", "Class.method", "func" -> encoded entity */
+  int8_t **class_kind; /* per file, per class: TL_CK_* */
+  tl_target **targets; /* per file, per call */
+  tl_refs **overrides; /* per file, per function: the methods of project subclasses that override it */
+} tl_callgraph;
+
+/* Class kinds (tl_callgraph_class_kind); BUSY and DONE mark the computation. */
+enum { TL_CK_MODULE = 1, TL_CK_DATASET = 2, TL_CK_BUSY = 0x20, TL_CK_DONE = 0x40 };
+
+/* The most functions one call may run (its target and the overrides of it). */
+#define TL_MAX_TARGETS 16
+
+/* Indexes the files and resolves every call; targets kept from the last run (tl_file.targets)
+ * are reused where the files allow it, and counted in *kept. */
+void tl_callgraph_build(tl_callgraph *cg, tl_file *files, size_t nfiles, size_t *kept);
+/* The functions call c of file fi may run: its target, and for `self.m()` the overrides of the
+ * target in project subclasses. Returns how many (at most max) in out. */
+size_t tl_callgraph_targets(const tl_callgraph *cg, int32_t fi, size_t c, tl_ref *out, size_t max);
+/* TL_CK_MODULE and TL_CK_DATASET of a class, through its project bases. */
+int tl_callgraph_class_kind(tl_callgraph *cg, tl_ref c);
+/* A class named by `name` as seen from file fi ("Net", "models.Net", "nn.Module"). */
+bool tl_callgraph_class_ref(const tl_callgraph *cg, int32_t fi, const char *name, tl_ref *out);
+/* Frees the graph; every file keeps its calls' targets for the next run. */
+void tl_callgraph_free(tl_callgraph *cg);
+
+#endif
