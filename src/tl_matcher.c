@@ -15,8 +15,8 @@ struct tl_memo_entry {
   TSNode node;
 };
 
-/* Verdicts of #resolves-match? and #match? by text: the same few hundred names ("torch.zeros",
- * "self.linear") come back in every file, each checked against a dozen regexes. A slot holds one
+/* Verdicts of #resolves-match? and #match? by text: the same names ("torch.zeros", "self.linear")
+ * come back in every file, each checked against many regexes. A slot holds one
  * text and the verdicts of the regexes checked on it so far (tl_pred.rbit numbers them). */
 #define TL_RCACHE_SLOTS 4096u
 #define TL_RCACHE_NAME 47u
@@ -29,7 +29,7 @@ struct tl_rcache_slot {
 
 /* Verdicts of the gates of a group of patterns on one text (tl_pattern.gkeys): a slot holds the
  * text and the set of the group's positions whose gate passes on it. A call pattern's group has
- * thirty gates, and the same callee names come back in every file. */
+ * many gates, and the same callee names come back in every file. */
 #define TL_GCACHE_SLOTS 2048u
 #define TL_GCACHE_TEXT TL_RCACHE_NAME
 struct tl_gcache_slot {
