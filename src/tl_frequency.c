@@ -95,6 +95,28 @@ static bool tl_freq__end_bound(TSNode n, const char *src) {
 
 /* Is `b` the bound of a loop around `n`: `while it < b:` or `for i in range(..., b)`? A counter that
  * reaches its loop's own bound does so on one iteration, whatever the bound is called. */
+/* Does a `while` condition bound its loop by the text src[bs, bs + bl): `it < b`, `it <= b`, also as
+ * one side of an `and` (`while it < iters and not stop:`)? */
+static bool tl_freq__while_bound(TSNode c, const char *src, uint32_t bs, uint32_t bl, int depth) {
+  c = tl_unparen(c);
+  if (depth > 8) return false;
+  if (tl_node_is(c, "boolean_operator")) {
+    TSNode op = TL_CHILD(c, operator);
+    if (ts_node_is_null(op) || strncmp(src + ts_node_start_byte(op), "and", 3)) return false;
+    return tl_freq__while_bound(TL_CHILD(c, left), src, bs, bl, depth + 1) ||
+           tl_freq__while_bound(TL_CHILD(c, right), src, bs, bl, depth + 1);
+  }
+  if (!tl_node_is(c, "comparison_operator") || ts_node_named_child_count(c) != 2) return false;
+  TSNode bound = {0};
+  for (uint32_t i = 0; i < ts_node_child_count(c); i++) {
+    TSNode ch = ts_node_child(c, i);
+    if (!ts_node_is_named(ch) && (!strcmp(ts_node_type(ch), "<") || !strcmp(ts_node_type(ch), "<=")))
+      bound = ts_node_named_child(c, 1);
+  }
+  return !ts_node_is_null(bound) && ts_node_end_byte(bound) - ts_node_start_byte(bound) == bl &&
+         !memcmp(src + ts_node_start_byte(bound), src + bs, bl);
+}
+
 static bool tl_freq__enclosing_loop_bound(TSNode n, TSNode b, const char *src) {
   uint32_t bs = ts_node_start_byte(b), bl = ts_node_end_byte(b) - bs;
   tl_up up;
@@ -103,14 +125,7 @@ static bool tl_freq__enclosing_loop_bound(TSNode n, TSNode b, const char *src) {
     TSNode bound = (TSNode){0};
     if (tl_node_is(p, "function_definition") || tl_node_is(p, "class_definition")) break;
     if (tl_node_is(p, "while_statement")) {
-      TSNode c = TL_CHILD(p, condition);
-      if (tl_node_is(c, "comparison_operator") && ts_node_named_child_count(c) == 2) {
-        for (uint32_t i = 0; i < ts_node_child_count(c); i++) {
-          TSNode ch = ts_node_child(c, i);
-          if (!ts_node_is_named(ch) && (!strcmp(ts_node_type(ch), "<") || !strcmp(ts_node_type(ch), "<=")))
-            bound = ts_node_named_child(c, 1);
-        }
-      }
+      if (tl_freq__while_bound(TL_CHILD(p, condition), src, bs, bl, 0)) return true;
     } else if (tl_node_is(p, "for_statement")) {
       TSNode r = TL_CHILD(p, right);
       TSNode fn = tl_node_is(r, "call") ? TL_CHILD(r, function) : (TSNode){0};
