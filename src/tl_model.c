@@ -411,13 +411,89 @@ static void tl_walk_class(tl_walk_ctx *c, TSNode n, int depth) {
   c->func = saved_func;
 }
 
+/* Which words a name's last component is made of ("num_text_encoders": num, text, encoder):
+ * TL_NAME_DATA when one is a data or time word, else TL_NAME_STRUCTURE when one is a structure
+ * word (plurals count as their singular), else 0. */
+enum { TL_NAME_STRUCTURE = 1, TL_NAME_DATA = 2 };
+static int tl_model__name_words(const char *s, size_t n) {
+  const char *last = s + n;
+  while (last > s && last[-1] != '.') last--;
+  n = (size_t)(s + n - last);
+  int out = 0;
+  char low[64];
+  for (size_t a = 0; a < n;) {
+    while (a < n && last[a] == '_') a++;
+    size_t b = a;
+    while (b < n && last[b] != '_') b++;
+    size_t wl = b - a;
+    if (wl && wl < sizeof low) {
+      for (size_t i = 0; i < wl; i++) low[i] = (char)tolower((unsigned char)last[a + i]);
+      bool plural = wl > 1 && low[wl - 1] == 's';
+      if (tl_str_in(low, wl, tl_vocab_data_words) || (plural && tl_str_in(low, wl - 1, tl_vocab_data_words)))
+        out |= TL_NAME_DATA;
+      else if (tl_str_in(low, wl, tl_vocab_structure_words) || (plural && tl_str_in(low, wl - 1, tl_vocab_structure_words)))
+        out |= TL_NAME_STRUCTURE;
+    }
+    a = b;
+  }
+  return out & TL_NAME_DATA ? TL_NAME_DATA : out;
+}
+
+/* Does a `for` iterate a small collection that the program fixes, rather than data: a literal
+ * container; range() of a literal, of a count named after a part of the model (`num_layers`,
+ * `len(self.blocks)`); zip() with one such argument; enumerate(), reversed(), sorted(), list() or
+ * tuple() of one; a model's parameters or modules, a dict's items; a name bound to one in the
+ * function, or named after parts of the model (`text_encoders`)? A loop over data or over steps
+ * (`loader`, `range(max_iters)`, `timesteps`) is not, nor is anything unknown. */
+static bool tl_model__small_iterable(tl_walk_ctx *c, TSNode n, int depth) {
+  n = tl_unparen(n);
+  if (depth > 8 || ts_node_is_null(n)) return false;
+  if (tl_node_is(n, "list") || tl_node_is(n, "tuple") || tl_node_is(n, "set") || tl_node_is(n, "dictionary") ||
+      tl_node_is(n, "integer"))
+    return true;
+  if (tl_node_is(n, "identifier") || tl_node_is(n, "attribute")) {
+    uint32_t s = ts_node_start_byte(n);
+    int w = tl_model__name_words(c->src + s, ts_node_end_byte(n) - s);
+    if (w == TL_NAME_DATA) return false;
+    if (w == TL_NAME_STRUCTURE) return true;
+    char *d = tl_dotted(n, c->src);
+    const tl_binding *b = d ? tl_model_binding(c->m, d, c->func, s) : NULL;
+    free(d);
+    TSNode v = b ? tl_bvalue(c->m, b) : (TSNode){0};
+    return !ts_node_is_null(v) && tl_model__small_iterable(c, v, depth + 1);
+  }
+  if (!tl_node_is(n, "call")) return false;
+  TSNode fn = TL_CHILD(n, function), args = TL_CHILD(n, arguments);
+  uint32_t na = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+  if (tl_node_is(fn, "attribute")) return tl_node_text_in(TL_CHILD(fn, attribute), c->src, tl_vocab_structure_methods);
+  if (!tl_node_is(fn, "identifier")) return false;
+  if (tl_node_text_eq(fn, c->src, "range")) {
+    if (na == 0 || na > 3) return false;
+    TSNode stop = ts_node_named_child(args, na == 1 ? 0 : 1);
+    if (tl_node_is(stop, "call") && tl_node_text_eq(TL_CHILD(stop, function), c->src, "len")) {
+      TSNode sa = TL_CHILD(stop, arguments);
+      return ts_node_named_child_count(sa) == 1 && tl_model__small_iterable(c, ts_node_named_child(sa, 0), depth + 1);
+    }
+    return tl_model__small_iterable(c, stop, depth + 1);
+  }
+  if (tl_node_text_eq(fn, c->src, "zip")) {
+    for (uint32_t i = 0; i < na; i++)
+      if (tl_model__small_iterable(c, ts_node_named_child(args, i), depth + 1)) return true;
+    return false;
+  }
+  static const char *const wrappers[] = {"enumerate", "reversed", "sorted", "list", "tuple", NULL};
+  return na >= 1 && tl_node_text_in(fn, c->src, wrappers) && tl_model__small_iterable(c, ts_node_named_child(args, 0), depth + 1);
+}
+
 static void tl_walk_loop(tl_walk_ctx *c, TSNode n, int depth) {
   bool is_for = tl_node_is(n, "for_statement");
   TSPoint p = ts_node_start_point(n);
-  tl_loop l = {c->func, c->loop, ts_node_start_byte(n), ts_node_end_byte(n), p.row + 1, p.column + 1, !is_for, false, 0};
+  tl_loop l = {c->func, c->loop, ts_node_start_byte(n), ts_node_end_byte(n), p.row + 1, p.column + 1, !is_for, false,
+               false, 0};
   const char *iter = NULL;
   if (is_for) {
     TSNode right = TL_CHILD(n, right);
+    l.small = tl_model__small_iterable(c, right, 0);
     tl_walk_visit(c, right, depth + 1); /* the iterable is evaluated once, outside the loop */
     /* Unwrap enumerate(...), tqdm(...), zip(...): take the first argument that names something. */
     for (int guard = 0; guard < 4 && tl_node_is(right, "call"); guard++) {

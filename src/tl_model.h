@@ -70,6 +70,7 @@ typedef struct {
   uint32_t start, end, line, col;
   bool is_while;
   bool iterates_loader;
+  bool small;      /* a `for` over a small collection fixed by the program (tl_walk_loop), not over data */
   unsigned work;   /* TL_WORK_* of calls directly in the body (not nested loops) */
 } tl_loop;
 

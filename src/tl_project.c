@@ -100,6 +100,129 @@ static void tl_mark(tl_project *pj, tl_queue *q, tl_ref t, int kind, tl_hot_reas
   tl_vec_push(q, it);
 }
 
+/* Which functions do per-step work each time they are called: outside any loop and unguarded they
+ * run a backward pass, an optimizer step or a model (a call of a project class constructs an
+ * object, whatever its name), or call a function that does and is not whole (a fixpoint). */
+static void tl_project__train_top(tl_project *pj, const tl_callgraph *p, bool **whole) {
+  size_t nf = pj->nfiles;
+  for (size_t i = 0; i < nf; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    for (size_t f = 0; f < m->funcs.n; f++) pj->fstate[i][f].train_top = false;
+    for (size_t c = 0; c < m->calls.n; c++) {
+      const tl_call *cl = &m->calls.v[c];
+      tl_ref k;
+      bool ctor = cl->work == TL_WORK_MODEL && !p->targets[i][c].instance &&
+                  tl_callgraph_class_ref(p, (int32_t)i, cl->callee, &k);
+      if (cl->top && !cl->guarded && ((cl->work && !ctor) || p->targets[i][c].instance))
+        pj->fstate[i][cl->func].train_top = true;
+    }
+  }
+  for (int iter = 0, changed = 1; changed && iter < 64; iter++) {
+    changed = 0;
+    for (size_t i = 0; i < nf; i++) {
+      const tl_file_model *m = &pj->files[i].model;
+      for (size_t c = 0; c < m->calls.n; c++) {
+        const tl_call *cl = &m->calls.v[c];
+        tl_ref ts[TL_MAX_TARGETS];
+        size_t nt = tl_callgraph_targets(p, (int32_t)i, c, ts, TL_MAX_TARGETS);
+        if (!cl->top || cl->guarded || !nt || pj->fstate[i][cl->func].train_top) continue;
+        for (size_t k = 0; k < nt; k++)
+          if (pj->fstate[ts[k].file][ts[k].idx].train_top && !whole[ts[k].file][ts[k].idx]) {
+            pj->fstate[i][cl->func].train_top = true;
+            changed = 1;
+            break;
+          }
+      }
+    }
+  }
+}
+
+/* The loop whose iterations run the body of loop l: l itself, or, for a loop over a small collection
+ * the program fixes, the nearest enclosing loop of the function that is not one (-1: none). */
+static int32_t tl_project__unsmall(const tl_file_model *m, int32_t l) {
+  int32_t f = m->loops.v[l].func;
+  while (l >= 0 && m->loops.v[l].func == f && m->loops.v[l].small) l = m->loops.v[l].parent;
+  return l >= 0 && m->loops.v[l].func == f ? l : -1;
+}
+
+/* Step loops. A loop over a DataLoader, or one that runs a backward pass or an optimizer step in its
+ * body, is one. So is a loop whose body calls a model, or a function that does per-step work, unless
+ * it holds a step loop itself or calls a whole function (then it is an epoch loop). In a loop over a
+ * small collection the program fixes (text encoders, layers, tasks: tl_loop.small) such work counts
+ * for the loop around it, if any: the small loop's body runs as often as that loop's. */
+static void tl_project__step_loops(tl_project *pj, const tl_callgraph *p, bool **whole) {
+  for (size_t i = 0; i < pj->nfiles; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    size_t nl = m->loops.n;
+    bool *weak = tl_calloc(nl + 1, sizeof *weak), *holds = tl_calloc(nl + 1, sizeof *holds);
+    bool *strong = pj->step_loops[i];
+    for (size_t l = 0; l < nl; l++) {
+      const tl_loop *lp = &m->loops.v[l];
+      strong[l] = lp->iterates_loader || (lp->work & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP));
+      int32_t at = tl_project__unsmall(m, (int32_t)l);
+      if (lp->work && at >= 0) weak[at] = true;
+    }
+    for (size_t c = 0; c < m->calls.n; c++) {
+      const tl_call *cl = &m->calls.v[c];
+      if (cl->loop < 0) continue;
+      tl_ref ts[TL_MAX_TARGETS];
+      size_t nt = tl_callgraph_targets(p, (int32_t)i, c, ts, TL_MAX_TARGETS);
+      bool calls_whole = false;
+      for (size_t k = 0; k < nt && !calls_whole; k++) calls_whole = whole[ts[k].file][ts[k].idx];
+      if (calls_whole) /* an epoch loop: this loop and those around it in the function */
+        for (int32_t l = cl->loop; l >= 0 && m->loops.v[l].func == cl->func; l = m->loops.v[l].parent) holds[l] = true;
+      int32_t at = tl_project__unsmall(m, cl->loop);
+      if (cl->guarded || at < 0) continue;
+      bool work = p->targets[i][c].instance;
+      for (size_t k = 0; k < nt && !work; k++) work = pj->fstate[ts[k].file][ts[k].idx].train_top && !whole[ts[k].file][ts[k].idx];
+      if (work) weak[at] = true;
+    }
+    /* a loop holding a step loop (innermost first: loops are listed outer before inner) */
+    for (size_t l = nl; l-- > 0;) {
+      bool step = strong[l] || (weak[l] && !holds[l]);
+      int32_t up = m->loops.v[l].parent;
+      if (step && up >= 0 && m->loops.v[up].func == m->loops.v[l].func) holds[up] = true;
+      if (holds[l] && up >= 0 && m->loops.v[up].func == m->loops.v[l].func) holds[up] = true;
+    }
+    for (size_t l = 0; l < nl; l++) strong[l] = strong[l] || (weak[l] && !holds[l]);
+    free(weak);
+    free(holds);
+  }
+}
+
+/* Whole functions: those that hold a step loop, or call a whole function (a fixpoint). Returns
+ * whether any changed. */
+static bool tl_project__whole(tl_project *pj, const tl_callgraph *p, bool **whole) {
+  bool changed = false;
+  size_t nf = pj->nfiles;
+  for (size_t i = 0; i < nf; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    for (size_t l = 0; l < m->loops.n; l++) {
+      int32_t f = m->loops.v[l].func;
+      if (f > 0 && pj->step_loops[i][l] && !whole[i][f]) whole[i][f] = changed = true;
+    }
+  }
+  for (int iter = 0, more = 1; more && iter < 64; iter++) {
+    more = 0;
+    for (size_t i = 0; i < nf; i++) {
+      const tl_file_model *m = &pj->files[i].model;
+      for (size_t c = 0; c < m->calls.n; c++) {
+        const tl_call *cl = &m->calls.v[c];
+        if (cl->func <= 0 || whole[i][cl->func]) continue;
+        tl_ref ts[TL_MAX_TARGETS];
+        size_t nt = tl_callgraph_targets(p, (int32_t)i, c, ts, TL_MAX_TARGETS);
+        for (size_t k = 0; k < nt; k++)
+          if (whole[ts[k].file][ts[k].idx]) {
+            whole[i][cl->func] = changed = true;
+            more = 1;
+            break;
+          }
+      }
+    }
+  }
+  return changed;
+}
+
 void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_strlist *hot_functions) {
   memset(pj, 0, sizeof *pj);
   pj->files = files;
@@ -116,54 +239,22 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
     pj->nfuncs[i] = m->funcs.n;
     pj->step_loops[i] = tl_calloc(m->loops.n + 1, sizeof **pj->step_loops);
   }
-  /* Which functions do per-step work each time they are called (fixpoint over the call graph).
-   * A call of a project class constructs an object (whatever its name); a function that runs a
-   * whole training (it has a loop over a DataLoader) is not per-step work for its callers. */
+  /* Which functions do per-step work each time they are called, and which loops are step loops.
+   * A call of a project class constructs an object (whatever its name). A function that contains a
+   * step loop (or calls one that does) runs many steps per call: it is "whole", not per-step work
+   * for its callers, and a loop that calls it or holds a step loop of its own is an epoch loop.
+   * The two depend on each other: computed in rounds until they agree. */
   bool **whole = tl_calloc(nf ? nf : 1, sizeof *whole);
   for (size_t i = 0; i < nf; i++) {
     const tl_file_model *m = &pj->files[i].model;
     whole[i] = tl_calloc(m->funcs.n + 1, sizeof **whole);
     for (size_t l = 0; l < m->loops.n; l++)
       if (m->loops.v[l].iterates_loader && m->loops.v[l].func > 0) whole[i][m->loops.v[l].func] = true;
-    for (size_t c = 0; c < m->calls.n; c++) {
-      const tl_call *cl = &m->calls.v[c];
-      tl_ref k;
-      bool ctor = cl->work == TL_WORK_MODEL && !p.targets[i][c].instance && tl_callgraph_class_ref(&p, (int32_t)i, cl->callee, &k);
-      if (cl->top && !cl->guarded && ((cl->work && !ctor) || p.targets[i][c].instance))
-        pj->fstate[i][cl->func].train_top = true;
-    }
   }
-  for (int iter = 0, changed = 1; changed && iter < 64; iter++) {
-    changed = 0;
-    for (size_t i = 0; i < nf; i++) {
-      const tl_file_model *m = &pj->files[i].model;
-      for (size_t c = 0; c < m->calls.n; c++) {
-        const tl_call *cl = &m->calls.v[c];
-        tl_ref ts[TL_MAX_TARGETS];
-        size_t nt = tl_callgraph_targets(&p, (int32_t)i, c, ts, TL_MAX_TARGETS);
-        if (!cl->top || cl->guarded || !nt || pj->fstate[i][cl->func].train_top) continue;
-        for (size_t k = 0; k < nt; k++)
-          if (pj->fstate[ts[k].file][ts[k].idx].train_top && !whole[ts[k].file][ts[k].idx]) {
-            pj->fstate[i][cl->func].train_top = true;
-            changed = 1;
-            break;
-          }
-      }
-    }
-  }
-  /* Step loops. */
-  for (size_t i = 0; i < nf; i++) {
-    tl_file_model *m = &pj->files[i].model;
-    for (size_t l = 0; l < m->loops.n; l++) pj->step_loops[i][l] = m->loops.v[l].iterates_loader || m->loops.v[l].work;
-    for (size_t c = 0; c < m->calls.n; c++) {
-      const tl_call *cl = &m->calls.v[c];
-      if (cl->loop < 0 || cl->guarded) continue;
-      tl_ref ts[TL_MAX_TARGETS];
-      size_t nt = tl_callgraph_targets(&p, (int32_t)i, c, ts, TL_MAX_TARGETS);
-      bool work = p.targets[i][c].instance;
-      for (size_t k = 0; k < nt && !work; k++) work = pj->fstate[ts[k].file][ts[k].idx].train_top && !whole[ts[k].file][ts[k].idx];
-      if (work) pj->step_loops[i][cl->loop] = true;
-    }
+  for (int round = 0; round < 8; round++) {
+    tl_project__train_top(pj, &p, whole);
+    tl_project__step_loops(pj, &p, whole);
+    if (!tl_project__whole(pj, &p, whole)) break;
   }
   tl_project_loop_work(pj, &p);
   for (size_t i = 0; i < nf; i++) free(whole[i]);

@@ -68,5 +68,18 @@ const char *const tl_vocab_accel_words[] = {"cuda", "cudnn", "nccl", "gpu", "gpu
   "accelerator", "accelerators", "accelerate", "xla", "mps", "npu", "tpu", "xpu", "hpu", "mlu", "ipu", "rocm",
   "paddle", "paddlepaddle", "lightning", "deepspeed", "transformers", "dataparallel", "distributeddataparallel",
   "fsdp", "megatron", "colossalai", "apex", "triton", NULL};
+const char *const tl_vocab_structure_words[] = {"layer", "level", "stage", "head", "block", "scale", "encoder",
+  "decoder", "tokenizer", "branch", "dim", "axis", "channel", "group", "feat", "feature", "fpn", "stride", "anchor",
+  "class", "cls", "module", "model", "net", "network", "component", "prompt", "tile", "expert", "task", "loss",
+  "criterion", "optimizer", "opt", "scheduler", "metric", "meter", "key", "name", "param", "parameter", "weight",
+  "buffer", "child", "children", "part", "view", "camera", "modality", "embedding", "embed", "adapter", "lora",
+  "hook", "callback", "pipeline", "transform", "aug", "augmentation", "resolution", "res", "size", "shape", "kernel",
+  NULL};
+const char *const tl_vocab_data_words[] = {"loader", "dataloader", "dataset", "data", "batch", "sample", "step",
+  "iter", "iteration", "epoch", "timestep", "time", "token", "seq", "sequence", "episode", "frame", "example",
+  "instance", "record", "item", "row", "line", "chunk", "shard", "micro", "microbatch", "round", "trial", "gen",
+  "generation", NULL};
+const char *const tl_vocab_structure_methods[] = {"parameters", "named_parameters", "modules", "named_modules",
+  "children", "named_children", "buffers", "named_buffers", "state_dict", "items", "keys", "values", NULL};
 const char tl_vocab_eval_names_re[] =
     "(?i)(^|[^a-z])(val|valid|validation|eval|evaluation|test|testing|dev)([^a-z]|$|loader|set|data|dl)";

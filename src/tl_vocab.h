@@ -60,6 +60,14 @@ extern const char *const tl_vocab_model_words[];
 extern const char *const tl_vocab_factory_verbs[];
 /* Words of code that may run on an accelerator (see docs/hot-code.md, CPU-only projects). */
 extern const char *const tl_vocab_accel_words[];
+/* Words of names that count parts of a model or a pipeline (`num_layers`, `self.blocks`,
+ * `text_encoders`): a loop over such a count or collection is no step loop. In lower case, singular. */
+extern const char *const tl_vocab_structure_words[];
+/* Words of names that count data or time (`num_steps`, `max_iters`, `timesteps`, `batches`): a loop
+ * over such a count may be a step loop whatever else its name says. In lower case, singular. */
+extern const char *const tl_vocab_data_words[];
+/* Methods that list a model's parts (`model.parameters()`, `named_modules()`, `.items()`). */
+extern const char *const tl_vocab_structure_methods[];
 /* A regular expression (PCRE2) for names of validation or test data (`val_loader`, `test_set`). */
 extern const char tl_vocab_eval_names_re[];
 
