@@ -13,8 +13,8 @@
 typedef enum {
   TL_MAIN__FLAG,   /* bool: true */
   TL_MAIN__TEXT,   /* char *: the value (a later one wins) */
-  TL_MAIN__LIST,   /* tl_strs: the value is appended */
-  TL_MAIN__CODES,  /* tl_strs: the comma- or space-separated codes of the value are appended */
+  TL_MAIN__LIST,   /* tl_strvec: the value is appended */
+  TL_MAIN__CODES,  /* tl_strvec: the comma- or space-separated codes of the value are appended */
   TL_MAIN__FORMAT, /* tl_format: by name */
   TL_MAIN__JOBS,   /* unsigned: 0 to 1024; also spelled -jN */
   TL_MAIN__COLOR,  /* int: auto -1, never 0, always 1 */
@@ -134,7 +134,7 @@ static int tl_main__version(int argc, char **argv) {
 }
 
 /* Appends the codes of "TL1,TL201 TL3" to `list`. */
-static void tl_main__split_codes(const char *s, tl_strs *list) {
+static void tl_main__split_codes(const char *s, tl_strvec *list) {
   char *copy = tl_strdup(s), *save = NULL;
   for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) tl_vec_push(list, tl_strdup(t));
   free(copy);
@@ -176,7 +176,7 @@ static bool tl_main__option(tl_cli *c, int argc, char **argv, int *i) {
     free(*(char **)field);
     *(char **)field = tl_strdup(v);
     return true;
-  case TL_MAIN__LIST: tl_vec_push((tl_strs *)field, tl_strdup(v)); return true;
+  case TL_MAIN__LIST: tl_vec_push((tl_strvec *)field, tl_strdup(v)); return true;
   case TL_MAIN__CODES: tl_main__split_codes(v, field); return true;
   case TL_MAIN__FORMAT:
     if (tl_format_parse(v, field)) return true;

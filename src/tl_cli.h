@@ -8,7 +8,7 @@
 
 /* The parsed command line. It owns every string and list in it (tl_cli_free). */
 typedef struct {
-  tl_strs select, ignore, excludes, paths, rule_dirs; /* paths: the arguments that are no options */
+  tl_strvec select, ignore, excludes, paths, rule_dirs; /* paths: the arguments that are no options */
   tl_format format;
   bool diff, fix, unsafe, exit_zero, no_source, show_fixes, statistics, quiet, unused_supp, add_noqa, all;
   /* the values of --output, --baseline, --write-baseline, --diff-base, --config; NULL: not given */

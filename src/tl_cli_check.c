@@ -37,7 +37,7 @@ static void tl_cli_check__print_diags(const tl_cli_check__state *st, const tl_di
 /* The Python files of the path arguments, less the excludes of the command line and of each
  * argument's configuration; *primary gets the first argument's configuration (its severities and
  * names apply to the whole analysis). Returns the number of errors of the walk. */
-static size_t tl_cli_check__files(tl_cli_check__state *st, tl_paths *files, tl_config **primary) {
+static size_t tl_cli_check__files(tl_cli_check__state *st, tl_strvec *files, tl_config **primary) {
   const tl_cli *c = st->c;
   TL_VEC(char *) excludes = {0};
   for (size_t i = 0; i < c->excludes.n; i++) tl_vec_push(&excludes, c->excludes.v[i]);
@@ -58,7 +58,7 @@ static size_t tl_cli_check__files(tl_cli_check__state *st, tl_paths *files, tl_c
 /* The compiled rule set, or NULL (errors in st->d). Only the rules some file may want are
  * compiled (each file's configuration filters the findings afterwards): the configurations of all
  * files, or the defaults where a file has none. */
-static tl_ruleset *tl_cli_check__rules(tl_cli_check__state *st, const tl_paths *files) {
+static tl_ruleset *tl_cli_check__rules(tl_cli_check__state *st, const tl_strvec *files) {
   const tl_cli *c = st->c;
   tl_ruleset *rs = st->cfg.failed ? NULL : tl_cli_load_rules(c, true, false, &st->d);
   if (!rs) return NULL;
@@ -76,7 +76,7 @@ static tl_ruleset *tl_cli_check__rules(tl_cli_check__state *st, const tl_paths *
 
 /* The analysis of `files`, run once. The caller deletes it (before `rs`). */
 static tl_analysis *tl_cli_check__analyse(const tl_cli *c, const tl_ruleset *rs, const tl_config *primary,
-                                          const tl_paths *files) {
+                                          const tl_strvec *files) {
   tl_options opts = {c->jobs, false};
   tl_analysis *a = tl_analysis_new(rs, &opts);
   if (primary) {
@@ -312,7 +312,7 @@ static int tl_cli_check__write_baseline(const tl_cli *c, const tl_analysis *a, b
 
 /* Analyses the files, then writes the baseline or reports; returns the exit status. */
 static int tl_cli_check__run(tl_cli_check__state *st, const tl_ruleset *rs, const tl_config *primary,
-                             const tl_paths *files, bool input_errors) {
+                             const tl_strvec *files, bool input_errors) {
   const tl_cli *c = st->c;
   tl_analysis *a = tl_cli_check__analyse(c, rs, primary, files);
   const tl_diags *ad = tl_analysis_diags(a);
@@ -369,7 +369,7 @@ int tl_cli_check(tl_cli *c) {
   tl_cli_check__state st = {c, {0}, {0}, false, false};
   st.ecolor = c->color == 1 || (c->color == -1 && isatty(STDERR_FILENO) && !getenv("NO_COLOR"));
   int rc = 2;
-  tl_paths files = {0};
+  tl_strvec files = {0};
   tl_ruleset *rs = NULL;
   if (tl_cli_configs_init(&st.cfg, c, &st.d)) {
     tl_config *primary;
@@ -383,7 +383,7 @@ int tl_cli_check(tl_cli *c) {
     }
   }
   if (!rs) tl_output_diags(stderr, &st.d, st.ecolor);
-  tl_paths_free(&files);
+  tl_strvec_free(&files);
   tl_ruleset_delete(rs);
   tl_diags_free(&st.d);
   tl_cli_configs_free(&st.cfg);

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-static void tl_cli_config__list(const char *key, const tl_strs *v) {
+static void tl_cli_config__list(const char *key, const tl_strvec *v) {
   printf("%s = [", key);
   for (size_t i = 0; i < v->n; i++) printf("%s\"%s\"", i ? ", " : "", v->v[i]);
   printf("]\n");
@@ -23,7 +23,7 @@ int tl_cli_config(tl_cli *c) {
   if (rs) {
     printf("# effective trainlint settings for %s\n", path);
     printf("config = \"%s\"\n", fc ? fc->path : "(none: defaults)");
-    tl_strs empty = {0};
+    tl_strvec empty = {0};
     tl_cli_config__list("select", c->select.n ? &c->select : fc && fc->has_select ? &fc->select : &empty);
     tl_cli_config__list("extend-select", fc ? &fc->extend_select : &empty);
     tl_cli_config__list("ignore", fc ? &fc->ignore : &empty);

@@ -87,7 +87,7 @@ static void tl_cfg_error(tl_cfg_ctx *x, TSNode n, const char *fmt, const char *a
   x->ok = false;
 }
 
-static bool tl_cfg_strings(tl_cfg_ctx *x, TSNode v, const char *key, tl_strs *out) {
+static bool tl_cfg_strings(tl_cfg_ctx *x, TSNode v, const char *key, tl_strvec *out) {
   if (!tl_is(v, "array")) {
     tl_cfg_error(x, v, "`%s` must be an array of strings", key);
     return false;
@@ -112,7 +112,7 @@ static bool tl_code_like(const char *s) {
   return true;
 }
 
-static void tl_cfg_codes(tl_cfg_ctx *x, TSNode v, const char *key, tl_strs *out) {
+static void tl_cfg_codes(tl_cfg_ctx *x, TSNode v, const char *key, tl_strvec *out) {
   size_t first = out->n;
   if (!tl_cfg_strings(x, v, key, out)) return;
   for (size_t i = first; i < out->n; i++)
@@ -242,21 +242,16 @@ tl_config *tl_config_load(const char *path, bool *found, tl_diags *diags) {
   return c;
 }
 
-static void tl_strs_free(tl_strs *s) {
-  for (size_t i = 0; i < s->n; i++) free(s->v[i]);
-  tl_vec_free(s);
-}
-
 void tl_config_delete(tl_config *c) {
   if (!c) return;
   free(c->path);
   free(c->dir);
-  tl_strs *all[] = {&c->select, &c->ignore, &c->extend_select, &c->exclude, &c->extend_exclude,
-                    &c->hot_functions, &c->step_iterables, &c->frameworks};
-  for (size_t i = 0; i < sizeof all / sizeof *all; i++) tl_strs_free(all[i]);
+  tl_strvec *all[] = {&c->select, &c->ignore, &c->extend_select, &c->exclude, &c->extend_exclude,
+                      &c->hot_functions, &c->step_iterables, &c->frameworks};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++) tl_strvec_free(all[i]);
   for (size_t i = 0; i < c->per_file_ignores.n; i++) {
     free(c->per_file_ignores.v[i].glob);
-    tl_strs_free(&c->per_file_ignores.v[i].codes);
+    tl_strvec_free(&c->per_file_ignores.v[i].codes);
   }
   tl_vec_free(&c->per_file_ignores);
   for (size_t i = 0; i < c->severity.n; i++) free(c->severity.v[i].code);
@@ -309,14 +304,13 @@ tl_config *tl_config_for(tl_config_cache *cache, const char *file, tl_diags *dia
 }
 
 void tl_config_cache_free(tl_config_cache *cache) {
-  for (size_t i = 0; i < cache->dirs.n; i++) free(cache->dirs.v[i]);
-  tl_vec_free(&cache->dirs);
+  tl_strvec_free(&cache->dirs);
   tl_vec_free(&cache->configs);
   for (size_t i = 0; i < cache->owned.n; i++) tl_config_delete(cache->owned.v[i]);
   tl_vec_free(&cache->owned);
 }
 
-static bool tl_code_in(const char *code, const tl_strs *list, bool default_on) {
+static bool tl_code_in(const char *code, const tl_strvec *list, bool default_on) {
   for (size_t i = 0; i < list->n; i++) {
     const char *s = list->v[i];
     size_t n = strlen(s);
@@ -339,8 +333,8 @@ bool tl_config_enabled(const tl_config *c, const tl_rule *rule, const char *file
   const char *code = tl_rule_code(rule);
   bool def = tl_rule_default_enabled(rule);
   bool on;
-  tl_strs cli = {(char **)cli_select, ncli_select, ncli_select};
-  tl_strs clig = {(char **)cli_ignore, ncli_ignore, ncli_ignore};
+  tl_strvec cli = {(char **)cli_select, ncli_select, ncli_select};
+  tl_strvec clig = {(char **)cli_ignore, ncli_ignore, ncli_ignore};
   if (ncli_select) on = tl_code_in(code, &cli, def);
   else if (c && c->has_select) on = tl_code_in(code, &c->select, def);
   else on = def;

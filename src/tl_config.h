@@ -5,11 +5,9 @@
 
 #include "trainlint.h"
 
-typedef TL_VEC(char *) tl_strs;
-
 typedef struct {
   char *glob;     /* relative to the configuration's directory, gitignore syntax */
-  tl_strs codes;
+  tl_strvec codes;
 } tl_per_file_ignore;
 
 typedef struct {
@@ -21,7 +19,7 @@ typedef struct {
   char *path;     /* the pyproject.toml (or --config file) */
   char *dir;      /* its directory ("." for a bare file name) */
   bool has_select;
-  tl_strs select, ignore, extend_select, exclude, extend_exclude, hot_functions, step_iterables, frameworks;
+  tl_strvec select, ignore, extend_select, exclude, extend_exclude, hot_functions, step_iterables, frameworks;
   TL_VEC(tl_per_file_ignore) per_file_ignores;
   TL_VEC(tl_severity_override) severity;
 } tl_config;
@@ -34,7 +32,7 @@ void tl_config_delete(tl_config *c);
 
 /* Caches configurations by directory. */
 typedef struct {
-  TL_VEC(char *) dirs;
+  tl_strvec dirs;
   TL_VEC(tl_config *) configs; /* NULL: no configuration at or above that directory */
   TL_VEC(tl_config *) owned;
 } tl_config_cache;

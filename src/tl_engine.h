@@ -82,7 +82,8 @@ typedef struct {
   tl_filematches pfmatch; /* #project-match? verdicts on this file's text, until it changes */
 } tl_file;
 
-typedef TL_VEC(char *) tl_strlist;
+/* The name tl_match.h and tl_project.c use for the configured names. */
+typedef tl_strvec tl_strlist;
 
 /* The result of a #project-match? for one run (a project predicate is evaluated once). */
 typedef struct {
@@ -127,9 +128,9 @@ struct tl_analysis {
   tl_diags diags;
   tl_project project;             /* phase 2's results */
   size_t suppressed;
-  tl_strlist hot_functions;       /* configured per-step function names */
-  tl_strlist step_iterables;      /* configured loader names */
-  tl_strlist frameworks;          /* configured frameworks; empty: all */
+  tl_strvec hot_functions;        /* configured per-step function names */
+  tl_strvec step_iterables;       /* configured loader names */
+  tl_strvec frameworks;           /* configured frameworks; empty: all */
   size_t partial_runs;            /* files re-queried only over their changed statements (for tests) */
   size_t model_copied;            /* top-level statements whose model was copied, not walked (for tests) */
   size_t targets_kept;            /* call targets taken from the last project pass, not resolved again (for tests) */
@@ -150,7 +151,7 @@ void tl_findings_make(tl_analysis *a);
 void tl_findings_clear(tl_analysis *a);
 
 /* Phase 2, the project pass (tl_project.c): resolves calls across files and marks hot functions and loops. */
-void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_strlist *hot_functions);
+void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_strvec *hot_functions);
 /* Hot kinds of a byte position, with the chain; returns 0 when not hot for `kinds`. */
 unsigned tl_project_hot_at(const tl_project *pj, size_t file, int32_t func, uint32_t byte, unsigned kinds,
                            tl_hot_step **chain, size_t *nchain);

@@ -237,7 +237,7 @@ static void tl_lsp_sync_file(tl_lsp *s, tl_lsp_file *f) {
 }
 
 /* The Python files of a workspace folder, without those the configuration excludes. */
-static void tl_lsp_walk_root(tl_lsp *s, const char *r, tl_paths *paths) {
+static void tl_lsp_walk_root(tl_lsp *s, const char *r, tl_strvec *paths) {
   tl_diags d = {0};
   const char *arg[] = {r};
   TL_VEC(const char *) ex = {0};
@@ -259,7 +259,7 @@ static void tl_lsp_add_root(tl_lsp *s, const char *root) {
       return;
     }
   tl_vec_push(&s->roots, r);
-  tl_paths paths = {0};
+  tl_strvec paths = {0};
   tl_lsp_walk_root(s, r, &paths);
   size_t added = 0;
   for (size_t i = 0; i < paths.n; i++) {
@@ -273,7 +273,7 @@ static void tl_lsp_add_root(tl_lsp *s, const char *root) {
   }
   tl_lsp_log(s, "workspace folder %s: %zu Python files", r, paths.n);
   (void)added;
-  tl_paths_free(&paths);
+  tl_strvec_free(&paths);
 }
 
 static void tl_lsp_remove_root(tl_lsp *s, const char *root) {
@@ -295,12 +295,7 @@ static void tl_lsp_remove_root(tl_lsp *s, const char *root) {
 
 /* ---- rules and settings ---- */
 
-static void tl_strs_free(tl_lsp_strs *v) {
-  for (size_t i = 0; i < v->n; i++) free(v->v[i]);
-  tl_vec_free(v);
-}
-
-static bool tl_strs_eq(const tl_lsp_strs *a, const tl_lsp_strs *b) {
+static bool tl_strs_eq(const tl_strvec *a, const tl_strvec *b) {
   if (a->n != b->n) return false;
   for (size_t i = 0; i < a->n; i++)
     if (strcmp(a->v[i], b->v[i])) return false;
@@ -308,7 +303,7 @@ static bool tl_strs_eq(const tl_lsp_strs *a, const tl_lsp_strs *b) {
 }
 
 /* A list setting: an array of strings or one string of comma/space separated items. */
-static void tl_strs_from_json(tl_lsp_strs *out, const cJSON *v, bool split) {
+static void tl_strs_from_json(tl_strvec *out, const cJSON *v, bool split) {
   const cJSON *it;
   if (cJSON_IsArray(v)) {
     cJSON_ArrayForEach(it, v) if (cJSON_IsString(it) && *it->valuestring) tl_vec_push(out, tl_strdup(it->valuestring));
@@ -342,18 +337,18 @@ static const cJSON *tl_setting(const cJSON *o, const char *key, bool *found) {
 static bool tl_lsp_read_settings(tl_lsp *s, const cJSON *o) {
   bool found, changed = false;
   const char *keys[] = {"select", "ignore", "rules"};
-  tl_lsp_strs *dst[] = {&s->select, &s->ignore, &s->rule_dirs};
+  tl_strvec *dst[] = {&s->select, &s->ignore, &s->rule_dirs};
   for (int k = 0; k < 3; k++) {
     const cJSON *v = tl_setting(o, keys[k], &found);
     if (!found) continue;
-    tl_lsp_strs nv = {0};
+    tl_strvec nv = {0};
     tl_strs_from_json(&nv, v, k < 2);
     if (!tl_strs_eq(&nv, dst[k])) {
       changed = true;
-      tl_strs_free(dst[k]);
+      tl_strvec_free(dst[k]);
       *dst[k] = nv;
     } else {
-      tl_strs_free(&nv);
+      tl_strvec_free(&nv);
     }
   }
   const cJSON *v = tl_setting(o, "docsBaseUrl", &found);
@@ -391,7 +386,7 @@ static void tl_lsp_config_load(tl_lsp *s) {
  * a file that had errors and has none now gets an empty list. */
 static void tl_lsp_publish_config_errors(tl_lsp *s) {
   for (size_t i = 0; i < s->files.n; i++) tl_lsp_file_config(s, s->files.v[i]); /* load them all */
-  tl_lsp_strs now = {0};
+  tl_strvec now = {0};
   for (size_t i = 0; i < s->cfg_diags.n; i++) {
     const char *path = s->cfg_diags.v[i].path;
     if (!path || !*path) continue;
@@ -449,8 +444,7 @@ static void tl_lsp_publish_config_errors(tl_lsp *s) {
     cJSON_AddArrayToObject(p, "diagnostics");
     tl_lsp_notify(s, "textDocument/publishDiagnostics", p);
   }
-  for (size_t i = 0; i < s->cfg_uris.n; i++) free(s->cfg_uris.v[i]);
-  tl_vec_free(&s->cfg_uris);
+  tl_strvec_free(&s->cfg_uris);
   s->cfg_uris = now;
 }
 
@@ -527,14 +521,14 @@ static void tl_lsp_reload_config(tl_lsp *s) {
   for (size_t r = 0; r < s->roots.n; r++) {
     const char *root = s->roots.v[r];
     size_t n = strlen(root);
-    tl_paths paths = {0};
+    tl_strvec paths = {0};
     tl_lsp_walk_root(s, root, &paths);
     for (size_t i = 0; i < s->files.n; i++) {
       tl_lsp_file *f = s->files.v[i];
       if (f->abs && !strncmp(f->abs, root, n) && f->abs[n] == '/') f->on_disk = false;
     }
     for (size_t i = 0; i < paths.n; i++) tl_lsp_file_get(s, NULL, paths.v[i])->on_disk = true;
-    tl_paths_free(&paths);
+    tl_strvec_free(&paths);
   }
   tl_lsp_reload_rules(s);
   tl_lsp_publish_config_errors(s);
@@ -627,7 +621,7 @@ static void tl_lsp_on_initialize(tl_lsp *s, const cJSON *id, const cJSON *params
   /* the workspace: folders, else rootUri, else rootPath; the first one's pyproject.toml applies
    * to the whole analysis (severity, hot names, frameworks, excludes), each file's nearest one to
    * its findings */
-  tl_lsp_strs roots = {0};
+  tl_strvec roots = {0};
   const cJSON *folders = tl_lsp_jpath(params, "workspaceFolders"), *it;
   if (cJSON_IsArray(folders)) {
     cJSON_ArrayForEach(it, folders) {
@@ -646,15 +640,15 @@ static void tl_lsp_on_initialize(tl_lsp *s, const cJSON *id, const cJSON *params
     s->primary = tl_config_for(&s->cfg, roots.v[0], &s->cfg_diags, &failed);
   }
   for (size_t i = 0; i < roots.n; i++) tl_lsp_add_root(s, roots.v[i]); /* no analysis yet: files are only listed */
-  tl_strs_free(&roots);
+  tl_strvec_free(&roots);
 
   char *err = NULL;
   s->rules = tl_lsp_make_rules(s, &err);
   if (!s->rules) {
     /* bad user settings: fall back to the built-in defaults and say so */
-    tl_strs_free(&s->select);
-    tl_strs_free(&s->ignore);
-    tl_strs_free(&s->rule_dirs);
+    tl_strvec_free(&s->select);
+    tl_strvec_free(&s->ignore);
+    tl_strvec_free(&s->rule_dirs);
     s->rules = tl_lsp_make_rules(s, &err);
   }
   s->a = tl_lsp_new_analysis(s, s->rules);
@@ -1071,15 +1065,15 @@ void tl_lsp_delete(tl_lsp *s) {
   for (size_t i = s->qhead; i < s->queue.n; i++) cJSON_Delete(s->queue.v[i]);
   tl_vec_free(&s->queue);
   tl_lsp_reader_free(&s->rd);
-  tl_strs_free(&s->select);
-  tl_strs_free(&s->ignore);
-  tl_strs_free(&s->rule_dirs);
-  tl_strs_free(&s->roots);
+  tl_strvec_free(&s->select);
+  tl_strvec_free(&s->ignore);
+  tl_strvec_free(&s->rule_dirs);
+  tl_strvec_free(&s->roots);
   free(s->docs_base);
   free(s->hidden);
   tl_config_cache_free(&s->cfg);
   tl_diags_free(&s->cfg_diags);
-  tl_strs_free(&s->cfg_uris);
+  tl_strvec_free(&s->cfg_uris);
   free(s);
 }
 

@@ -39,8 +39,6 @@ typedef struct {
   bool have_lines;
 } tl_lsp_afile;
 
-typedef TL_VEC(char *) tl_lsp_strs;
-
 struct tl_lsp {
   tl_lsp_opts o;
   tl_lsp_reader rd;
@@ -56,14 +54,14 @@ struct tl_lsp {
   bool pull_mode;
 
   /* settings */
-  tl_lsp_strs select, ignore, rule_dirs;
+  tl_strvec select, ignore, rule_dirs;
   char *docs_base; /* trainlint.docsBaseUrl; NULL: no codeDescription */
 
   tl_ruleset *rules;
   tl_analysis *a;
   TL_VEC(tl_lsp_file *) files;
   tl_map by_uri, by_abs, by_label; /* -> index in files + 1 */
-  tl_lsp_strs roots;               /* absolute workspace folder paths */
+  tl_strvec roots;               /* absolute workspace folder paths */
 
   bool dirty;          /* documents changed since the last analysis */
   double dirty_since;  /* when the first unanalysed change arrived (seconds, monotonic) */
@@ -76,7 +74,7 @@ struct tl_lsp {
   tl_config_cache cfg;  /* configurations by directory */
   tl_config *primary;   /* the first workspace folder's: severity, hot names, frameworks, excludes */
   tl_diags cfg_diags;   /* configuration errors (file:line:col), published on the pyproject.toml */
-  tl_lsp_strs cfg_uris; /* pyproject.toml URIs holding published errors */
+  tl_strvec cfg_uris; /* pyproject.toml URIs holding published errors */
 };
 
 /* tl_lsp.c */

@@ -207,6 +207,11 @@ void tl_diags_add(tl_diags *d, tl_diag_level level, const char *path, uint32_t l
   tl_vec_push(d, x);
 }
 
+void tl_strvec_free(tl_strvec *v) {
+  for (size_t i = 0; i < v->n; i++) free(v->v[i]);
+  tl_vec_free(v);
+}
+
 void tl_diags_free(tl_diags *d) {
   for (size_t i = 0; i < d->n; i++) {
     free(d->v[i].path);

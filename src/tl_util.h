@@ -51,6 +51,10 @@ void tl_buf_free(tl_buf *b);
 #define tl_vec_shrink(a) do { if ((a)->n && (a)->n < (a)->cap) { \
       (a)->v = tl_realloc((a)->v, (a)->n * sizeof(*(a)->v)); (a)->cap = (a)->n; } } while (0)
 
+/* A growable array of strings, each malloc'd and owned by the array (tl_strvec_free frees them). */
+typedef TL_VEC(char *) tl_strvec;
+void tl_strvec_free(tl_strvec *v);
+
 /* Line starts of a text, for byte offset -> (line, column) conversions. Lines and columns are
  * 1-based; columns count Unicode code points (as ruff does), not bytes. */
 typedef struct {

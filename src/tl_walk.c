@@ -280,7 +280,7 @@ typedef struct {
 } visit_slot;
 
 typedef struct {
-  tl_paths *out;
+  tl_strvec *out;
   tl_diags *diags;
   size_t errors;
   const ign_frame *extra; /* --exclude patterns, matched at the root; may be NULL */
@@ -669,7 +669,7 @@ static void walker_reset(walker *w) {
 }
 
 size_t tl_walk(const char *const *paths, size_t npaths, const char *const *extra_excludes, size_t nexcludes,
-               tl_paths *out, tl_diags *diags) {
+               tl_strvec *out, tl_diags *diags) {
   walker w = {0};
   w.out = out;
   w.diags = diags;
@@ -724,10 +724,4 @@ size_t tl_walk(const char *const *paths, size_t npaths, const char *const *extra
   }
   ign_frame_free(extra);
   return w.errors;
-}
-
-void tl_paths_free(tl_paths *p) {
-  if (!p) return;
-  for (size_t i = 0; i < p->n; i++) free(p->v[i]);
-  tl_vec_free(p);
 }

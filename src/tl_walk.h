@@ -4,8 +4,6 @@
 
 #include "tl_util.h"
 
-typedef TL_VEC(char *) tl_paths;
-
 /* Expands `paths` (files or directories, as given) into Python files:
  * - a path given explicitly is taken whatever its extension (unless it is a directory);
  * - directories are walked recursively; only `*.py` and `*.pyi` files are taken;
@@ -28,9 +26,7 @@ typedef TL_VEC(char *) tl_paths;
  * and are sorted bytewise within each argument, so the output order is deterministic.
  * Returns the number of errors added to `diags`. */
 size_t tl_walk(const char *const *paths, size_t npaths, const char *const *extra_excludes,
-               size_t nexcludes, tl_paths *out, tl_diags *diags);
-
-void tl_paths_free(tl_paths *p);
+               size_t nexcludes, tl_strvec *out, tl_diags *diags);
 
 /* Glob match in .gitignore style: `*` and `?` do not cross '/', `**` does. */
 bool tl_glob_match(const char *pattern, const char *path);

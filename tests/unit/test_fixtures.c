@@ -25,7 +25,6 @@ typedef struct {
 } annot;
 
 typedef TL_VEC(annot) annots;
-typedef TL_VEC(char *) strvec;
 
 typedef struct {
   bool update;        /* rewrite snapshots that differ instead of failing */
@@ -34,7 +33,7 @@ typedef struct {
   int updated;
 } run_state;
 
-static void parse_annotations(const char *path, const char *text, size_t len, annots *out, strvec *codes) {
+static void parse_annotations(const char *path, const char *text, size_t len, annots *out, tl_strvec *codes) {
   tl_lines lines;
   tl_lines_init(&lines, text, len);
   for (uint32_t i = 0; i < lines.count; i++) {
@@ -91,7 +90,7 @@ static bool ends_with(const char *s, const char *tail) {
   return n > m && !strcmp(s + n - m, tail);
 }
 
-static tl_analysis *run_project(tl_ruleset *rs, tl_paths *files, const char *const *texts, const size_t *lens) {
+static tl_analysis *run_project(tl_ruleset *rs, tl_strvec *files, const char *const *texts, const size_t *lens) {
   tl_options o = {1, false};
   tl_analysis *a = tl_analysis_new(rs, &o);
   for (size_t i = 0; i < files->n; i++) {
@@ -103,13 +102,13 @@ static tl_analysis *run_project(tl_ruleset *rs, tl_paths *files, const char *con
 }
 
 /* Noisy and Missing: the annotations of every file against the findings. */
-static void check_annotations(run_state *st, tl_analysis *a, const tl_paths *files) {
+static void check_annotations(run_state *st, tl_analysis *a, const tl_strvec *files) {
   annots an = {0};
   for (size_t fi = 0; fi < files->n; fi++) {
     size_t len;
     const char *text = tl_analysis_file_text(a, fi, &len);
     if (!text) continue;
-    strvec codes = {0};
+    tl_strvec codes = {0};
     size_t first = an.n;
     parse_annotations(files->v[fi], text, len, &an, &codes);
     /* Noisy: findings of a checked code on a line without a ruleid for it */
@@ -140,8 +139,7 @@ static void check_annotations(run_state *st, tl_analysis *a, const tl_paths *fil
       if (an.v[x].kind == 2 && found)
         fprintf(stderr, "note: %s:%u: %s is now found: turn `todoruleid` into `ruleid`\n", an.v[x].path, an.v[x].line, an.v[x].code);
     }
-    for (size_t c = 0; c < codes.n; c++) free(codes.v[c]);
-    tl_vec_free(&codes);
+    tl_strvec_free(&codes);
   }
   for (size_t x = 0; x < an.n; x++) free(an.v[x].path);
   tl_vec_free(&an);
@@ -149,7 +147,7 @@ static void check_annotations(run_state *st, tl_analysis *a, const tl_paths *fil
 
 /* Fixes (as --fix --unsafe-fixes makes them, round after round): every X.py with an X.fixed.py
  * beside it; then analysing the fixed texts again, not one fix applies. */
-static void check_fixed(run_state *st, tl_ruleset *rs, tl_analysis *a, tl_paths *files) {
+static void check_fixed(run_state *st, tl_ruleset *rs, tl_analysis *a, tl_strvec *files) {
   fixed_out fo = {0};
   tl_fixes_apply_all(a, true, NULL, NULL, collect_fixed, &fo);
   char **texts = tl_calloc(files->n + 1, sizeof *texts);
@@ -332,8 +330,8 @@ static void snap_compare(run_state *st, const char *path, const char *got, size_
   free(want);
 }
 
-static void check_snapshots(run_state *st, const tl_analysis *a, const char *dir, const tl_paths *files) {
-  strvec units = {0};
+static void check_snapshots(run_state *st, const tl_analysis *a, const char *dir, const tl_strvec *files) {
+  tl_strvec units = {0};
   for (size_t fi = 0; fi < files->n; fi++) {
     char *u = snap_unit(dir, files->v[fi]);
     bool have = units.n && !strcmp(units.v[units.n - 1], u);
@@ -415,15 +413,14 @@ static void check_snapshots(run_state *st, const tl_analysis *a, const char *dir
   }
   if (dp) closedir(dp);
   free(sdir);
-  for (size_t k = 0; k < units.n; k++) free(units.v[k]);
-  tl_vec_free(&units);
+  tl_strvec_free(&units);
 }
 
 /* One project: the files under `dir`, analysed together. An end-to-end project (its findings are
  * listed in expected-findings.txt, checked by tests/projects.sh or tests/examples.sh) has no
  * annotations or fixed files: only its snapshots are compared. */
 static void check_project(run_state *st, tl_ruleset *rs, const char *dir, bool end_to_end) {
-  tl_paths all = {0}, files = {0};
+  tl_strvec all = {0}, files = {0};
   tl_diags d = {0};
   const char *arg[] = {dir};
   tl_walk(arg, 1, NULL, 0, &all, &d);
@@ -446,7 +443,7 @@ static void check_project(run_state *st, tl_ruleset *rs, const char *dir, bool e
   check_snapshots(st, a, dir, &files);
   if (!end_to_end) check_fixed(st, rs, a, &files); /* last: it leaves `a` at the fixed texts */
   tl_analysis_delete(a);
-  tl_paths_free(&files);
+  tl_strvec_free(&files);
   tl_diags_free(&d);
 }
 
@@ -464,7 +461,7 @@ static void visit(run_state *st, tl_ruleset *rs, const char *dir, int depth) {
     return;
   }
   bool has_py = false;
-  strvec subs = {0};
+  tl_strvec subs = {0};
   struct dirent *e;
   while ((e = readdir(dp))) {
     if (e->d_name[0] == '.') continue;

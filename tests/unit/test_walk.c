@@ -48,7 +48,7 @@ static void ln(const char *target, const char *path) {
 }
 
 typedef struct {
-  tl_paths out;
+  tl_strvec out;
   tl_diags diags;
   size_t errors;
 } result;
@@ -60,7 +60,7 @@ static result walk(const char *const *args, size_t n, const char *const *ex, siz
 }
 
 static void result_free(result *r) {
-  tl_paths_free(&r->out);
+  tl_strvec_free(&r->out);
   tl_diags_free(&r->diags);
 }
 
