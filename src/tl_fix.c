@@ -369,11 +369,6 @@ void tl_diff_unified(tl_buf *out, const char *path, const char *a, size_t alen, 
  * Atomic, checked rewriting
  * ---------------------------------------------------------------------------------------------- */
 
-static void errtext(int err, char *dst, size_t cap) {
-  if (strerror_r(err, dst, cap) != 0) snprintf(dst, cap, "error %d", err);
-  if (dst[0] >= 'A' && dst[0] <= 'Z' && !(dst[1] >= 'A' && dst[1] <= 'Z')) dst[0] = (char)(dst[0] - 'A' + 'a');
-}
-
 static tl_write_status wfail(tl_write_status st, char **message, char *msg) {
   if (message) *message = msg;
   else free(msg);
@@ -434,7 +429,7 @@ tl_write_status tl_file_replace(const char *path, const char *expect, size_t exp
   struct stat lst;
   if (lstat(path, &lst) != 0) {
     int e = errno;
-    errtext(e, err, sizeof err);
+    tl_strerror(e, err, sizeof err);
     return wfail(TL_WRITE_IO, message, tl_printf("cannot stat: %s", err));
   }
   char *target;
@@ -442,7 +437,7 @@ tl_write_status tl_file_replace(const char *path, const char *expect, size_t exp
     target = realpath(path, NULL);
     if (!target) {
       int e = errno;
-      errtext(e, err, sizeof err);
+      tl_strerror(e, err, sizeof err);
       return wfail(TL_WRITE_IO, message, tl_printf("cannot resolve the symbolic link: %s", err));
     }
   } else {
@@ -456,7 +451,7 @@ tl_write_status tl_file_replace(const char *path, const char *expect, size_t exp
   if (fd < 0) {
     int e = errno;
     free(target);
-    errtext(e, err, sizeof err);
+    tl_strerror(e, err, sizeof err);
     return wfail(TL_WRITE_IO, message, tl_printf("cannot open: %s", err));
   }
   struct stat st;
@@ -464,7 +459,7 @@ tl_write_status tl_file_replace(const char *path, const char *expect, size_t exp
     int e = errno;
     close(fd);
     free(target);
-    errtext(e, err, sizeof err);
+    tl_strerror(e, err, sizeof err);
     return wfail(TL_WRITE_IO, message, tl_printf("cannot stat: %s", err));
   }
   if (!S_ISREG(st.st_mode)) {
@@ -478,7 +473,7 @@ tl_write_status tl_file_replace(const char *path, const char *expect, size_t exp
     int e = errno;
     close(fd);
     free(target);
-    errtext(e, err, sizeof err);
+    tl_strerror(e, err, sizeof err);
     return wfail(TL_WRITE_IO, message, tl_printf("cannot read: %s", err));
   }
   close(fd);
@@ -500,7 +495,7 @@ tl_write_status tl_file_replace(const char *path, const char *expect, size_t exp
   if (tfd < 0) {
     int e = errno;
     char *dir = dir_len ? tl_strndup(target, dir_len) : tl_strdup(".");
-    errtext(e, err, sizeof err);
+    tl_strerror(e, err, sizeof err);
     char *msg = tl_printf("cannot create a temporary file in %s: %s", dir, err);
     free(dir);
     free(tmp);
@@ -556,7 +551,7 @@ tl_write_status tl_file_replace(const char *path, const char *expect, size_t exp
     unlink(tmp);
     free(tmp);
     free(target);
-    errtext(e, err, sizeof err);
+    tl_strerror(e, err, sizeof err);
     return wfail(TL_WRITE_IO, message, tl_printf("%s: %s", what, err));
   }
   /* Make the rename itself durable (best effort). */

@@ -8,12 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* strerror, lower-cased at its first letter to read as part of a sentence; thread-safe. */
-static void errtext(int err, char *dst, size_t cap) {
-  if (strerror_r(err, dst, cap) != 0) snprintf(dst, cap, "error %d", err);
-  if (dst[0] >= 'A' && dst[0] <= 'Z' && !(dst[1] >= 'A' && dst[1] <= 'Z')) dst[0] = (char)(dst[0] - 'A' + 'a');
-}
-
 static const char *kind_name(mode_t m) {
   if (S_ISDIR(m)) return "a directory";
   if (S_ISFIFO(m)) return "a named pipe";
@@ -94,7 +88,7 @@ tl_source_status tl_source_read(const char *path, tl_source *out, size_t *error_
   struct stat pre;
   if (stat(path, &pre) != 0) {
     int e = errno;
-    errtext(e, err, sizeof err);
+    tl_strerror(e, err, sizeof err);
     return fail(TL_SOURCE_IO, message, tl_printf("cannot open: %s", err));
   }
   if (!S_ISREG(pre.st_mode))
@@ -107,14 +101,14 @@ tl_source_status tl_source_read(const char *path, tl_source *out, size_t *error_
   while (fd < 0 && errno == EINTR);
   if (fd < 0) {
     int e = errno;
-    errtext(e, err, sizeof err);
+    tl_strerror(e, err, sizeof err);
     return fail(TL_SOURCE_IO, message, tl_printf("cannot open: %s", err));
   }
   struct stat st;
   if (fstat(fd, &st) != 0) {
     int e = errno;
     close(fd);
-    errtext(e, err, sizeof err);
+    tl_strerror(e, err, sizeof err);
     return fail(TL_SOURCE_IO, message, tl_printf("cannot stat: %s", err));
   }
   /* The path may have been replaced between stat and open: check the descriptor too. */
@@ -146,7 +140,7 @@ tl_source_status tl_source_read(const char *path, tl_source *out, size_t *error_
       int e = errno;
       close(fd);
       free(buf);
-      errtext(e, err, sizeof err);
+      tl_strerror(e, err, sizeof err);
       return fail(TL_SOURCE_IO, message, tl_printf("cannot read: %s", err));
     }
     if (n == 0) break;

@@ -62,6 +62,11 @@ const char *tl_ifind(const char *s, size_t n, const char *needle) {
   return NULL;
 }
 
+void tl_strerror(int err, char *dst, size_t cap) {
+  if (strerror_r(err, dst, cap) != 0) snprintf(dst, cap, "error %d", err);
+  if (dst[0] >= 'A' && dst[0] <= 'Z' && !(dst[1] >= 'A' && dst[1] <= 'Z')) dst[0] = (char)(dst[0] - 'A' + 'a');
+}
+
 char *tl_printf(const char *fmt, ...) {
   tl_buf b = {0};
   va_list ap;

@@ -22,6 +22,10 @@ const char *tl_ifind(const char *s, size_t n, const char *needle);
 /* Does s[0, n) contain `needle` (ASCII, in lower case) in any case? */
 static inline bool tl_icontains(const char *s, size_t n, const char *needle) { return tl_ifind(s, n, needle) != NULL; }
 
+/* strerror(err) into dst[0, cap), lower-cased at its first letter to read as part of a sentence
+ * ("cannot open: no such file or directory"); thread-safe. */
+void tl_strerror(int err, char *dst, size_t cap);
+
 /* Is s[0, n) one of the words of `list` (NULL-terminated)? */
 bool tl_str_in(const char *s, size_t n, const char *const *list);
 

@@ -305,11 +305,6 @@ static void report(walker *w, tl_diag_level level, const char *path, const char 
   if (level == TL_DIAG_ERROR) w->errors++;
 }
 
-static void errtext(int err, char *dst, size_t cap) {
-  if (strerror_r(err, dst, cap) != 0) snprintf(dst, cap, "error %d", err);
-  if (dst[0] >= 'A' && dst[0] <= 'Z' && !(dst[1] >= 'A' && dst[1] <= 'Z')) dst[0] = (char)(dst[0] - 'A' + 'a');
-}
-
 static size_t visit_hash(dev_t dev, ino_t ino) {
   uint64_t h = (uint64_t)ino * 0x9E3779B97F4A7C15ull;
   h ^= (uint64_t)dev + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2);
@@ -415,7 +410,7 @@ static ign_frame *load_gitignore(walker *w, const char *dir, const char *rel, co
   if (fd < 0) {
     int e = errno;
     if (e != ENOENT && e != ENOTDIR) {
-      errtext(e, err, sizeof err);
+      tl_strerror(e, err, sizeof err);
       report(w, TL_DIAG_WARNING, path, "cannot read .gitignore: %s", err);
     }
     free(path);
@@ -434,7 +429,7 @@ static ign_frame *load_gitignore(walker *w, const char *dir, const char *rel, co
     if (n < 0) {
       if (errno == EINTR || errno == EAGAIN) continue;
       int e = errno;
-      errtext(e, err, sizeof err);
+      tl_strerror(e, err, sizeof err);
       report(w, TL_DIAG_WARNING, path, "cannot read .gitignore: %s", err);
       break;
     }
@@ -469,7 +464,7 @@ static void walk_entry(walker *w, const char *path, const char *rel, const char 
   if (lstat(path, &lst) != 0) {
     int e = errno;
     if (e == ENOENT) return; /* removed while we walked */
-    errtext(e, err, sizeof err);
+    tl_strerror(e, err, sizeof err);
     report(w, TL_DIAG_ERROR, path, "cannot stat: %s", err);
     return;
   }
@@ -484,7 +479,7 @@ static void walk_entry(walker *w, const char *path, const char *rel, const char 
       } else if (e == ELOOP) {
         report(w, TL_DIAG_WARNING, path, "symbolic link loop (too many levels of symbolic links); not followed");
       } else {
-        errtext(e, err, sizeof err);
+        tl_strerror(e, err, sizeof err);
         report(w, TL_DIAG_ERROR, path, "cannot follow symbolic link: %s", err);
       }
       return;
@@ -532,7 +527,7 @@ static void walk_dir(walker *w, const char *path, const char *rel, const dirnode
   DIR *d = opendir(path);
   if (!d) {
     int e = errno;
-    errtext(e, err, sizeof err);
+    tl_strerror(e, err, sizeof err);
     report(w, TL_DIAG_ERROR, path, "cannot read directory: %s", err);
     return;
   }
@@ -544,7 +539,7 @@ static void walk_dir(walker *w, const char *path, const char *rel, const dirnode
     if (!de) {
       if (errno) {
         int e = errno;
-        errtext(e, err, sizeof err);
+        tl_strerror(e, err, sizeof err);
         report(w, TL_DIAG_ERROR, path, "cannot read directory: %s", err);
       }
       break;
@@ -693,7 +688,7 @@ size_t tl_walk(const char *const *paths, size_t npaths, const char *const *extra
       if (e == ENOENT) {
         report(&w, TL_DIAG_ERROR, arg, "no such file or directory");
       } else {
-        errtext(e, err, sizeof err);
+        tl_strerror(e, err, sizeof err);
         report(&w, TL_DIAG_ERROR, arg, "cannot stat: %s", err);
       }
       continue;
@@ -704,7 +699,7 @@ size_t tl_walk(const char *const *paths, size_t npaths, const char *const *extra
         if (e == ENOENT || e == ENOTDIR) {
           report(&w, TL_DIAG_ERROR, arg, "dangling symbolic link");
         } else {
-          errtext(e, err, sizeof err);
+          tl_strerror(e, err, sizeof err);
           report(&w, TL_DIAG_ERROR, arg, "cannot follow symbolic link: %s", err);
         }
         continue;
