@@ -26,7 +26,7 @@ enum {
   TL_RPC_REQUEST_CANCELLED = -32800,
 };
 
-static double tl_now(void) {
+static double tl_lsp__now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
@@ -71,7 +71,7 @@ void tl_lsp_log(tl_lsp *s, const char *fmt, ...) {
   tl_buf_free(&b);
 }
 
-static void tl_lsp_send_text(tl_lsp *s, const char *body, size_t len) {
+static void tl_lsp__send_text(tl_lsp *s, const char *body, size_t len) {
   if (s->exit_now) return;
   if (s->o.write) {
     s->o.write(s->o.write_ctx, body, len);
@@ -87,12 +87,12 @@ static void tl_lsp_send_text(tl_lsp *s, const char *body, size_t len) {
 void tl_lsp_send(tl_lsp *s, cJSON *msg) {
   cJSON_AddStringToObject(msg, "jsonrpc", "2.0");
   char *body = cJSON_PrintUnformatted(msg);
-  if (body) tl_lsp_send_text(s, body, strlen(body));
+  if (body) tl_lsp__send_text(s, body, strlen(body));
   free(body);
   cJSON_Delete(msg);
 }
 
-void tl_lsp_send_raw(tl_lsp *s, const char *body, size_t len) { tl_lsp_send_text(s, body, len); }
+void tl_lsp_send_raw(tl_lsp *s, const char *body, size_t len) { tl_lsp__send_text(s, body, len); }
 
 void tl_lsp_reply(tl_lsp *s, const cJSON *id, cJSON *result) {
   cJSON *m = cJSON_CreateObject();
@@ -117,7 +117,7 @@ void tl_lsp_notify(tl_lsp *s, const char *method, cJSON *params) {
   tl_lsp_send(s, m);
 }
 
-static void tl_lsp_request(tl_lsp *s, const char *method, cJSON *params) {
+static void tl_lsp__request(tl_lsp *s, const char *method, cJSON *params) {
   cJSON *m = cJSON_CreateObject();
   cJSON_AddNumberToObject(m, "id", (double)++s->next_request_id);
   cJSON_AddStringToObject(m, "method", method);
@@ -125,10 +125,10 @@ static void tl_lsp_request(tl_lsp *s, const char *method, cJSON *params) {
   tl_lsp_send(s, m);
 }
 
-void tl_lsp_request_refresh(tl_lsp *s) { tl_lsp_request(s, "workspace/diagnostic/refresh", NULL); }
+void tl_lsp_request_refresh(tl_lsp *s) { tl_lsp__request(s, "workspace/diagnostic/refresh", NULL); }
 
 /* window/showMessage (1 error, 2 warning, 3 info) and the log. */
-static void tl_lsp_show(tl_lsp *s, int type, const char *text) {
+static void tl_lsp__show(tl_lsp *s, int type, const char *text) {
   tl_lsp_log(s, "%s", text);
   cJSON *p = cJSON_CreateObject();
   cJSON_AddNumberToObject(p, "type", type);
@@ -138,28 +138,28 @@ static void tl_lsp_show(tl_lsp *s, int type, const char *text) {
 
 /* ---- files ---- */
 
-static bool tl_is_python_path(const char *p) {
+static bool tl_lsp__is_python_path(const char *p) {
   size_t n = p ? strlen(p) : 0;
   return (n > 3 && !strcmp(p + n - 3, ".py")) || (n > 4 && !strcmp(p + n - 4, ".pyi"));
 }
 
-static tl_lsp_file *tl_lsp_lookup(tl_lsp *s, const tl_map *m, const char *key) {
+static tl_lsp_file *tl_lsp__lookup(tl_lsp *s, const tl_map *m, const char *key) {
   intptr_t v;
   return key && tl_map_get(m, key, &v) && v > 0 ? s->files.v[v - 1] : NULL;
 }
 
 tl_lsp_file *tl_lsp_file_by_uri(tl_lsp *s, const char *uri) {
-  tl_lsp_file *f = tl_lsp_lookup(s, &s->by_uri, uri);
+  tl_lsp_file *f = tl_lsp__lookup(s, &s->by_uri, uri);
   if (f) return f;
   char *abs = tl_lsp_uri_to_path(uri);
-  f = tl_lsp_lookup(s, &s->by_abs, abs);
+  f = tl_lsp__lookup(s, &s->by_abs, abs);
   free(abs);
   return f;
 }
 
 /* The analysis path of a file: relative to the innermost workspace folder holding it (so module
  * names are those the project imports), else absolute; unique among the known files. */
-static char *tl_lsp_label_for(tl_lsp *s, const char *abs) {
+static char *tl_lsp__label_for(tl_lsp *s, const char *abs) {
   const char *best = NULL;
   size_t bl = 0;
   for (size_t i = 0; i < s->roots.n; i++) {
@@ -170,22 +170,22 @@ static char *tl_lsp_label_for(tl_lsp *s, const char *abs) {
       bl = n;
     }
   }
-  if (best && !tl_lsp_lookup(s, &s->by_label, best)) return tl_strdup(best);
+  if (best && !tl_lsp__lookup(s, &s->by_label, best)) return tl_strdup(best);
   return tl_strdup(abs);
 }
 
 /* Finds or adds the file of a URI (or of an absolute path when uri is NULL). */
-static tl_lsp_file *tl_lsp_file_get(tl_lsp *s, const char *uri, const char *abs_in) {
-  tl_lsp_file *f = uri ? tl_lsp_lookup(s, &s->by_uri, uri) : NULL;
+static tl_lsp_file *tl_lsp__file_get(tl_lsp *s, const char *uri, const char *abs_in) {
+  tl_lsp_file *f = uri ? tl_lsp__lookup(s, &s->by_uri, uri) : NULL;
   if (f) return f;
   char *abs = abs_in ? tl_strdup(abs_in) : tl_lsp_uri_to_path(uri);
-  f = tl_lsp_lookup(s, &s->by_abs, abs);
+  f = tl_lsp__lookup(s, &s->by_abs, abs);
   if (!f) {
     f = tl_calloc(1, sizeof *f);
     f->aidx = -1;
     f->abs = abs;
     abs = NULL;
-    f->label = f->abs ? tl_lsp_label_for(s, f->abs) : tl_strdup(uri);
+    f->label = f->abs ? tl_lsp__label_for(s, f->abs) : tl_strdup(uri);
     f->uri = uri ? tl_strdup(uri) : tl_lsp_path_to_uri(f->abs);
     tl_vec_push(&s->files, f);
     intptr_t idx = (intptr_t)s->files.n;
@@ -204,13 +204,13 @@ static tl_lsp_file *tl_lsp_file_get(tl_lsp *s, const char *uri, const char *abs_
   return f;
 }
 
-static void tl_lsp_mark_dirty(tl_lsp *s) {
-  if (!s->dirty) s->dirty_since = tl_now();
+static void tl_lsp__mark_dirty(tl_lsp *s) {
+  if (!s->dirty) s->dirty_since = tl_lsp__now();
   s->dirty = true;
 }
 
 /* The analysis gets a file's current contents: the buffer when open, else the disk. */
-static void tl_lsp_sync_file(tl_lsp *s, tl_lsp_file *f) {
+static void tl_lsp__sync_file(tl_lsp *s, tl_lsp_file *f) {
   if (!s->a) return; /* before initialize made the analysis: synced when it is made */
   if (f->open) {
     tl_analysis_set_text(s->a, f->label, f->doc.text, f->doc.len);
@@ -233,11 +233,11 @@ static void tl_lsp_sync_file(tl_lsp *s, tl_lsp_file *f) {
     tl_analysis_remove(s->a, f->label);
     f->present = false;
   }
-  tl_lsp_mark_dirty(s);
+  tl_lsp__mark_dirty(s);
 }
 
 /* The Python files of a workspace folder, without those the configuration excludes. */
-static void tl_lsp_walk_root(tl_lsp *s, const char *r, tl_strvec *paths) {
+static void tl_lsp__walk_root(tl_lsp *s, const char *r, tl_strvec *paths) {
   tl_diags d = {0};
   const char *arg[] = {r};
   TL_VEC(const char *) ex = {0};
@@ -249,7 +249,7 @@ static void tl_lsp_walk_root(tl_lsp *s, const char *r, tl_strvec *paths) {
   tl_diags_free(&d);
 }
 
-static void tl_lsp_add_root(tl_lsp *s, const char *root) {
+static void tl_lsp__add_root(tl_lsp *s, const char *root) {
   char *r = tl_strdup(root);
   size_t n = strlen(r);
   while (n > 1 && r[n - 1] == '/') r[--n] = 0;
@@ -260,14 +260,14 @@ static void tl_lsp_add_root(tl_lsp *s, const char *root) {
     }
   tl_vec_push(&s->roots, r);
   tl_strvec paths = {0};
-  tl_lsp_walk_root(s, r, &paths);
+  tl_lsp__walk_root(s, r, &paths);
   size_t added = 0;
   for (size_t i = 0; i < paths.n; i++) {
-    tl_lsp_file *f = tl_lsp_file_get(s, NULL, paths.v[i]);
+    tl_lsp_file *f = tl_lsp__file_get(s, NULL, paths.v[i]);
     if (f->on_disk) continue;
     f->on_disk = true;
     if (!f->open) {
-      tl_lsp_sync_file(s, f);
+      tl_lsp__sync_file(s, f);
       added += f->present;
     }
   }
@@ -276,7 +276,7 @@ static void tl_lsp_add_root(tl_lsp *s, const char *root) {
   tl_strvec_free(&paths);
 }
 
-static void tl_lsp_remove_root(tl_lsp *s, const char *root) {
+static void tl_lsp__remove_root(tl_lsp *s, const char *root) {
   size_t n = strlen(root);
   while (n > 1 && root[n - 1] == '/') n--;
   for (size_t i = 0; i < s->roots.n; i++) {
@@ -289,13 +289,13 @@ static void tl_lsp_remove_root(tl_lsp *s, const char *root) {
     tl_lsp_file *f = s->files.v[i];
     if (!f->abs || strncmp(f->abs, root, n) || f->abs[n] != '/') continue;
     f->on_disk = false;
-    if (!f->open) tl_lsp_sync_file(s, f);
+    if (!f->open) tl_lsp__sync_file(s, f);
   }
 }
 
 /* ---- rules and settings ---- */
 
-static bool tl_strs_eq(const tl_strvec *a, const tl_strvec *b) {
+static bool tl_lsp__strs_eq(const tl_strvec *a, const tl_strvec *b) {
   if (a->n != b->n) return false;
   for (size_t i = 0; i < a->n; i++)
     if (strcmp(a->v[i], b->v[i])) return false;
@@ -303,7 +303,7 @@ static bool tl_strs_eq(const tl_strvec *a, const tl_strvec *b) {
 }
 
 /* A list setting: an array of strings or one string of comma/space separated items. */
-static void tl_strs_from_json(tl_strvec *out, const cJSON *v, bool split) {
+static void tl_lsp__strs_from_json(tl_strvec *out, const cJSON *v, bool split) {
   const cJSON *it;
   if (cJSON_IsArray(v)) {
     cJSON_ArrayForEach(it, v) if (cJSON_IsString(it) && *it->valuestring) tl_vec_push(out, tl_strdup(it->valuestring));
@@ -319,7 +319,7 @@ static void tl_strs_from_json(tl_strvec *out, const cJSON *v, bool split) {
 }
 
 /* A setting under `trainlint.<key>`, `{"trainlint": {<key>}}` or `<key>` at the top. */
-static const cJSON *tl_setting(const cJSON *o, const char *key, bool *found) {
+static const cJSON *tl_lsp__setting(const cJSON *o, const char *key, bool *found) {
   char dotted[64];
   snprintf(dotted, sizeof dotted, "trainlint.%s", key);
   const cJSON *v = NULL;
@@ -334,16 +334,16 @@ static const cJSON *tl_setting(const cJSON *o, const char *key, bool *found) {
 }
 
 /* Reads the settings in `o`; returns true when the rule selection changed. */
-static bool tl_lsp_read_settings(tl_lsp *s, const cJSON *o) {
+static bool tl_lsp__read_settings(tl_lsp *s, const cJSON *o) {
   bool found, changed = false;
   const char *keys[] = {"select", "ignore", "rules"};
   tl_strvec *dst[] = {&s->select, &s->ignore, &s->rule_dirs};
   for (int k = 0; k < 3; k++) {
-    const cJSON *v = tl_setting(o, keys[k], &found);
+    const cJSON *v = tl_lsp__setting(o, keys[k], &found);
     if (!found) continue;
     tl_strvec nv = {0};
-    tl_strs_from_json(&nv, v, k < 2);
-    if (!tl_strs_eq(&nv, dst[k])) {
+    tl_lsp__strs_from_json(&nv, v, k < 2);
+    if (!tl_lsp__strs_eq(&nv, dst[k])) {
       changed = true;
       tl_strvec_free(dst[k]);
       *dst[k] = nv;
@@ -351,12 +351,12 @@ static bool tl_lsp_read_settings(tl_lsp *s, const cJSON *o) {
       tl_strvec_free(&nv);
     }
   }
-  const cJSON *v = tl_setting(o, "docsBaseUrl", &found);
+  const cJSON *v = tl_lsp__setting(o, "docsBaseUrl", &found);
   if (found) {
     free(s->docs_base);
     s->docs_base = cJSON_IsString(v) && *v->valuestring ? tl_strdup(v->valuestring) : NULL;
   }
-  v = tl_setting(o, "debounceMs", &found);
+  v = tl_lsp__setting(o, "debounceMs", &found);
   if (found && cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= 10000) s->o.debounce_ms = (int)v->valuedouble;
   return changed;
 }
@@ -373,7 +373,7 @@ tl_config *tl_lsp_file_config(tl_lsp *s, tl_lsp_file *f) {
 }
 
 /* Forgets the loaded configurations and loads the first workspace folder's (the primary one). */
-static void tl_lsp_config_load(tl_lsp *s) {
+static void tl_lsp__config_load(tl_lsp *s) {
   tl_config_cache_free(&s->cfg);
   memset(&s->cfg, 0, sizeof s->cfg);
   tl_diags_free(&s->cfg_diags);
@@ -384,7 +384,7 @@ static void tl_lsp_config_load(tl_lsp *s) {
 
 /* Configuration errors as diagnostics on their pyproject.toml (positions from the TOML parser);
  * a file that had errors and has none now gets an empty list. */
-static void tl_lsp_publish_config_errors(tl_lsp *s) {
+static void tl_lsp__publish_config_errors(tl_lsp *s) {
   for (size_t i = 0; i < s->files.n; i++) tl_lsp_file_config(s, s->files.v[i]); /* load them all */
   tl_strvec now = {0};
   for (size_t i = 0; i < s->cfg_diags.n; i++) {
@@ -452,7 +452,7 @@ static void tl_lsp_publish_config_errors(tl_lsp *s) {
  * errors. As in the CLI, only the rules that some file's configuration (or the defaults, for a
  * file without one) enables are compiled, and each file's configuration filters its findings
  * afterwards (tl_lsp_shown); the client's select/ignore settings act as --select/--ignore. */
-static tl_ruleset *tl_lsp_make_rules(tl_lsp *s, char **error) {
+static tl_ruleset *tl_lsp__make_rules(tl_lsp *s, char **error) {
   tl_diags d = {0};
   tl_ruleset *rs = tl_ruleset_new();
   bool ok = tl_ruleset_add_builtin(rs, &d);
@@ -479,7 +479,7 @@ static tl_ruleset *tl_lsp_make_rules(tl_lsp *s, char **error) {
   return rs;
 }
 
-static tl_analysis *tl_lsp_new_analysis(tl_lsp *s, const tl_ruleset *rs) {
+static tl_analysis *tl_lsp__new_analysis(tl_lsp *s, const tl_ruleset *rs) {
   tl_options opts = {0};
   opts.threads = s->o.threads;
   opts.keep_trees = true;
@@ -493,11 +493,11 @@ static tl_analysis *tl_lsp_new_analysis(tl_lsp *s, const tl_ruleset *rs) {
 }
 
 /* Applies new rule settings: a new rule set and analysis holding the same files. */
-static void tl_lsp_reload_rules(tl_lsp *s) {
+static void tl_lsp__reload_rules(tl_lsp *s) {
   char *err = NULL;
-  tl_ruleset *rs = tl_lsp_make_rules(s, &err);
+  tl_ruleset *rs = tl_lsp__make_rules(s, &err);
   if (!rs) {
-    tl_lsp_show(s, 1, err);
+    tl_lsp__show(s, 1, err);
     free(err);
     return;
   }
@@ -505,63 +505,63 @@ static void tl_lsp_reload_rules(tl_lsp *s) {
   tl_analysis_delete(s->a);
   tl_ruleset_delete(s->rules);
   s->rules = rs;
-  s->a = tl_lsp_new_analysis(s, rs);
+  s->a = tl_lsp__new_analysis(s, rs);
   for (size_t i = 0; i < s->files.n; i++) {
     tl_lsp_file *f = s->files.v[i];
     f->present = false;
-    if (f->open || f->on_disk) tl_lsp_sync_file(s, f);
+    if (f->open || f->on_disk) tl_lsp__sync_file(s, f);
   }
-  tl_lsp_mark_dirty(s);
+  tl_lsp__mark_dirty(s);
 }
 
 /* A pyproject.toml changed: load the configurations again, walk the workspace folders again (the
  * excludes may have changed), rebuild the rules and the analysis, publish configuration errors. */
-static void tl_lsp_reload_config(tl_lsp *s) {
-  tl_lsp_config_load(s);
+static void tl_lsp__reload_config(tl_lsp *s) {
+  tl_lsp__config_load(s);
   for (size_t r = 0; r < s->roots.n; r++) {
     const char *root = s->roots.v[r];
     size_t n = strlen(root);
     tl_strvec paths = {0};
-    tl_lsp_walk_root(s, root, &paths);
+    tl_lsp__walk_root(s, root, &paths);
     for (size_t i = 0; i < s->files.n; i++) {
       tl_lsp_file *f = s->files.v[i];
       if (f->abs && !strncmp(f->abs, root, n) && f->abs[n] == '/') f->on_disk = false;
     }
-    for (size_t i = 0; i < paths.n; i++) tl_lsp_file_get(s, NULL, paths.v[i])->on_disk = true;
+    for (size_t i = 0; i < paths.n; i++) tl_lsp__file_get(s, NULL, paths.v[i])->on_disk = true;
     tl_strvec_free(&paths);
   }
-  tl_lsp_reload_rules(s);
-  tl_lsp_publish_config_errors(s);
+  tl_lsp__reload_rules(s);
+  tl_lsp__publish_config_errors(s);
 }
 
-static bool tl_is_pyproject(const char *path) {
+static bool tl_lsp__is_pyproject(const char *path) {
   size_t n = path ? strlen(path) : 0;
   return n >= 14 && !strcmp(path + n - 14, "pyproject.toml") && (n == 14 || path[n - 15] == '/');
 }
 
 /* ---- the analysis ---- */
 
-static void tl_lsp_analyse(tl_lsp *s) {
-  double t0 = tl_now();
+static void tl_lsp__analyse(tl_lsp *s) {
+  double t0 = tl_lsp__now();
   tl_lsp_afiles_clear(s);
   tl_analysis_run(s->a);
   s->dirty = false;
   s->runs++;
-  double t1 = tl_now();
+  double t1 = tl_lsp__now();
   tl_lsp_after_run(s);
-  s->last_run_ms = (tl_now() - t0) * 1e3;
+  s->last_run_ms = (tl_lsp__now() - t0) * 1e3;
   if (s->o.verbose)
     tl_lsp_log(s, "analysis %llu: %zu files, %zu findings, %.2f ms (engine %.2f ms)", (unsigned long long)s->runs,
                tl_analysis_file_count(s->a), tl_analysis_finding_count(s->a), s->last_run_ms, (t1 - t0) * 1e3);
 }
 
 void tl_lsp_flush(tl_lsp *s) {
-  if (s->dirty) tl_lsp_analyse(s);
+  if (s->dirty) tl_lsp__analyse(s);
 }
 
 /* ---- lifecycle ---- */
 
-static cJSON *tl_lsp_capabilities(tl_lsp *s) {
+static cJSON *tl_lsp__capabilities(tl_lsp *s) {
   cJSON *c = cJSON_CreateObject();
   cJSON_AddStringToObject(c, "positionEncoding", "utf-16");
   cJSON *sync = cJSON_AddObjectToObject(c, "textDocumentSync");
@@ -586,14 +586,14 @@ static cJSON *tl_lsp_capabilities(tl_lsp *s) {
   return c;
 }
 
-static bool tl_json_array_has(const cJSON *arr, const char *s) {
+static bool tl_lsp__json_array_has(const cJSON *arr, const char *s) {
   const cJSON *it;
   if (!cJSON_IsArray(arr)) return false;
   cJSON_ArrayForEach(it, arr) if (cJSON_IsString(it) && !strcmp(it->valuestring, s)) return true;
   return false;
 }
 
-static void tl_lsp_on_initialize(tl_lsp *s, const cJSON *id, const cJSON *params) {
+static void tl_lsp__on_initialize(tl_lsp *s, const cJSON *id, const cJSON *params) {
   if (s->initialize_seen) {
     tl_lsp_reply_error(s, id, TL_RPC_INVALID_REQUEST, "initialize was already received");
     return;
@@ -605,14 +605,14 @@ static void tl_lsp_on_initialize(tl_lsp *s, const cJSON *id, const cJSON *params
   s->cap_pull = cJSON_IsObject(tl_lsp_jpath(caps, "textDocument.diagnostic"));
   s->cap_refresh = tl_lsp_jbool(caps, "workspace.diagnostics.refreshSupport");
   s->cap_doc_changes = tl_lsp_jbool(caps, "workspace.workspaceEdit.documentChanges");
-  s->cap_markdown = tl_json_array_has(tl_lsp_jpath(caps, "textDocument.hover.contentFormat"), "markdown");
+  s->cap_markdown = tl_lsp__json_array_has(tl_lsp_jpath(caps, "textDocument.hover.contentFormat"), "markdown");
   s->cap_watch_dynamic = tl_lsp_jbool(caps, "workspace.didChangeWatchedFiles.dynamicRegistration");
   s->pull_mode = s->cap_pull;
   const cJSON *init = tl_lsp_jpath(params, "initializationOptions");
-  if (init) tl_lsp_read_settings(s, init);
+  if (init) tl_lsp__read_settings(s, init);
 
   cJSON *res = cJSON_CreateObject();
-  cJSON_AddItemToObject(res, "capabilities", tl_lsp_capabilities(s));
+  cJSON_AddItemToObject(res, "capabilities", tl_lsp__capabilities(s));
   cJSON *info = cJSON_AddObjectToObject(res, "serverInfo");
   cJSON_AddStringToObject(info, "name", "trainlint");
   cJSON_AddStringToObject(info, "version", TL_VERSION);
@@ -639,28 +639,28 @@ static void tl_lsp_on_initialize(tl_lsp *s, const cJSON *id, const cJSON *params
     bool failed = false;
     s->primary = tl_config_for(&s->cfg, roots.v[0], &s->cfg_diags, &failed);
   }
-  for (size_t i = 0; i < roots.n; i++) tl_lsp_add_root(s, roots.v[i]); /* no analysis yet: files are only listed */
+  for (size_t i = 0; i < roots.n; i++) tl_lsp__add_root(s, roots.v[i]); /* no analysis yet: files are only listed */
   tl_strvec_free(&roots);
 
   char *err = NULL;
-  s->rules = tl_lsp_make_rules(s, &err);
+  s->rules = tl_lsp__make_rules(s, &err);
   if (!s->rules) {
     /* bad user settings: fall back to the built-in defaults and say so */
     tl_strvec_free(&s->select);
     tl_strvec_free(&s->ignore);
     tl_strvec_free(&s->rule_dirs);
-    s->rules = tl_lsp_make_rules(s, &err);
+    s->rules = tl_lsp__make_rules(s, &err);
   }
-  s->a = tl_lsp_new_analysis(s, s->rules);
-  for (size_t i = 0; i < s->files.n; i++) tl_lsp_sync_file(s, s->files.v[i]);
+  s->a = tl_lsp__new_analysis(s, s->rules);
+  for (size_t i = 0; i < s->files.n; i++) tl_lsp__sync_file(s, s->files.v[i]);
   if (err) {
-    tl_lsp_show(s, 1, err);
+    tl_lsp__show(s, 1, err);
     free(err);
   }
-  tl_lsp_publish_config_errors(s);
+  tl_lsp__publish_config_errors(s);
 }
 
-static void tl_lsp_on_initialized(tl_lsp *s) {
+static void tl_lsp__on_initialized(tl_lsp *s) {
   s->initialized = true;
   if (s->cap_watch_dynamic) {
     cJSON *p = cJSON_CreateObject();
@@ -676,13 +676,13 @@ static void tl_lsp_on_initialized(tl_lsp *s) {
     cJSON_AddStringToObject(g, "globPattern", "**/pyproject.toml");
     cJSON_AddItemToArray(w, g);
     cJSON_AddItemToArray(regs, r);
-    tl_lsp_request(s, "client/registerCapability", p);
+    tl_lsp__request(s, "client/registerCapability", p);
   }
 }
 
 /* ---- documents ---- */
 
-static void tl_lsp_on_did_open(tl_lsp *s, const cJSON *params) {
+static void tl_lsp__on_did_open(tl_lsp *s, const cJSON *params) {
   const char *uri = tl_lsp_jstr(params, "textDocument.uri");
   const char *lang = tl_lsp_jstr(params, "textDocument.languageId");
   const char *text = tl_lsp_jstr(params, "textDocument.text");
@@ -692,14 +692,14 @@ static void tl_lsp_on_did_open(tl_lsp *s, const cJSON *params) {
     return;
   }
   char *path = tl_lsp_uri_to_path(uri);
-  bool python = (lang && !strcmp(lang, "python")) || tl_is_python_path(path ? path : uri);
+  bool python = (lang && !strcmp(lang, "python")) || tl_lsp__is_python_path(path ? path : uri);
   free(path);
   if (!python) return;
-  tl_lsp_file *f = tl_lsp_file_get(s, uri, NULL);
+  tl_lsp_file *f = tl_lsp__file_get(s, uri, NULL);
   f->open = true;
   f->version = cJSON_IsNumber(ver) ? (int64_t)ver->valuedouble : 0;
   tl_lsp_text_set(&f->doc, text, strlen(text));
-  tl_lsp_sync_file(s, f);
+  tl_lsp__sync_file(s, f);
 }
 
 bool tl_lsp_json_range(const tl_lsp_text *t, const cJSON *range, uint32_t *start, uint32_t *end) {
@@ -717,7 +717,7 @@ bool tl_lsp_json_range(const tl_lsp_text *t, const cJSON *range, uint32_t *start
   return true;
 }
 
-static void tl_lsp_on_did_change(tl_lsp *s, const cJSON *params) {
+static void tl_lsp__on_did_change(tl_lsp *s, const cJSON *params) {
   const char *uri = tl_lsp_jstr(params, "textDocument.uri");
   tl_lsp_file *f = uri ? tl_lsp_file_by_uri(s, uri) : NULL;
   if (!f || !f->open) {
@@ -746,10 +746,10 @@ static void tl_lsp_on_did_change(tl_lsp *s, const cJSON *params) {
   }
   if (cJSON_IsNumber(ver)) f->version = (int64_t)ver->valuedouble;
   f->present = true;
-  tl_lsp_mark_dirty(s);
+  tl_lsp__mark_dirty(s);
 }
 
-static void tl_lsp_on_did_close(tl_lsp *s, const cJSON *params) {
+static void tl_lsp__on_did_close(tl_lsp *s, const cJSON *params) {
   const char *uri = tl_lsp_jstr(params, "textDocument.uri");
   tl_lsp_file *f = uri ? tl_lsp_file_by_uri(s, uri) : NULL;
   if (!f || !f->open) return;
@@ -762,17 +762,17 @@ static void tl_lsp_on_did_close(tl_lsp *s, const cJSON *params) {
       f->on_disk = !strncmp(f->abs, s->roots.v[i], n) && f->abs[n] == '/';
     }
   }
-  tl_lsp_sync_file(s, f);
+  tl_lsp__sync_file(s, f);
   tl_lsp_publish_empty(s, f);
 }
 
-static void tl_lsp_on_did_save(tl_lsp *s, const cJSON *params) {
+static void tl_lsp__on_did_save(tl_lsp *s, const cJSON *params) {
   const char *uri = tl_lsp_jstr(params, "textDocument.uri");
   char *path = uri ? tl_lsp_uri_to_path(uri) : NULL;
-  bool config = tl_is_pyproject(path);
+  bool config = tl_lsp__is_pyproject(path);
   free(path);
   if (config) {
-    tl_lsp_reload_config(s);
+    tl_lsp__reload_config(s);
     return;
   }
   tl_lsp_file *f = uri ? tl_lsp_file_by_uri(s, uri) : NULL;
@@ -784,53 +784,53 @@ static void tl_lsp_on_did_save(tl_lsp *s, const cJSON *params) {
   }
 }
 
-static void tl_lsp_on_watched(tl_lsp *s, const cJSON *params) {
+static void tl_lsp__on_watched(tl_lsp *s, const cJSON *params) {
   const cJSON *ch;
   bool config = false;
   cJSON_ArrayForEach(ch, tl_lsp_jpath(params, "changes")) {
     const char *uri = tl_lsp_jstr(ch, "uri");
     const cJSON *type = tl_lsp_jpath(ch, "type");
     char *abs = tl_lsp_uri_to_path(uri);
-    if (tl_is_pyproject(abs)) config = true;
-    if (abs && tl_is_python_path(abs) && cJSON_IsNumber(type)) {
-      tl_lsp_file *f = tl_lsp_file_get(s, uri, NULL);
+    if (tl_lsp__is_pyproject(abs)) config = true;
+    if (abs && tl_lsp__is_python_path(abs) && cJSON_IsNumber(type)) {
+      tl_lsp_file *f = tl_lsp__file_get(s, uri, NULL);
       f->on_disk = type->valueint != 3;
-      if (!f->open) tl_lsp_sync_file(s, f);
+      if (!f->open) tl_lsp__sync_file(s, f);
     }
     free(abs);
   }
-  if (config) tl_lsp_reload_config(s);
+  if (config) tl_lsp__reload_config(s);
 }
 
-static void tl_lsp_on_folders(tl_lsp *s, const cJSON *params) {
+static void tl_lsp__on_folders(tl_lsp *s, const cJSON *params) {
   const cJSON *it;
   cJSON_ArrayForEach(it, tl_lsp_jpath(params, "event.removed")) {
     char *p = tl_lsp_uri_to_path(tl_lsp_jstr(it, "uri"));
-    if (p) tl_lsp_remove_root(s, p);
+    if (p) tl_lsp__remove_root(s, p);
     free(p);
   }
   cJSON_ArrayForEach(it, tl_lsp_jpath(params, "event.added")) {
     char *p = tl_lsp_uri_to_path(tl_lsp_jstr(it, "uri"));
-    if (p) tl_lsp_add_root(s, p);
+    if (p) tl_lsp__add_root(s, p);
     free(p);
   }
 }
 
-static void tl_lsp_on_configuration(tl_lsp *s, const cJSON *params) {
+static void tl_lsp__on_configuration(tl_lsp *s, const cJSON *params) {
   const cJSON *settings = tl_lsp_jpath(params, "settings");
   char *old_base = s->docs_base ? tl_strdup(s->docs_base) : NULL;
-  bool rules_changed = cJSON_IsObject(settings) && tl_lsp_read_settings(s, settings);
-  if (rules_changed) tl_lsp_reload_rules(s);
+  bool rules_changed = cJSON_IsObject(settings) && tl_lsp__read_settings(s, settings);
+  if (rules_changed) tl_lsp__reload_rules(s);
   bool base_changed = (old_base == NULL) != (s->docs_base == NULL) || (old_base && strcmp(old_base, s->docs_base));
   free(old_base);
-  if (base_changed && !rules_changed) tl_lsp_mark_dirty(s); /* the items change: publish them again */
+  if (base_changed && !rules_changed) tl_lsp__mark_dirty(s); /* the items change: publish them again */
 }
 
 /* ---- dispatch ---- */
 
-static char *tl_id_key(const cJSON *id) { return cJSON_PrintUnformatted(id); }
+static char *tl_lsp__id_key(const cJSON *id) { return cJSON_PrintUnformatted(id); }
 
-static void tl_lsp_handle(tl_lsp *s, cJSON *msg) {
+static void tl_lsp__handle(tl_lsp *s, cJSON *msg) {
   if (!cJSON_IsObject(msg)) {
     tl_lsp_reply_error(s, NULL, TL_RPC_INVALID_REQUEST, "a message must be a JSON object (batches are not used by LSP)");
     return;
@@ -866,7 +866,7 @@ static void tl_lsp_handle(tl_lsp *s, cJSON *msg) {
     return;
   }
   if (request) {
-    char *key = tl_id_key(id);
+    char *key = tl_lsp__id_key(id);
     intptr_t v = 0;
     bool cancelled = tl_map_get(&s->cancelled, key, &v) && v;
     if (cancelled) tl_map_set(&s->cancelled, key, 0);
@@ -885,7 +885,7 @@ static void tl_lsp_handle(tl_lsp *s, cJSON *msg) {
     return;
   }
   if (request) {
-    if (!strcmp(method, "initialize")) tl_lsp_on_initialize(s, id, params);
+    if (!strcmp(method, "initialize")) tl_lsp__on_initialize(s, id, params);
     else if (!strcmp(method, "shutdown")) {
       s->shutdown = true;
       tl_lsp_reply(s, id, NULL);
@@ -904,24 +904,24 @@ static void tl_lsp_handle(tl_lsp *s, cJSON *msg) {
     }
     return;
   }
-  if (!strcmp(method, "initialized")) tl_lsp_on_initialized(s);
+  if (!strcmp(method, "initialized")) tl_lsp__on_initialized(s);
   else if (!strcmp(method, "$/cancelRequest")) { /* recorded when it was read */ }
   else if (!cJSON_IsObject(params)) {
     if (strncmp(method, "$/", 2)) tl_lsp_log(s, "notification %s without params object: ignored", method);
-  } else if (!strcmp(method, "textDocument/didOpen")) tl_lsp_on_did_open(s, params);
-  else if (!strcmp(method, "textDocument/didChange")) tl_lsp_on_did_change(s, params);
-  else if (!strcmp(method, "textDocument/didClose")) tl_lsp_on_did_close(s, params);
-  else if (!strcmp(method, "textDocument/didSave")) tl_lsp_on_did_save(s, params);
-  else if (!strcmp(method, "workspace/didChangeConfiguration")) tl_lsp_on_configuration(s, params);
-  else if (!strcmp(method, "workspace/didChangeWatchedFiles")) tl_lsp_on_watched(s, params);
-  else if (!strcmp(method, "workspace/didChangeWorkspaceFolders")) tl_lsp_on_folders(s, params);
+  } else if (!strcmp(method, "textDocument/didOpen")) tl_lsp__on_did_open(s, params);
+  else if (!strcmp(method, "textDocument/didChange")) tl_lsp__on_did_change(s, params);
+  else if (!strcmp(method, "textDocument/didClose")) tl_lsp__on_did_close(s, params);
+  else if (!strcmp(method, "textDocument/didSave")) tl_lsp__on_did_save(s, params);
+  else if (!strcmp(method, "workspace/didChangeConfiguration")) tl_lsp__on_configuration(s, params);
+  else if (!strcmp(method, "workspace/didChangeWatchedFiles")) tl_lsp__on_watched(s, params);
+  else if (!strcmp(method, "workspace/didChangeWorkspaceFolders")) tl_lsp__on_folders(s, params);
   else if (strncmp(method, "$/", 2)) tl_lsp_log(s, "notification %s: not handled", method);
 }
 
 /* Parses the complete frames read so far into the queue. A $/cancelRequest is recorded at once,
  * so that a request queued before it is answered as cancelled. */
 /* One message body: parsed, its cancellation noted, queued (false: not JSON, answered). */
-static bool tl_lsp_enqueue(tl_lsp *s, const char *body, size_t len) {
+static bool tl_lsp__enqueue(tl_lsp *s, const char *body, size_t len) {
   cJSON *msg = cJSON_ParseWithLength(body, len);
   if (!msg) {
     tl_lsp_log(s, "a message that is not valid JSON (%zu bytes)", len);
@@ -932,7 +932,7 @@ static bool tl_lsp_enqueue(tl_lsp *s, const char *body, size_t len) {
   if (method && !strcmp(method, "$/cancelRequest")) {
     const cJSON *cid = tl_lsp_jpath(msg, "params.id");
     if (cJSON_IsNumber(cid) || cJSON_IsString(cid)) {
-      char *key = tl_id_key(cid);
+      char *key = tl_lsp__id_key(cid);
       tl_map_set(&s->cancelled, key, 1);
       free(key);
     }
@@ -943,21 +943,21 @@ static bool tl_lsp_enqueue(tl_lsp *s, const char *body, size_t len) {
 
 bool tl_lsp_server_handle(tl_lsp *s, const char *json, size_t len) {
   if (s->exit_now) return false;
-  tl_lsp_enqueue(s, json, len);
+  tl_lsp__enqueue(s, json, len);
   while (s->qhead < s->queue.n && !s->exit_now) {
     cJSON *msg = s->queue.v[s->qhead++];
-    tl_lsp_handle(s, msg);
+    tl_lsp__handle(s, msg);
     cJSON_Delete(msg);
   }
   for (size_t i = s->qhead; i < s->queue.n; i++) cJSON_Delete(s->queue.v[i]);
   s->queue.n = s->qhead = 0;
-  if (!s->exit_now && s->dirty && s->initialize_seen) tl_lsp_analyse(s);
+  if (!s->exit_now && s->dirty && s->initialize_seen) tl_lsp__analyse(s);
   return !s->exit_now;
 }
 
 int tl_lsp_exit_code(const tl_lsp *s) { return s->exit_code; }
 
-static void tl_lsp_parse_frames(tl_lsp *s) {
+static void tl_lsp__parse_frames(tl_lsp *s) {
   for (;;) {
     const char *body = NULL;
     size_t len = 0;
@@ -972,13 +972,13 @@ static void tl_lsp_parse_frames(tl_lsp *s) {
       free(error);
       continue;
     }
-    tl_lsp_enqueue(s, body, len);
+    tl_lsp__enqueue(s, body, len);
   }
 }
 
 /* Waits up to timeout_ms (-1: forever) for input and reads what is there. Returns true when
  * something was read or the input ended. */
-static bool tl_lsp_read(tl_lsp *s, int timeout_ms) {
+static bool tl_lsp__read(tl_lsp *s, int timeout_ms) {
   struct pollfd p = {s->o.in_fd, POLLIN, 0};
   int r = poll(&p, 1, timeout_ms);
   if (r < 0 && errno != EINTR) {
@@ -998,7 +998,7 @@ static bool tl_lsp_read(tl_lsp *s, int timeout_ms) {
     return true;
   }
   tl_lsp_reader_feed(&s->rd, buf, (size_t)n);
-  tl_lsp_parse_frames(s);
+  tl_lsp__parse_frames(s);
   return true;
 }
 
@@ -1006,9 +1006,9 @@ int tl_lsp_serve(tl_lsp *s) {
   while (!s->exit_now) {
     if (s->qhead < s->queue.n) {
       /* keep results coming while a client sends changes without pause */
-      if (s->dirty && (tl_now() - s->dirty_since) * 1e3 >= TL_LSP_MAX_DELAY_MS) tl_lsp_analyse(s);
+      if (s->dirty && (tl_lsp__now() - s->dirty_since) * 1e3 >= TL_LSP_MAX_DELAY_MS) tl_lsp__analyse(s);
       cJSON *msg = s->queue.v[s->qhead++];
-      tl_lsp_handle(s, msg);
+      tl_lsp__handle(s, msg);
       cJSON_Delete(msg);
       continue;
     }
@@ -1016,11 +1016,11 @@ int tl_lsp_serve(tl_lsp *s) {
     if (s->eof) break;
     if (s->dirty && s->initialize_seen) {
       int wait = s->o.debounce_ms;
-      int left = TL_LSP_MAX_DELAY_MS - (int)((tl_now() - s->dirty_since) * 1e3);
+      int left = TL_LSP_MAX_DELAY_MS - (int)((tl_lsp__now() - s->dirty_since) * 1e3);
       if (left < wait) wait = left < 0 ? 0 : left;
-      if (!tl_lsp_read(s, wait)) tl_lsp_analyse(s);
+      if (!tl_lsp__read(s, wait)) tl_lsp__analyse(s);
     } else {
-      tl_lsp_read(s, -1);
+      tl_lsp__read(s, -1);
     }
   }
   if (s->eof && !s->exit_now) {
@@ -1077,7 +1077,7 @@ void tl_lsp_delete(tl_lsp *s) {
   free(s);
 }
 
-static void tl_lsp_usage(FILE *out) {
+static void tl_lsp__usage(FILE *out) {
   fputs("usage: trainlint server [--stdio] [-j N] [--debounce MS] [--verbose]\n"
         "  speaks the Language Server Protocol on stdin/stdout (see docs/editors.md)\n"
         "  -j, --jobs N     analysis threads (default: all cores)\n"
@@ -1102,11 +1102,11 @@ int tl_lsp_main(int argc, char **argv) {
       if (a[1] == 'j' || a[2] == 'j') o.threads = (unsigned)v;
       else o.debounce_ms = (int)v;
     } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      tl_lsp_usage(stdout);
+      tl_lsp__usage(stdout);
       return 0;
     } else {
       fprintf(stderr, "trainlint server: unknown option '%s'\n", a);
-      tl_lsp_usage(stderr);
+      tl_lsp__usage(stderr);
       return 2;
     }
   }

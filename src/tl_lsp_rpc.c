@@ -34,7 +34,7 @@ void tl_lsp_reader_free(tl_lsp_reader *r) {
   memset(r, 0, sizeof *r);
 }
 
-static const char *tl_memcasemem(const char *h, size_t hn, const char *needle) {
+static const char *tl_lsp_rpc__memcasemem(const char *h, size_t hn, const char *needle) {
   size_t k = strlen(needle);
   for (size_t i = 0; i + k <= hn; i++)
     if (!strncasecmp(h + i, needle, k)) return h + i;
@@ -42,10 +42,10 @@ static const char *tl_memcasemem(const char *h, size_t hn, const char *needle) {
 }
 
 /* After a malformed header: skip to the next "Content-Length" (past the current position). */
-static void tl_resync(tl_lsp_reader *r) {
+static void tl_lsp_rpc__resync(tl_lsp_reader *r) {
   const char *p = r->buf.data + r->pos;
   size_t avail = r->buf.len - r->pos;
-  const char *next = avail > 1 ? tl_memcasemem(p + 1, avail - 1, "Content-Length") : NULL;
+  const char *next = avail > 1 ? tl_lsp_rpc__memcasemem(p + 1, avail - 1, "Content-Length") : NULL;
   if (next) {
     r->pos += (size_t)(next - p);
   } else {
@@ -78,7 +78,7 @@ tl_lsp_frame tl_lsp_reader_next(tl_lsp_reader *r, const char **body, size_t *len
   if (!bstart) {
     if (avail < TL_LSP_MAX_HEADER) return TL_LSP_FRAME_NONE;
     *error = tl_strdup("header block too long or not terminated");
-    tl_resync(r);
+    tl_lsp_rpc__resync(r);
     return TL_LSP_FRAME_BAD;
   }
   /* parse the header lines */
@@ -107,7 +107,7 @@ tl_lsp_frame tl_lsp_reader_next(tl_lsp_reader *r, const char **body, size_t *len
   if (!bad && length < 0) bad = "no Content-Length header";
   if (bad) {
     *error = tl_strdup(bad);
-    tl_resync(r);
+    tl_lsp_rpc__resync(r);
     return TL_LSP_FRAME_BAD;
   }
   if ((unsigned long long)length > TL_LSP_MAX_BODY) {
@@ -126,7 +126,7 @@ tl_lsp_frame tl_lsp_reader_next(tl_lsp_reader *r, const char **body, size_t *len
   return TL_LSP_FRAME_OK;
 }
 
-static bool tl_write_all(int fd, const char *p, size_t n) {
+static bool tl_lsp_rpc__write_all(int fd, const char *p, size_t n) {
   while (n) {
     ssize_t w = write(fd, p, n);
     if (w < 0) {
@@ -145,7 +145,7 @@ bool tl_lsp_write_frame(int fd, const char *body, size_t len) {
   tl_buf b = {0};
   tl_buf_put(&b, head, (size_t)h);
   tl_buf_put(&b, body, len);
-  bool ok = tl_write_all(fd, b.data, b.len);
+  bool ok = tl_lsp_rpc__write_all(fd, b.data, b.len);
   tl_buf_free(&b);
   return ok;
 }

@@ -4,14 +4,14 @@
 #include <string.h>
 
 /* Length of the UTF-8 sequence starting with byte c (1 for stray continuation bytes). */
-static unsigned tl_u8_seqlen(unsigned char c) {
+static unsigned tl_lsp_text__u8_seqlen(unsigned char c) {
   return c < 0xC0 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
 }
 
 uint32_t tl_lsp_utf16_len(const char *s, size_t n) {
   uint32_t units = 0;
   for (size_t i = 0; i < n;) {
-    unsigned k = tl_u8_seqlen((unsigned char)s[i]);
+    unsigned k = tl_lsp_text__u8_seqlen((unsigned char)s[i]);
     units += k == 4 ? 2 : 1;
     i += k;
   }
@@ -37,7 +37,7 @@ void tl_lsp_text_free(tl_lsp_text *t) {
 }
 
 /* Bounds of 0-based line `line`: [*start, *end) without its terminator. */
-static void tl_line_bounds(const tl_lsp_text *t, uint32_t line, uint32_t *start, uint32_t *end) {
+static void tl_lsp_text__line_bounds(const tl_lsp_text *t, uint32_t line, uint32_t *start, uint32_t *end) {
   uint32_t s = t->lines.starts[line];
   uint32_t e = line + 1 < t->lines.count ? t->lines.starts[line + 1] : (uint32_t)t->len;
   if (e > s && t->text[e - 1] == '\n') e--;
@@ -49,10 +49,10 @@ static void tl_line_bounds(const tl_lsp_text *t, uint32_t line, uint32_t *start,
 uint32_t tl_lsp_text_offset(const tl_lsp_text *t, uint32_t line, uint32_t character) {
   if (!t->lines.starts || line >= t->lines.count) return (uint32_t)t->len;
   uint32_t s, e;
-  tl_line_bounds(t, line, &s, &e);
+  tl_lsp_text__line_bounds(t, line, &s, &e);
   uint32_t units = 0, i = s;
   while (i < e) {
-    unsigned k = tl_u8_seqlen((unsigned char)t->text[i]);
+    unsigned k = tl_lsp_text__u8_seqlen((unsigned char)t->text[i]);
     unsigned u = k == 4 ? 2 : 1;
     if (units + u > character) break;
     units += u;
@@ -79,9 +79,9 @@ uint32_t tl_lsp_text_offset_cp(const tl_lsp_text *t, uint32_t line, uint32_t col
   if (!t->lines.starts || line == 0) return 0;
   if (line > t->lines.count) return (uint32_t)t->len;
   uint32_t s, e;
-  tl_line_bounds(t, line - 1, &s, &e);
+  tl_lsp_text__line_bounds(t, line - 1, &s, &e);
   uint32_t i = s;
-  for (uint32_t c = 1; c < col && i < e; c++) i += tl_u8_seqlen((unsigned char)t->text[i]);
+  for (uint32_t c = 1; c < col && i < e; c++) i += tl_lsp_text__u8_seqlen((unsigned char)t->text[i]);
   return i < e ? i : e;
 }
 
@@ -102,7 +102,7 @@ void tl_lsp_text_replace(tl_lsp_text *t, uint32_t start, uint32_t end, const cha
 
 /* ---- URIs ---- */
 
-static int tl_hexval(char c) {
+static int tl_lsp_text__hexval(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
@@ -117,7 +117,7 @@ char *tl_lsp_uri_to_path(const char *uri) {
   tl_buf b = {0};
   for (; *p && *p != '?' && *p != '#'; p++) {
     if (*p == '%') {
-      int h = tl_hexval(p[1]), l = h < 0 ? -1 : tl_hexval(p[2]);
+      int h = tl_lsp_text__hexval(p[1]), l = h < 0 ? -1 : tl_lsp_text__hexval(p[2]);
       if (h < 0 || l < 0) {
         tl_buf_free(&b);
         return NULL;
