@@ -9,7 +9,7 @@
 
 #include "tl_source.h"
 
-static const char *tl_rel(const char *p) {
+static const char *tl_baseline__rel(const char *p) {
   while (p[0] == '.' && p[1] == '/') p += 2;
   return p;
 }
@@ -23,7 +23,7 @@ bool tl_baseline_write(const tl_analysis *a, const char *path, char **message) {
     const tl_finding *f = tl_analysis_finding(a, i);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "code", tl_rule_code(f->rule));
-    cJSON_AddStringToObject(o, "path", tl_rel(f->path));
+    cJSON_AddStringToObject(o, "path", tl_baseline__rel(f->path));
     cJSON_AddStringToObject(o, "fingerprint", f->fingerprint);
     cJSON_AddNumberToObject(o, "line", f->line); /* informative only: not used for matching */
     cJSON_AddItemToArray(arr, o);
@@ -65,7 +65,7 @@ bool tl_baseline_filter(const tl_analysis *a, const char *path, bool *hidden, ch
       const char *code = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "code"));
       const char *p = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "path"));
       const char *fp = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "fingerprint"));
-      if (code && p && fp && !strcmp(code, tl_rule_code(f->rule)) && !strcmp(p, tl_rel(f->path)) &&
+      if (code && p && fp && !strcmp(code, tl_rule_code(f->rule)) && !strcmp(p, tl_baseline__rel(f->path)) &&
           !strcmp(fp, f->fingerprint)) {
         used[k] = true;
         hidden[i] = true;
@@ -81,7 +81,7 @@ bool tl_baseline_filter(const tl_analysis *a, const char *path, bool *hidden, ch
 typedef struct {
   char *path;
   TL_VEC(uint32_t) lines; /* pairs: first, last */
-} tl_changed;
+} tl_baseline__changed;
 
 bool tl_diff_base_filter(const tl_analysis *a, const char *rev, bool *hidden, char **message) {
   if (!rev[0] || rev[0] == '-' || strpbrk(rev, " \t\n'\"`$;|&<>\\")) {
@@ -95,7 +95,7 @@ bool tl_diff_base_filter(const tl_analysis *a, const char *rev, bool *hidden, ch
     *message = tl_printf("--diff-base: cannot run git: %s", strerror(errno));
     return false;
   }
-  TL_VEC(tl_changed) files = {0};
+  TL_VEC(tl_baseline__changed) files = {0};
   tl_buf err = {0};
   char *line = NULL;
   size_t cap = 0;
@@ -105,7 +105,7 @@ bool tl_diff_base_filter(const tl_analysis *a, const char *rev, bool *hidden, ch
       char *name = line + 4;
       name[strcspn(name, "\n")] = 0;
       if (!strncmp(name, "b/", 2)) name += 2;
-      tl_changed c = {tl_strdup(name), {0}};
+      tl_baseline__changed c = {tl_strdup(name), {0}};
       tl_vec_push(&files, c);
     } else if (!strncmp(line, "@@ ", 3) && files.n) {
       const char *plus = strchr(line, '+');
@@ -128,7 +128,7 @@ bool tl_diff_base_filter(const tl_analysis *a, const char *rev, bool *hidden, ch
     const tl_finding *f = tl_analysis_finding(a, i);
     bool touched = false;
     for (size_t k = 0; k < files.n && !touched; k++) {
-      if (strcmp(files.v[k].path, tl_rel(f->path))) continue;
+      if (strcmp(files.v[k].path, tl_baseline__rel(f->path))) continue;
       for (size_t j = 0; j + 1 < files.v[k].lines.n && !touched; j += 2)
         touched = files.v[k].lines.v[j] <= f->stmt_last_line && f->stmt_first_line <= files.v[k].lines.v[j + 1];
     }

@@ -13,10 +13,10 @@
 
 const TSLanguage *tree_sitter_toml(void);
 
-static bool tl_is(TSNode n, const char *t) { return !ts_node_is_null(n) && !strcmp(ts_node_type(n), t); }
+static bool tl_config__is(TSNode n, const char *t) { return !ts_node_is_null(n) && !strcmp(ts_node_type(n), t); }
 
 /* The decoded value of a TOML string node (basic, literal, multi-line). */
-static char *tl_toml_string(TSNode n, const char *src) {
+static char *tl_config__toml_string(TSNode n, const char *src) {
   uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
   const char *p = src + s;
   size_t len = e - s;
@@ -59,14 +59,14 @@ static char *tl_toml_string(TSNode n, const char *src) {
 }
 
 /* A key (bare, quoted or dotted) as a dotted path. */
-static void tl_toml_key(TSNode n, const char *src, tl_buf *out) {
-  if (tl_is(n, "dotted_key")) {
+static void tl_config__toml_key(TSNode n, const char *src, tl_buf *out) {
+  if (tl_config__is(n, "dotted_key")) {
     for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
       if (i) tl_buf_putc(out, '.');
-      tl_toml_key(ts_node_named_child(n, i), src, out);
+      tl_config__toml_key(ts_node_named_child(n, i), src, out);
     }
-  } else if (tl_is(n, "quoted_key")) {
-    char *s = tl_toml_string(n, src);
+  } else if (tl_config__is(n, "quoted_key")) {
+    char *s = tl_config__toml_string(n, src);
     tl_buf_puts(out, s);
     free(s);
   } else {
@@ -79,32 +79,32 @@ typedef struct {
   const char *src;
   tl_diags *diags;
   bool ok;
-} tl_cfg_ctx;
+} tl_config__ctx;
 
-static void tl_cfg_error(tl_cfg_ctx *x, TSNode n, const char *fmt, const char *arg) {
+static void tl_config__error(tl_config__ctx *x, TSNode n, const char *fmt, const char *arg) {
   TSPoint p = ts_node_start_point(n);
   tl_diags_add(x->diags, TL_DIAG_ERROR, x->c->path, p.row + 1, p.column + 1, fmt, arg);
   x->ok = false;
 }
 
-static bool tl_cfg_strings(tl_cfg_ctx *x, TSNode v, const char *key, tl_strvec *out) {
-  if (!tl_is(v, "array")) {
-    tl_cfg_error(x, v, "`%s` must be an array of strings", key);
+static bool tl_config__strings(tl_config__ctx *x, TSNode v, const char *key, tl_strvec *out) {
+  if (!tl_config__is(v, "array")) {
+    tl_config__error(x, v, "`%s` must be an array of strings", key);
     return false;
   }
   for (uint32_t i = 0; i < ts_node_named_child_count(v); i++) {
     TSNode e = ts_node_named_child(v, i);
-    if (tl_is(e, "comment")) continue;
-    if (!tl_is(e, "string")) {
-      tl_cfg_error(x, e, "`%s` must be an array of strings", key);
+    if (tl_config__is(e, "comment")) continue;
+    if (!tl_config__is(e, "string")) {
+      tl_config__error(x, e, "`%s` must be an array of strings", key);
       return false;
     }
-    tl_vec_push(out, tl_toml_string(e, x->src));
+    tl_vec_push(out, tl_config__toml_string(e, x->src));
   }
   return true;
 }
 
-static bool tl_code_like(const char *s) {
+static bool tl_config__code_like(const char *s) {
   if (!*s) return false;
   if (!strcmp(s, "ALL")) return true;
   for (const char *p = s; *p; p++)
@@ -112,41 +112,41 @@ static bool tl_code_like(const char *s) {
   return true;
 }
 
-static void tl_cfg_codes(tl_cfg_ctx *x, TSNode v, const char *key, tl_strvec *out) {
+static void tl_config__codes(tl_config__ctx *x, TSNode v, const char *key, tl_strvec *out) {
   size_t first = out->n;
-  if (!tl_cfg_strings(x, v, key, out)) return;
+  if (!tl_config__strings(x, v, key, out)) return;
   for (size_t i = first; i < out->n; i++)
-    if (!tl_code_like(out->v[i])) {
-      tl_cfg_error(x, v, "`%s`: not a rule code or prefix", out->v[i]);
+    if (!tl_config__code_like(out->v[i])) {
+      tl_config__error(x, v, "`%s`: not a rule code or prefix", out->v[i]);
       return;
     }
 }
 
 /* One key = value of [tool.trainlint] (key relative to the table). */
-static void tl_cfg_pair(tl_cfg_ctx *x, const char *key, TSNode keynode, TSNode v) {
+static void tl_config__pair(tl_config__ctx *x, const char *key, TSNode keynode, TSNode v) {
   tl_config *c = x->c;
-  if (!strcmp(key, "select")) { c->has_select = true; tl_cfg_codes(x, v, key, &c->select); }
-  else if (!strcmp(key, "ignore")) tl_cfg_codes(x, v, key, &c->ignore);
-  else if (!strcmp(key, "extend-select")) tl_cfg_codes(x, v, key, &c->extend_select);
-  else if (!strcmp(key, "exclude")) tl_cfg_strings(x, v, key, &c->exclude);
-  else if (!strcmp(key, "extend-exclude")) tl_cfg_strings(x, v, key, &c->extend_exclude);
-  else if (!strcmp(key, "hot-functions")) tl_cfg_strings(x, v, key, &c->hot_functions);
-  else if (!strcmp(key, "step-loop-iterables")) tl_cfg_strings(x, v, key, &c->step_iterables);
+  if (!strcmp(key, "select")) { c->has_select = true; tl_config__codes(x, v, key, &c->select); }
+  else if (!strcmp(key, "ignore")) tl_config__codes(x, v, key, &c->ignore);
+  else if (!strcmp(key, "extend-select")) tl_config__codes(x, v, key, &c->extend_select);
+  else if (!strcmp(key, "exclude")) tl_config__strings(x, v, key, &c->exclude);
+  else if (!strcmp(key, "extend-exclude")) tl_config__strings(x, v, key, &c->extend_exclude);
+  else if (!strcmp(key, "hot-functions")) tl_config__strings(x, v, key, &c->hot_functions);
+  else if (!strcmp(key, "step-loop-iterables")) tl_config__strings(x, v, key, &c->step_iterables);
   else if (!strcmp(key, "frameworks")) {
     size_t first = c->frameworks.n;
-    if (tl_cfg_strings(x, v, key, &c->frameworks))
+    if (tl_config__strings(x, v, key, &c->frameworks))
       for (size_t i = first; i < c->frameworks.n; i++)
         if (strcmp(c->frameworks.v[i], "torch") && strcmp(c->frameworks.v[i], "paddle"))
-          tl_cfg_error(x, v, "`frameworks`: unknown framework '%s' (torch, paddle)", c->frameworks.v[i]);
+          tl_config__error(x, v, "`frameworks`: unknown framework '%s' (torch, paddle)", c->frameworks.v[i]);
   } else if (!strncmp(key, "per-file-ignores.", 17)) {
     tl_per_file_ignore p = {tl_strdup(key + 17), {0}};
-    tl_cfg_codes(x, v, "per-file-ignores", &p.codes);
+    tl_config__codes(x, v, "per-file-ignores", &p.codes);
     tl_vec_push(&c->per_file_ignores, p);
   } else if (!strncmp(key, "severity.", 9)) {
-    char *s = tl_is(v, "string") ? tl_toml_string(v, x->src) : NULL;
+    char *s = tl_config__is(v, "string") ? tl_config__toml_string(v, x->src) : NULL;
     tl_severity sev = TL_SEVERITY_WARNING;
     if (!s || (strcmp(s, "error") && strcmp(s, "warning") && strcmp(s, "info"))) {
-      tl_cfg_error(x, v, "`%s` must be \"error\", \"warning\" or \"info\"", key);
+      tl_config__error(x, v, "`%s` must be \"error\", \"warning\" or \"info\"", key);
     } else {
       sev = !strcmp(s, "error") ? TL_SEVERITY_ERROR : !strcmp(s, "info") ? TL_SEVERITY_INFO : TL_SEVERITY_WARNING;
       tl_severity_override o = {tl_strdup(key + 9), sev};
@@ -155,32 +155,32 @@ static void tl_cfg_pair(tl_cfg_ctx *x, const char *key, TSNode keynode, TSNode v
     free(s);
   } else if (!strcmp(key, "per-file-ignores") || !strcmp(key, "severity")) {
     /* an inline table: per-file-ignores = { "tests/..." = ["TL101"] } */
-    if (!tl_is(v, "inline_table")) { tl_cfg_error(x, v, "`%s` must be a table", key); return; }
+    if (!tl_config__is(v, "inline_table")) { tl_config__error(x, v, "`%s` must be a table", key); return; }
     for (uint32_t i = 0; i < ts_node_named_child_count(v); i++) {
       TSNode pair = ts_node_named_child(v, i);
-      if (!tl_is(pair, "pair")) continue;
+      if (!tl_config__is(pair, "pair")) continue;
       tl_buf k = {0};
       tl_buf_printf(&k, "%s.", key);
-      tl_toml_key(ts_node_named_child(pair, 0), x->src, &k);
-      tl_cfg_pair(x, k.data, ts_node_named_child(pair, 0), ts_node_named_child(pair, 1));
+      tl_config__toml_key(ts_node_named_child(pair, 0), x->src, &k);
+      tl_config__pair(x, k.data, ts_node_named_child(pair, 0), ts_node_named_child(pair, 1));
       tl_buf_free(&k);
     }
   } else {
-    tl_cfg_error(x, keynode, "unknown key `%s` in [tool.trainlint]", key);
+    tl_config__error(x, keynode, "unknown key `%s` in [tool.trainlint]", key);
   }
 }
 
-static void tl_cfg_pairs(tl_cfg_ctx *x, TSNode parent, const char *prefix, bool *found) {
+static void tl_config__pairs(tl_config__ctx *x, TSNode parent, const char *prefix, bool *found) {
   for (uint32_t i = 0; i < ts_node_named_child_count(parent); i++) {
     TSNode pair = ts_node_named_child(parent, i);
-    if (!tl_is(pair, "pair")) continue;
+    if (!tl_config__is(pair, "pair")) continue;
     tl_buf k = {0};
     if (*prefix) tl_buf_printf(&k, "%s.", prefix);
     TSNode keynode = ts_node_named_child(pair, 0);
-    tl_toml_key(keynode, x->src, &k);
+    tl_config__toml_key(keynode, x->src, &k);
     if (!strncmp(k.data, "tool.trainlint.", 15)) {
       *found = true;
-      tl_cfg_pair(x, k.data + 15, keynode, ts_node_named_child(pair, 1));
+      tl_config__pair(x, k.data + 15, keynode, ts_node_named_child(pair, 1));
     }
     tl_buf_free(&k);
   }
@@ -204,13 +204,13 @@ tl_config *tl_config_load(const char *path, bool *found, tl_diags *diags) {
   TSParser *parser = ts_parser_new();
   ts_parser_set_language(parser, tree_sitter_toml());
   TSTree *tree = ts_parser_parse_string(parser, NULL, src.text, (uint32_t)src.len);
-  tl_cfg_ctx x = {c, src.text, diags, true};
+  tl_config__ctx x = {c, src.text, diags, true};
   TSNode root = tree ? ts_tree_root_node(tree) : (TSNode){0};
   if (!tree || ts_node_has_error(root)) {
     /* the first error node */
     TSNode n = root;
     for (int depth = 0; !ts_node_is_null(n) && depth < 256; depth++) {
-      if (tl_is(n, "ERROR") || ts_node_is_missing(n)) break;
+      if (tl_config__is(n, "ERROR") || ts_node_is_missing(n)) break;
       TSNode next = {0};
       for (uint32_t i = 0; i < ts_node_child_count(n); i++)
         if (ts_node_has_error(ts_node_child(n, i))) { next = ts_node_child(n, i); break; }
@@ -218,17 +218,17 @@ tl_config *tl_config_load(const char *path, bool *found, tl_diags *diags) {
       n = next;
     }
     if (ts_node_is_null(n)) tl_diags_add(diags, TL_DIAG_ERROR, path, 1, 1, "invalid TOML");
-    else tl_cfg_error(&x, n, "invalid TOML%s", ts_node_is_missing(n) ? " (something is missing here)" : "");
+    else tl_config__error(&x, n, "invalid TOML%s", ts_node_is_missing(n) ? " (something is missing here)" : "");
     x.ok = false;
   } else {
-    tl_cfg_pairs(&x, root, "", found);
+    tl_config__pairs(&x, root, "", found);
     for (uint32_t i = 0; i < ts_node_named_child_count(root); i++) {
       TSNode t = ts_node_named_child(root, i);
-      if (!tl_is(t, "table")) continue;
+      if (!tl_config__is(t, "table")) continue;
       tl_buf k = {0};
-      tl_toml_key(ts_node_named_child(t, 0), src.text, &k);
+      tl_config__toml_key(ts_node_named_child(t, 0), src.text, &k);
       if (!strcmp(k.data, "tool.trainlint")) *found = true;
-      tl_cfg_pairs(&x, t, k.data, found);
+      tl_config__pairs(&x, t, k.data, found);
       tl_buf_free(&k);
     }
   }
@@ -260,7 +260,7 @@ void tl_config_delete(tl_config *c) {
 }
 
 /* The configuration governing directory `dir` (absolute). */
-static tl_config *tl_config_dir(tl_config_cache *cache, const char *dir, tl_diags *diags, bool *failed, int depth) {
+static tl_config *tl_config__dir(tl_config_cache *cache, const char *dir, tl_diags *diags, bool *failed, int depth) {
   for (size_t i = 0; i < cache->dirs.n; i++)
     if (!strcmp(cache->dirs.v[i], dir)) return cache->configs.v[i];
   tl_config *found_cfg = NULL;
@@ -281,7 +281,7 @@ static tl_config *tl_config_dir(tl_config_cache *cache, const char *dir, tl_diag
     char *slash = strrchr(parent, '/');
     if (slash == parent) parent[1] = 0;
     else if (slash) *slash = 0;
-    found_cfg = tl_config_dir(cache, parent, diags, failed, depth + 1);
+    found_cfg = tl_config__dir(cache, parent, diags, failed, depth + 1);
     free(parent);
   }
   tl_vec_push(&cache->dirs, tl_strdup(dir));
@@ -298,7 +298,7 @@ tl_config *tl_config_for(tl_config_cache *cache, const char *file, tl_diags *dia
   else strcpy(copy, ".");
   char abs[PATH_MAX];
   tl_config *c = NULL;
-  if (realpath(copy, abs)) c = tl_config_dir(cache, abs, diags, failed, 0);
+  if (realpath(copy, abs)) c = tl_config__dir(cache, abs, diags, failed, 0);
   free(copy);
   return c;
 }
@@ -310,7 +310,7 @@ void tl_config_cache_free(tl_config_cache *cache) {
   tl_vec_free(&cache->owned);
 }
 
-static bool tl_code_in(const char *code, const tl_strvec *list, bool default_on) {
+static bool tl_config__code_in(const char *code, const tl_strvec *list, bool default_on) {
   for (size_t i = 0; i < list->n; i++) {
     const char *s = list->v[i];
     size_t n = strlen(s);
@@ -320,7 +320,7 @@ static bool tl_code_in(const char *code, const tl_strvec *list, bool default_on)
 }
 
 /* `file` relative to the configuration's directory, for per-file-ignores. */
-static char *tl_rel_to(const char *file, const char *dir) {
+static char *tl_config__rel_to(const char *file, const char *dir) {
   char abs[PATH_MAX], absdir[PATH_MAX];
   if (!realpath(file, abs) || !realpath(dir, absdir)) return tl_strdup(file);
   size_t n = strlen(absdir);
@@ -335,17 +335,18 @@ bool tl_config_enabled(const tl_config *c, const tl_rule *rule, const char *file
   bool on;
   tl_strvec cli = {(char **)cli_select, ncli_select, ncli_select};
   tl_strvec clig = {(char **)cli_ignore, ncli_ignore, ncli_ignore};
-  if (ncli_select) on = tl_code_in(code, &cli, def);
-  else if (c && c->has_select) on = tl_code_in(code, &c->select, def);
+  if (ncli_select) on = tl_config__code_in(code, &cli, def);
+  else if (c && c->has_select) on = tl_config__code_in(code, &c->select, def);
   else on = def;
   /* an explicit --select is the user's choice for this run: the file's select and ignore yield */
-  if (!ncli_select && c && tl_code_in(code, &c->extend_select, def)) on = true;
-  if (!ncli_select && c && tl_code_in(code, &c->ignore, true)) on = false;
-  if (tl_code_in(code, &clig, true)) on = false;
+  if (!ncli_select && c && tl_config__code_in(code, &c->extend_select, def)) on = true;
+  if (!ncli_select && c && tl_config__code_in(code, &c->ignore, true)) on = false;
+  if (tl_config__code_in(code, &clig, true)) on = false;
   if (on && c && c->per_file_ignores.n) {
-    char *rel = tl_rel_to(file, c->dir);
+    char *rel = tl_config__rel_to(file, c->dir);
     for (size_t i = 0; i < c->per_file_ignores.n && on; i++)
-      if (tl_glob_match(c->per_file_ignores.v[i].glob, rel) && tl_code_in(code, &c->per_file_ignores.v[i].codes, true))
+      if (tl_glob_match(c->per_file_ignores.v[i].glob, rel) &&
+          tl_config__code_in(code, &c->per_file_ignores.v[i].codes, true))
         on = false;
     free(rel);
   }

@@ -17,7 +17,7 @@ typedef struct {
   size_t index; /* position in the caller's vector: makes the sort stable */
 } edit_key;
 
-static int cmp_edit_key(const void *pa, const void *pb) {
+static int tl_fix__cmp_edit_key(const void *pa, const void *pb) {
   const edit_key *a = pa, *b = pb;
   if (a->start != b->start) return a->start < b->start ? -1 : 1;
   if (a->end != b->end) return a->end < b->end ? -1 : 1;
@@ -37,7 +37,7 @@ char *tl_edits_apply(const char *src, size_t len, tl_edits *edits, size_t *out_l
   /* The caller's vector is left as it is; the order is taken from a sorted copy of the keys. */
   edit_key *keys = tl_malloc(n * sizeof *keys);
   for (size_t i = 0; i < n; i++) keys[i] = (edit_key){edits->v[i].start, edits->v[i].end, i};
-  if (n > 1) qsort(keys, n, sizeof *keys, cmp_edit_key);
+  if (n > 1) qsort(keys, n, sizeof *keys, tl_fix__cmp_edit_key);
   tl_buf b = {0};
   tl_buf_put(&b, "", 0);
   size_t pos = 0; /* end of the last edit kept */
@@ -69,7 +69,7 @@ typedef struct {
   size_t n; /* including the '\n' when there is one: "a\n" and "a" differ, "\r\n" is kept */
 } dline;
 
-static size_t split_lines(const char *t, size_t len, dline **out) {
+static size_t tl_fix__split_lines(const char *t, size_t len, dline **out) {
   size_t count = 0;
   for (size_t i = 0; i < len; i++)
     if (t[i] == '\n') count++;
@@ -87,7 +87,7 @@ static size_t split_lines(const char *t, size_t len, dline **out) {
   return count;
 }
 
-static uint64_t hash_bytes(const char *s, size_t n) {
+static uint64_t tl_fix__hash_bytes(const char *s, size_t n) {
   uint64_t h = 0xcbf29ce484222325ull;
   for (size_t i = 0; i < n; i++) {
     h ^= (unsigned char)s[i];
@@ -97,7 +97,7 @@ static uint64_t hash_bytes(const char *s, size_t n) {
 }
 
 /* Gives every distinct line one number, so the diff compares integers. */
-static void number_lines(const dline *a, size_t na, const dline *b, size_t nb, uint32_t *ida, uint32_t *idb) {
+static void tl_fix__number_lines(const dline *a, size_t na, const dline *b, size_t nb, uint32_t *ida, uint32_t *idb) {
   size_t cap = 16;
   while (cap < (na + nb) * 2) cap *= 2;
   typedef struct {
@@ -112,7 +112,7 @@ static void number_lines(const dline *a, size_t na, const dline *b, size_t nb, u
     size_t n = side ? nb : na;
     uint32_t *ids = side ? idb : ida;
     for (size_t i = 0; i < n; i++) {
-      uint64_t h = hash_bytes(v[i].s, v[i].n);
+      uint64_t h = tl_fix__hash_bytes(v[i].s, v[i].n);
       size_t j = (size_t)(h ^ (h >> 32)) & (cap - 1);
       for (;;) {
         if (!tab[j].line) {
@@ -133,14 +133,14 @@ typedef struct {
   char *del, *ins; /* per line: deleted from a / inserted in b */
 } differ;
 
-static void mark_all(differ *df, size_t a0, size_t a1, size_t b0, size_t b1) {
+static void tl_fix__mark_all(differ *df, size_t a0, size_t a1, size_t b0, size_t b1) {
   for (size_t i = a0; i < a1; i++) df->del[i] = 1;
   for (size_t j = b0; j < b1; j++) df->ins[j] = 1;
 }
 
 /* Finds a point (*sx, *sy) on an optimal path through the box (both relative to a0, b0). Returns
  * false when no point was found within the cost limit (the caller then replaces the whole box). */
-static bool bisect(const differ *df, size_t a0, size_t a1, size_t b0, size_t b1, ptrdiff_t *sx, ptrdiff_t *sy) {
+static bool tl_fix__bisect(const differ *df, size_t a0, size_t a1, size_t b0, size_t b1, ptrdiff_t *sx, ptrdiff_t *sy) {
   const uint32_t *A = df->a + a0, *B = df->b + b0;
   ptrdiff_t N = (ptrdiff_t)(a1 - a0), M = (ptrdiff_t)(b1 - b0);
   ptrdiff_t max_d = (N + M + 1) / 2;
@@ -227,27 +227,27 @@ static bool bisect(const differ *df, size_t a0, size_t a1, size_t b0, size_t b1,
   return found;
 }
 
-static void diff_box(differ *df, size_t a0, size_t a1, size_t b0, size_t b1) {
+static void tl_fix__diff_box(differ *df, size_t a0, size_t a1, size_t b0, size_t b1) {
   for (;;) {
     while (a0 < a1 && b0 < b1 && df->a[a0] == df->b[b0]) a0++, b0++;
     while (a0 < a1 && b0 < b1 && df->a[a1 - 1] == df->b[b1 - 1]) a1--, b1--;
     if (a0 == a1 || b0 == b1) {
-      mark_all(df, a0, a1, b0, b1);
+      tl_fix__mark_all(df, a0, a1, b0, b1);
       return;
     }
     ptrdiff_t x = 0, y = 0;
-    if (!bisect(df, a0, a1, b0, b1, &x, &y)) {
-      mark_all(df, a0, a1, b0, b1);
+    if (!tl_fix__bisect(df, a0, a1, b0, b1, &x, &y)) {
+      tl_fix__mark_all(df, a0, a1, b0, b1);
       return;
     }
     /* Recurse on the smaller half, loop on the other: bounded stack depth. */
     size_t ax = a0 + (size_t)x, by = b0 + (size_t)y;
     if ((ax - a0) + (by - b0) <= (a1 - ax) + (b1 - by)) {
-      diff_box(df, a0, ax, b0, by);
+      tl_fix__diff_box(df, a0, ax, b0, by);
       a0 = ax;
       b0 = by;
     } else {
-      diff_box(df, ax, a1, by, b1);
+      tl_fix__diff_box(df, ax, a1, by, b1);
       a1 = ax;
       b1 = by;
     }
@@ -259,7 +259,7 @@ typedef struct {
   size_t ai, bi; /* line indices before this op */
 } diff_op;
 
-static void put_quoted_name(tl_buf *out, const char *prefix, const char *path) {
+static void tl_fix__put_quoted_name(tl_buf *out, const char *prefix, const char *path) {
   bool quote = false;
   for (const unsigned char *p = (const unsigned char *)path; *p; p++)
     if (*p < 0x20 || *p == 0x7f || *p == '"' || *p == '\\') quote = true;
@@ -289,7 +289,7 @@ static void put_quoted_name(tl_buf *out, const char *prefix, const char *path) {
   tl_buf_putc(out, '"');
 }
 
-static void put_line(tl_buf *out, char op, const dline *l) {
+static void tl_fix__put_line(tl_buf *out, char op, const dline *l) {
   tl_buf_putc(out, op);
   tl_buf_put(out, l->s, l->n);
   if (l->n == 0 || l->s[l->n - 1] != '\n') tl_buf_puts(out, "\n\\ No newline at end of file\n");
@@ -300,11 +300,11 @@ static void put_line(tl_buf *out, char op, const dline *l) {
 void tl_diff_unified(tl_buf *out, const char *path, const char *a, size_t alen, const char *b, size_t blen) {
   if (alen == blen && (alen == 0 || memcmp(a, b, alen) == 0)) return;
   dline *la, *lb;
-  size_t na = split_lines(a, alen, &la), nb = split_lines(b, blen, &lb);
+  size_t na = tl_fix__split_lines(a, alen, &la), nb = tl_fix__split_lines(b, blen, &lb);
   uint32_t *ida = tl_malloc(na * sizeof *ida), *idb = tl_malloc(nb * sizeof *idb);
-  number_lines(la, na, lb, nb, ida, idb);
+  tl_fix__number_lines(la, na, lb, nb, ida, idb);
   differ df = {ida, idb, tl_calloc(na + 1, 1), tl_calloc(nb + 1, 1)};
-  diff_box(&df, 0, na, 0, nb);
+  tl_fix__diff_box(&df, 0, na, 0, nb);
 
   diff_op *ops = tl_malloc((na + nb) * sizeof *ops);
   size_t nops = 0, i = 0, j = 0;
@@ -343,9 +343,9 @@ void tl_diff_unified(tl_buf *out, const char *path, const char *a, size_t alen, 
     }
     if (!header) {
       tl_buf_puts(out, "--- ");
-      put_quoted_name(out, "a/", path);
+      tl_fix__put_quoted_name(out, "a/", path);
       tl_buf_puts(out, "\n+++ ");
-      put_quoted_name(out, "b/", path);
+      tl_fix__put_quoted_name(out, "b/", path);
       tl_buf_putc(out, '\n');
       header = true;
     }
@@ -353,7 +353,7 @@ void tl_diff_unified(tl_buf *out, const char *path, const char *a, size_t alen, 
     tl_buf_printf(out, "@@ -%zu,%zu +%zu,%zu @@\n", sa ? ops[start].ai + 1 : ops[start].ai, sa,
                   sb ? ops[start].bi + 1 : ops[start].bi, sb);
     for (size_t q = start; q < end; q++)
-      put_line(out, ops[q].op, ops[q].op == '+' ? &lb[ops[q].bi] : &la[ops[q].ai]);
+      tl_fix__put_line(out, ops[q].op, ops[q].op == '+' ? &lb[ops[q].bi] : &la[ops[q].ai]);
     k = end;
   }
   free(ops);
@@ -369,13 +369,13 @@ void tl_diff_unified(tl_buf *out, const char *path, const char *a, size_t alen, 
  * Atomic, checked rewriting
  * ---------------------------------------------------------------------------------------------- */
 
-static tl_write_status wfail(tl_write_status st, char **message, char *msg) {
+static tl_write_status tl_fix__fail(tl_write_status st, char **message, char *msg) {
   if (message) *message = msg;
   else free(msg);
   return st;
 }
 
-static bool write_all(int fd, const char *p, size_t n) {
+static bool tl_fix__write_all(int fd, const char *p, size_t n) {
   while (n > 0) {
     ssize_t w = write(fd, p, n);
     if (w < 0) {
@@ -393,7 +393,7 @@ static bool write_all(int fd, const char *p, size_t n) {
 }
 
 /* Reads at most `limit` bytes of fd into a new buffer; returns false (errno set) on error. */
-static bool read_upto(int fd, size_t limit, char **out, size_t *out_len) {
+static bool tl_fix__read_upto(int fd, size_t limit, char **out, size_t *out_len) {
   size_t cap = limit + 1, len = 0;
   char *buf = tl_malloc(cap);
   while (len < cap) {
@@ -413,7 +413,7 @@ static bool read_upto(int fd, size_t limit, char **out, size_t *out_len) {
   return true;
 }
 
-static bool same_file_state(const struct stat *a, const struct stat *b) {
+static bool tl_fix__same_file_state(const struct stat *a, const struct stat *b) {
   return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
          a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
@@ -430,7 +430,7 @@ tl_write_status tl_file_replace(const char *path, const char *expect, size_t exp
   if (lstat(path, &lst) != 0) {
     int e = errno;
     tl_strerror(e, err, sizeof err);
-    return wfail(TL_WRITE_IO, message, tl_printf("cannot stat: %s", err));
+    return tl_fix__fail(TL_WRITE_IO, message, tl_printf("cannot stat: %s", err));
   }
   char *target;
   if (S_ISLNK(lst.st_mode)) {
@@ -438,7 +438,7 @@ tl_write_status tl_file_replace(const char *path, const char *expect, size_t exp
     if (!target) {
       int e = errno;
       tl_strerror(e, err, sizeof err);
-      return wfail(TL_WRITE_IO, message, tl_printf("cannot resolve the symbolic link: %s", err));
+      return tl_fix__fail(TL_WRITE_IO, message, tl_printf("cannot resolve the symbolic link: %s", err));
     }
   } else {
     target = tl_strdup(path);
@@ -452,7 +452,7 @@ tl_write_status tl_file_replace(const char *path, const char *expect, size_t exp
     int e = errno;
     free(target);
     tl_strerror(e, err, sizeof err);
-    return wfail(TL_WRITE_IO, message, tl_printf("cannot open: %s", err));
+    return tl_fix__fail(TL_WRITE_IO, message, tl_printf("cannot open: %s", err));
   }
   struct stat st;
   if (fstat(fd, &st) != 0) {
@@ -460,28 +460,28 @@ tl_write_status tl_file_replace(const char *path, const char *expect, size_t exp
     close(fd);
     free(target);
     tl_strerror(e, err, sizeof err);
-    return wfail(TL_WRITE_IO, message, tl_printf("cannot stat: %s", err));
+    return tl_fix__fail(TL_WRITE_IO, message, tl_printf("cannot stat: %s", err));
   }
   if (!S_ISREG(st.st_mode)) {
     close(fd);
     free(target);
-    return wfail(TL_WRITE_IO, message, tl_strdup("not a regular file; not rewritten"));
+    return tl_fix__fail(TL_WRITE_IO, message, tl_strdup("not a regular file; not rewritten"));
   }
   char *cur = NULL;
   size_t cur_len = 0;
-  if (!read_upto(fd, expect_len, &cur, &cur_len)) {
+  if (!tl_fix__read_upto(fd, expect_len, &cur, &cur_len)) {
     int e = errno;
     close(fd);
     free(target);
     tl_strerror(e, err, sizeof err);
-    return wfail(TL_WRITE_IO, message, tl_printf("cannot read: %s", err));
+    return tl_fix__fail(TL_WRITE_IO, message, tl_printf("cannot read: %s", err));
   }
   close(fd);
   bool same = cur_len == expect_len && (expect_len == 0 || memcmp(cur, expect, expect_len) == 0);
   free(cur);
   if (!same) {
     free(target);
-    return wfail(TL_WRITE_CHANGED, message, tl_strdup(TL_CHANGED_MSG));
+    return tl_fix__fail(TL_WRITE_CHANGED, message, tl_strdup(TL_CHANGED_MSG));
   }
 
   /* 2. A temporary file in the same directory: ".<base>.trainlint-XXXXXX". */
@@ -500,13 +500,13 @@ tl_write_status tl_file_replace(const char *path, const char *expect, size_t exp
     free(dir);
     free(tmp);
     free(target);
-    return wfail(TL_WRITE_IO, message, msg);
+    return tl_fix__fail(TL_WRITE_IO, message, msg);
   }
   (void)fcntl(tfd, F_SETFD, FD_CLOEXEC);
 
   const char *what = NULL;
   int e = 0;
-  if (!write_all(tfd, data, len)) {
+  if (!tl_fix__write_all(tfd, data, len)) {
     what = "cannot write the temporary file";
     e = errno;
   }
@@ -536,11 +536,11 @@ tl_write_status tl_file_replace(const char *path, const char *expect, size_t exp
   if (!what) {
     /* 3. Last look before the rename: the original must not have changed meanwhile. */
     struct stat now;
-    if (stat(target, &now) != 0 || !same_file_state(&now, &st)) {
+    if (stat(target, &now) != 0 || !tl_fix__same_file_state(&now, &st)) {
       unlink(tmp);
       free(tmp);
       free(target);
-      return wfail(TL_WRITE_CHANGED, message, tl_strdup(TL_CHANGED_MSG));
+      return tl_fix__fail(TL_WRITE_CHANGED, message, tl_strdup(TL_CHANGED_MSG));
     }
     if (rename(tmp, target) != 0) {
       what = "cannot rename the temporary file over the original";
@@ -552,7 +552,7 @@ tl_write_status tl_file_replace(const char *path, const char *expect, size_t exp
     free(tmp);
     free(target);
     tl_strerror(e, err, sizeof err);
-    return wfail(TL_WRITE_IO, message, tl_printf("%s: %s", what, err));
+    return tl_fix__fail(TL_WRITE_IO, message, tl_printf("%s: %s", what, err));
   }
   /* Make the rename itself durable (best effort). */
   char *dir = dir_len ? tl_strndup(target, dir_len) : tl_strdup(".");

@@ -18,7 +18,7 @@
 
 enum { GM_MATCH, GM_NOMATCH, GM_ABORT_ALL, GM_ABORT_TO_STARSTAR };
 
-static bool class_by_name(const char *name, size_t n, unsigned char c) {
+static bool tl_walk__class_by_name(const char *name, size_t n, unsigned char c) {
 #define TL_CLASS(s, f) if (n == sizeof(s) - 1 && memcmp(name, s, n) == 0) return f(c) != 0
   TL_CLASS("alnum", isalnum);
   TL_CLASS("alpha", isalpha);
@@ -38,7 +38,7 @@ static bool class_by_name(const char *name, size_t n, unsigned char c) {
 
 /* A bracket expression starting just after '['. Returns 1 (matches c), 0 (does not) or -1
  * (malformed: no closing ']'); *end is set past the ']'. */
-static int match_class(const char *p, unsigned char c, const char **end) {
+static int tl_walk__match_class(const char *p, unsigned char c, const char **end) {
   bool neg = false, matched = false, first = true;
   if (*p == '!' || *p == '^') {
     neg = true;
@@ -53,7 +53,7 @@ static int match_class(const char *p, unsigned char c, const char **end) {
       const char *q = p + 2;
       while (*q >= 'a' && *q <= 'z') q++;
       if (q[0] == ':' && q[1] == ']') {
-        if (class_by_name(p + 2, (size_t)(q - (p + 2)), c)) matched = true;
+        if (tl_walk__class_by_name(p + 2, (size_t)(q - (p + 2)), c)) matched = true;
         p = q + 2;
         continue;
       }
@@ -81,7 +81,7 @@ static int match_class(const char *p, unsigned char c, const char **end) {
   return matched != neg;
 }
 
-static int dowild(const char *pat, const char *p, const char *t) {
+static int tl_walk__dowild(const char *pat, const char *p, const char *t) {
   for (; *p; p++, t++) {
     unsigned char pc = (unsigned char)*p, tc = (unsigned char)*t;
     if (tc == 0 && pc != '*') return GM_ABORT_ALL;
@@ -97,7 +97,7 @@ static int dowild(const char *pat, const char *p, const char *t) {
     case '[': {
       if (tc == '/') return GM_NOMATCH;
       const char *end = NULL;
-      int r = match_class(p + 1, tc, &end);
+      int r = tl_walk__match_class(p + 1, tc, &end);
       if (r < 0) return GM_ABORT_ALL;
       if (r == 0) return GM_NOMATCH;
       p = end - 1;
@@ -110,7 +110,7 @@ static int dowild(const char *pat, const char *p, const char *t) {
       if (p > star) { /* two or more stars */
         if ((star == pat || star[-1] == '/') && (p[1] == 0 || p[1] == '/')) {
           /* "**" + "/" may match no directory at all: try the rest right here first. */
-          if (p[1] == '/' && dowild(pat, p + 2, t) == GM_MATCH) return GM_MATCH;
+          if (p[1] == '/' && tl_walk__dowild(pat, p + 2, t) == GM_MATCH) return GM_MATCH;
           match_slash = true;
         }
       }
@@ -129,7 +129,7 @@ static int dowild(const char *pat, const char *p, const char *t) {
       for (;; t++) {
         unsigned char c = (unsigned char)*t;
         if (c == 0) break;
-        int m = dowild(pat, p, t);
+        int m = tl_walk__dowild(pat, p, t);
         if (m != GM_NOMATCH) {
           if (!match_slash || m != GM_ABORT_TO_STARSTAR) return m;
         } else if (!match_slash && c == '/') {
@@ -147,7 +147,7 @@ static int dowild(const char *pat, const char *p, const char *t) {
 }
 
 bool tl_glob_match(const char *pattern, const char *path) {
-  return dowild(pattern, pattern, path) == GM_MATCH;
+  return tl_walk__dowild(pattern, pattern, path) == GM_MATCH;
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -171,7 +171,7 @@ typedef struct ign_frame {
 } ign_frame;
 
 /* Parses one .gitignore line; returns false for blank lines and comments. */
-static bool ign_parse_line(const char *line, size_t n, ign_pat *out) {
+static bool tl_walk__ign_parse_line(const char *line, size_t n, ign_pat *out) {
   while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) n--;
   if (n == 0 || line[0] == '#') return false;
   /* Trailing spaces are dropped unless escaped with a backslash. */
@@ -209,7 +209,7 @@ static bool ign_parse_line(const char *line, size_t n, ign_pat *out) {
   return true;
 }
 
-static ign_frame *ign_frame_new(const char *base, const char *above, ign_frame *parent) {
+static ign_frame *tl_walk__ign_frame_new(const char *base, const char *above, ign_frame *parent) {
   ign_frame *f = tl_calloc(1, sizeof *f);
   f->base = tl_strdup(base);
   f->base_len = strlen(base);
@@ -218,18 +218,18 @@ static ign_frame *ign_frame_new(const char *base, const char *above, ign_frame *
   return f;
 }
 
-static void ign_parse_text(ign_frame *f, const char *text, size_t len) {
+static void tl_walk__ign_parse_text(ign_frame *f, const char *text, size_t len) {
   size_t i = 0;
   while (i < len) {
     const char *nl = memchr(text + i, '\n', len - i);
     size_t end = nl ? (size_t)(nl - text) : len;
     ign_pat p;
-    if (ign_parse_line(text + i, end - i, &p)) tl_vec_push(&f->pats, p);
+    if (tl_walk__ign_parse_line(text + i, end - i, &p)) tl_vec_push(&f->pats, p);
     i = end + 1;
   }
 }
 
-static void ign_frame_free(ign_frame *f) {
+static void tl_walk__ign_frame_free(ign_frame *f) {
   if (!f) return;
   for (size_t i = 0; i < f->pats.n; i++) free(f->pats.v[i].pat);
   tl_vec_free(&f->pats);
@@ -239,7 +239,7 @@ static void ign_frame_free(ign_frame *f) {
 }
 
 /* 1: ignored, 0: re-included by a '!' line, -1: no line of this set matches. */
-static int ign_frame_decide(const ign_frame *f, const char *rel, const char *name, bool is_dir) {
+static int tl_walk__ign_frame_decide(const ign_frame *f, const char *rel, const char *name, bool is_dir) {
   const char *sub = rel + (f->base_len ? f->base_len + 1 : 0);
   char *joined = NULL;
   if (f->above) sub = joined = tl_printf("%s%s", f->above, rel);
@@ -292,9 +292,9 @@ typedef struct {
   size_t set_n, set_cap;
 } walker;
 
-static void report(walker *w, tl_diag_level level, const char *path, const char *fmt, ...)
+static void tl_walk__report(walker *w, tl_diag_level level, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-static void report(walker *w, tl_diag_level level, const char *path, const char *fmt, ...) {
+static void tl_walk__report(walker *w, tl_diag_level level, const char *path, const char *fmt, ...) {
   tl_buf b = {0};
   va_list ap;
   va_start(ap, fmt);
@@ -305,20 +305,20 @@ static void report(walker *w, tl_diag_level level, const char *path, const char 
   if (level == TL_DIAG_ERROR) w->errors++;
 }
 
-static size_t visit_hash(dev_t dev, ino_t ino) {
+static size_t tl_walk__visit_hash(dev_t dev, ino_t ino) {
   uint64_t h = (uint64_t)ino * 0x9E3779B97F4A7C15ull;
   h ^= (uint64_t)dev + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2);
   return (size_t)(h ^ (h >> 29));
 }
 
 /* Adds (dev, ino) to the visited set; returns false when it was there already. */
-static bool visit_add(walker *w, dev_t dev, ino_t ino) {
+static bool tl_walk__visit_add(walker *w, dev_t dev, ino_t ino) {
   if ((w->set_n + 1) * 2 > w->set_cap) {
     size_t ncap = w->set_cap ? w->set_cap * 2 : 64;
     visit_slot *ns = tl_calloc(ncap, sizeof *ns);
     for (size_t i = 0; i < w->set_cap; i++) {
       if (!w->set[i].used) continue;
-      size_t j = visit_hash(w->set[i].dev, w->set[i].ino) & (ncap - 1);
+      size_t j = tl_walk__visit_hash(w->set[i].dev, w->set[i].ino) & (ncap - 1);
       while (ns[j].used) j = (j + 1) & (ncap - 1);
       ns[j] = w->set[i];
     }
@@ -326,7 +326,7 @@ static bool visit_add(walker *w, dev_t dev, ino_t ino) {
     w->set = ns;
     w->set_cap = ncap;
   }
-  size_t j = visit_hash(dev, ino) & (w->set_cap - 1);
+  size_t j = tl_walk__visit_hash(dev, ino) & (w->set_cap - 1);
   while (w->set[j].used) {
     if (w->set[j].dev == dev && w->set[j].ino == ino) return false;
     j = (j + 1) & (w->set_cap - 1);
@@ -336,34 +336,34 @@ static bool visit_add(walker *w, dev_t dev, ino_t ino) {
   return true;
 }
 
-static char *path_join(const char *dir, const char *name) {
+static char *tl_walk__path_join(const char *dir, const char *name) {
   size_t n = strlen(dir);
   if (n == 0) return tl_strdup(name);
   return tl_printf("%s%s%s", dir, dir[n - 1] == '/' ? "" : "/", name);
 }
 
 /* `path` is the entry as spelled for output; `rel` the same below the argument's directory. */
-static bool ignored(const walker *w, const ign_frame *f, const char *path, const char *rel, const char *name,
-                    bool is_dir) {
+static bool tl_walk__ignored(const walker *w, const ign_frame *f, const char *path, const char *rel, const char *name,
+                             bool is_dir) {
   if (w->extra) {
     /* Extra excludes are tried against the path below the argument and against the path as
      * spelled (without "./"), so "tests/fixtures" works for the argument "." and for "tests". */
-    if (ign_frame_decide(w->extra, rel, name, is_dir) == 1) return true;
+    if (tl_walk__ign_frame_decide(w->extra, rel, name, is_dir) == 1) return true;
     while (path[0] == '.' && path[1] == '/') {
       path += 2;
       while (path[0] == '/') path++;
     }
-    if (path[0] != '/' && strcmp(path, rel) != 0 && ign_frame_decide(w->extra, path, name, is_dir) == 1)
+    if (path[0] != '/' && strcmp(path, rel) != 0 && tl_walk__ign_frame_decide(w->extra, path, name, is_dir) == 1)
       return true;
   }
   for (; f; f = f->parent) {
-    int d = ign_frame_decide(f, rel, name, is_dir);
+    int d = tl_walk__ign_frame_decide(f, rel, name, is_dir);
     if (d >= 0) return d == 1;
   }
   return false;
 }
 
-static bool skipped_dir_name(const char *name) {
+static bool tl_walk__skipped_dir_name(const char *name) {
   static const char *const names[] = {".git", ".hg", ".svn", "__pycache__", "node_modules", ".tox", ".nox",
                                       ".mypy_cache", ".ruff_cache", ".pytest_cache"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -371,28 +371,28 @@ static bool skipped_dir_name(const char *name) {
   return false;
 }
 
-static bool exists_in(const char *dir, const char *rel) {
-  char *p = path_join(dir, rel);
+static bool tl_walk__exists_in(const char *dir, const char *rel) {
+  char *p = tl_walk__path_join(dir, rel);
   struct stat st;
   bool r = stat(p, &st) == 0;
   free(p);
   return r;
 }
 
-static bool is_virtualenv(const char *path, const char *name) {
-  if (exists_in(path, "pyvenv.cfg")) return true;
+static bool tl_walk__is_virtualenv(const char *path, const char *name) {
+  if (tl_walk__exists_in(path, "pyvenv.cfg")) return true;
   if (strcmp(name, "venv") == 0 || strcmp(name, ".venv") == 0 || strcmp(name, "env") == 0 ||
       strcmp(name, ".env") == 0)
-    return exists_in(path, "bin/activate") || exists_in(path, "Scripts/activate");
+    return tl_walk__exists_in(path, "bin/activate") || tl_walk__exists_in(path, "Scripts/activate");
   return false;
 }
 
-static bool is_python_name(const char *name) {
+static bool tl_walk__is_python_name(const char *name) {
   size_t n = strlen(name);
   return (n >= 3 && strcmp(name + n - 3, ".py") == 0) || (n >= 4 && strcmp(name + n - 4, ".pyi") == 0);
 }
 
-static int cmp_str(const void *a, const void *b) {
+static int tl_walk__cmp_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
@@ -400,9 +400,9 @@ static int cmp_str(const void *a, const void *b) {
 
 /* Reads dir/.gitignore; returns the new innermost frame (or `parent` when there is nothing).
  * `rel` and `above` are as in ign_frame. */
-static ign_frame *load_gitignore(walker *w, const char *dir, const char *rel, const char *above,
-                                 ign_frame *parent) {
-  char *path = path_join(dir, ".gitignore");
+static ign_frame *tl_walk__load_gitignore(walker *w, const char *dir, const char *rel, const char *above,
+                                          ign_frame *parent) {
+  char *path = tl_walk__path_join(dir, ".gitignore");
   char err[256];
   int fd;
   do fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -411,7 +411,7 @@ static ign_frame *load_gitignore(walker *w, const char *dir, const char *rel, co
     int e = errno;
     if (e != ENOENT && e != ENOTDIR) {
       tl_strerror(e, err, sizeof err);
-      report(w, TL_DIAG_WARNING, path, "cannot read .gitignore: %s", err);
+      tl_walk__report(w, TL_DIAG_WARNING, path, "cannot read .gitignore: %s", err);
     }
     free(path);
     return parent;
@@ -430,42 +430,42 @@ static ign_frame *load_gitignore(walker *w, const char *dir, const char *rel, co
       if (errno == EINTR || errno == EAGAIN) continue;
       int e = errno;
       tl_strerror(e, err, sizeof err);
-      report(w, TL_DIAG_WARNING, path, "cannot read .gitignore: %s", err);
+      tl_walk__report(w, TL_DIAG_WARNING, path, "cannot read .gitignore: %s", err);
       break;
     }
     if (n == 0) break;
     tl_buf_put(&b, chunk, (size_t)n);
     if (b.len > TL_GITIGNORE_MAX) {
-      report(w, TL_DIAG_WARNING, path, ".gitignore is larger than %u bytes; only its start is used",
-             TL_GITIGNORE_MAX);
+      tl_walk__report(w, TL_DIAG_WARNING, path, ".gitignore is larger than %u bytes; only its start is used",
+                      TL_GITIGNORE_MAX);
       break;
     }
   }
   close(fd);
   free(path);
-  ign_frame *f = ign_frame_new(rel, above, parent);
-  if (b.data) ign_parse_text(f, b.data, b.len);
+  ign_frame *f = tl_walk__ign_frame_new(rel, above, parent);
+  if (b.data) tl_walk__ign_parse_text(f, b.data, b.len);
   tl_buf_free(&b);
   if (f->pats.n == 0) {
-    ign_frame_free(f);
+    tl_walk__ign_frame_free(f);
     return parent;
   }
   tl_vec_push(&w->frames, f);
   return f;
 }
 
-static void walk_dir(walker *w, const char *path, const char *rel, const dirnode *parent, ign_frame *ign,
-                     const struct stat *st, bool via_link);
+static void tl_walk__dir(walker *w, const char *path, const char *rel, const dirnode *parent, ign_frame *ign,
+                         const struct stat *st, bool via_link);
 
-static void walk_entry(walker *w, const char *path, const char *rel, const char *name, const dirnode *parent,
-                       ign_frame *ign) {
+static void tl_walk__entry(walker *w, const char *path, const char *rel, const char *name, const dirnode *parent,
+                           ign_frame *ign) {
   char err[256];
   struct stat lst, st;
   if (lstat(path, &lst) != 0) {
     int e = errno;
     if (e == ENOENT) return; /* removed while we walked */
     tl_strerror(e, err, sizeof err);
-    report(w, TL_DIAG_ERROR, path, "cannot stat: %s", err);
+    tl_walk__report(w, TL_DIAG_ERROR, path, "cannot stat: %s", err);
     return;
   }
   bool is_link = S_ISLNK(lst.st_mode);
@@ -473,14 +473,15 @@ static void walk_entry(walker *w, const char *path, const char *rel, const char 
     if (stat(path, &st) != 0) {
       int e = errno;
       /* The target's kind is unknown: an ignore line for either kind silences it. */
-      if (ignored(w, ign, path, rel, name, false) || ignored(w, ign, path, rel, name, true)) return;
+      if (tl_walk__ignored(w, ign, path, rel, name, false) || tl_walk__ignored(w, ign, path, rel, name, true)) return;
       if (e == ENOENT || e == ENOTDIR) {
-        report(w, TL_DIAG_WARNING, path, "dangling symbolic link: skipped");
+        tl_walk__report(w, TL_DIAG_WARNING, path, "dangling symbolic link: skipped");
       } else if (e == ELOOP) {
-        report(w, TL_DIAG_WARNING, path, "symbolic link loop (too many levels of symbolic links); not followed");
+        tl_walk__report(w, TL_DIAG_WARNING, path,
+                        "symbolic link loop (too many levels of symbolic links); not followed");
       } else {
         tl_strerror(e, err, sizeof err);
-        report(w, TL_DIAG_ERROR, path, "cannot follow symbolic link: %s", err);
+        tl_walk__report(w, TL_DIAG_ERROR, path, "cannot follow symbolic link: %s", err);
       }
       return;
     }
@@ -488,35 +489,35 @@ static void walk_entry(walker *w, const char *path, const char *rel, const char 
     st = lst;
   }
   if (S_ISDIR(st.st_mode)) {
-    if (skipped_dir_name(name)) return;
-    if (ignored(w, ign, path, rel, name, true)) return;
-    if (is_virtualenv(path, name)) return;
+    if (tl_walk__skipped_dir_name(name)) return;
+    if (tl_walk__ignored(w, ign, path, rel, name, true)) return;
+    if (tl_walk__is_virtualenv(path, name)) return;
     if (is_link) {
       deferred_dir d = {tl_strdup(path), tl_strdup(rel), parent, ign, st};
       tl_vec_push(&w->deferred, d);
     } else {
-      walk_dir(w, path, rel, parent, ign, &st, false);
+      tl_walk__dir(w, path, rel, parent, ign, &st, false);
     }
   } else if (S_ISREG(st.st_mode)) {
-    if (!is_python_name(name)) return;
-    if (ignored(w, ign, path, rel, name, false)) return;
+    if (!tl_walk__is_python_name(name)) return;
+    if (tl_walk__ignored(w, ign, path, rel, name, false)) return;
     char *p = tl_strdup(path);
     tl_vec_push(w->out, p);
   }
   /* FIFOs, sockets and devices found while walking are not source files: skipped silently. */
 }
 
-static void walk_dir(walker *w, const char *path, const char *rel, const dirnode *parent, ign_frame *ign,
-                     const struct stat *st, bool via_link) {
+static void tl_walk__dir(walker *w, const char *path, const char *rel, const dirnode *parent, ign_frame *ign,
+                         const struct stat *st, bool via_link) {
   char err[256];
   for (const dirnode *a = parent; a; a = a->parent) {
     if (a->dev == st->st_dev && a->ino == st->st_ino) {
-      report(w, TL_DIAG_WARNING, path, "%s loop: it leads back to a directory that contains it; not followed",
-             via_link ? "symbolic link" : "directory");
+      tl_walk__report(w, TL_DIAG_WARNING, path, "%s loop: it leads back to a directory that contains it; not followed",
+                      via_link ? "symbolic link" : "directory");
       return;
     }
   }
-  if (!visit_add(w, st->st_dev, st->st_ino)) return; /* reached already by another path */
+  if (!tl_walk__visit_add(w, st->st_dev, st->st_ino)) return; /* reached already by another path */
 
   dirnode *node = tl_malloc(sizeof *node);
   node->dev = st->st_dev;
@@ -528,7 +529,7 @@ static void walk_dir(walker *w, const char *path, const char *rel, const dirnode
   if (!d) {
     int e = errno;
     tl_strerror(e, err, sizeof err);
-    report(w, TL_DIAG_ERROR, path, "cannot read directory: %s", err);
+    tl_walk__report(w, TL_DIAG_ERROR, path, "cannot read directory: %s", err);
     return;
   }
   TL_VEC(char *) names = {0};
@@ -540,7 +541,7 @@ static void walk_dir(walker *w, const char *path, const char *rel, const dirnode
       if (errno) {
         int e = errno;
         tl_strerror(e, err, sizeof err);
-        report(w, TL_DIAG_ERROR, path, "cannot read directory: %s", err);
+        tl_walk__report(w, TL_DIAG_ERROR, path, "cannot read directory: %s", err);
       }
       break;
     }
@@ -551,13 +552,13 @@ static void walk_dir(walker *w, const char *path, const char *rel, const dirnode
     tl_vec_push(&names, copy);
   }
   closedir(d);
-  if (names.n > 1) qsort(names.v, names.n, sizeof *names.v, cmp_str);
+  if (names.n > 1) qsort(names.v, names.n, sizeof *names.v, tl_walk__cmp_str);
 
-  if (has_gitignore) ign = load_gitignore(w, path, rel, NULL, ign);
+  if (has_gitignore) ign = tl_walk__load_gitignore(w, path, rel, NULL, ign);
   for (size_t i = 0; i < names.n; i++) {
-    char *child = path_join(path, names.v[i]);
+    char *child = tl_walk__path_join(path, names.v[i]);
     char *child_rel = rel[0] ? tl_printf("%s/%s", rel, names.v[i]) : tl_strdup(names.v[i]);
-    walk_entry(w, child, child_rel, names.v[i], node, ign);
+    tl_walk__entry(w, child, child_rel, names.v[i], node, ign);
     free(child);
     free(child_rel);
     free(names.v[i]);
@@ -567,7 +568,7 @@ static void walk_dir(walker *w, const char *path, const char *rel, const dirnode
 
 /* The .gitignore files above the argument's directory, from the root of its git repository (the
  * nearest directory above holding a .git) down; none when it is not inside a repository. */
-static ign_frame *parent_gitignores(walker *w, const char *dir) {
+static ign_frame *tl_walk__parent_gitignores(walker *w, const char *dir) {
   char *real = realpath(dir, NULL);
   if (!real) return NULL;
   size_t n = strlen(real);
@@ -596,7 +597,7 @@ static ign_frame *parent_gitignores(walker *w, const char *dir) {
       if (i != top && real[i] != '/') continue;
       char *d = i ? tl_strndup(real, i) : tl_strdup("/");
       char *above = tl_printf("%s/", real + i + 1);
-      f = load_gitignore(w, d, "", above, f);
+      f = tl_walk__load_gitignore(w, d, "", above, f);
       free(d);
       free(above);
     }
@@ -607,14 +608,14 @@ static ign_frame *parent_gitignores(walker *w, const char *dir) {
 
 /* The argument as the prefix of the paths below it: trailing slashes dropped ("a/" -> "a"),
  * but "/" stays "/". */
-static char *root_prefix(const char *arg) {
+static char *tl_walk__root_prefix(const char *arg) {
   size_t n = strlen(arg);
   while (n > 1 && arg[n - 1] == '/') n--;
   return tl_strndup(arg, n);
 }
 
-static void walk_root(walker *w, const char *arg, const struct stat *st) {
-  char *prefix = root_prefix(arg);
+static void tl_walk__root(walker *w, const char *arg, const struct stat *st) {
+  char *prefix = tl_walk__root_prefix(arg);
   /* The directories above the argument (physically, as ".." leads) count as ancestors too: a link
    * back to one of them (`sub/up -> ..`, `all -> /`) is a loop even when it leads out of the walk. */
   const dirnode *above = NULL;
@@ -637,18 +638,18 @@ static void walk_root(walker *w, const char *arg, const struct stat *st) {
     prev = n;
   }
   tl_buf_free(&up);
-  walk_dir(w, prefix, "", above, parent_gitignores(w, prefix), st, false);
+  tl_walk__dir(w, prefix, "", above, tl_walk__parent_gitignores(w, prefix), st, false);
   while (w->next_deferred < w->deferred.n) {
     deferred_dir d = w->deferred.v[w->next_deferred++];
-    walk_dir(w, d.path, d.rel, d.parent, d.ign, &d.st, true);
+    tl_walk__dir(w, d.path, d.rel, d.parent, d.ign, &d.st, true);
     free(d.path);
     free(d.rel);
   }
   free(prefix);
 }
 
-static void walker_reset(walker *w) {
-  for (size_t i = 0; i < w->frames.n; i++) ign_frame_free(w->frames.v[i]);
+static void tl_walk__reset(walker *w) {
+  for (size_t i = 0; i < w->frames.n; i++) tl_walk__ign_frame_free(w->frames.v[i]);
   tl_vec_free(&w->frames);
   for (size_t i = 0; i < w->nodes.n; i++) free(w->nodes.v[i]);
   tl_vec_free(&w->nodes);
@@ -670,10 +671,10 @@ size_t tl_walk(const char *const *paths, size_t npaths, const char *const *extra
   w.diags = diags;
   ign_frame *extra = NULL;
   if (extra_excludes && nexcludes) {
-    extra = ign_frame_new("", NULL, NULL);
+    extra = tl_walk__ign_frame_new("", NULL, NULL);
     for (size_t i = 0; i < nexcludes; i++) {
       ign_pat p;
-      if (extra_excludes[i] && ign_parse_line(extra_excludes[i], strlen(extra_excludes[i]), &p))
+      if (extra_excludes[i] && tl_walk__ign_parse_line(extra_excludes[i], strlen(extra_excludes[i]), &p))
         tl_vec_push(&extra->pats, p);
     }
     w.extra = extra;
@@ -686,10 +687,10 @@ size_t tl_walk(const char *const *paths, size_t npaths, const char *const *extra
     if (lstat(arg, &lst) != 0) {
       int e = errno;
       if (e == ENOENT) {
-        report(&w, TL_DIAG_ERROR, arg, "no such file or directory");
+        tl_walk__report(&w, TL_DIAG_ERROR, arg, "no such file or directory");
       } else {
         tl_strerror(e, err, sizeof err);
-        report(&w, TL_DIAG_ERROR, arg, "cannot stat: %s", err);
+        tl_walk__report(&w, TL_DIAG_ERROR, arg, "cannot stat: %s", err);
       }
       continue;
     }
@@ -697,10 +698,10 @@ size_t tl_walk(const char *const *paths, size_t npaths, const char *const *extra
       if (stat(arg, &st) != 0) {
         int e = errno;
         if (e == ENOENT || e == ENOTDIR) {
-          report(&w, TL_DIAG_ERROR, arg, "dangling symbolic link");
+          tl_walk__report(&w, TL_DIAG_ERROR, arg, "dangling symbolic link");
         } else {
           tl_strerror(e, err, sizeof err);
-          report(&w, TL_DIAG_ERROR, arg, "cannot follow symbolic link: %s", err);
+          tl_walk__report(&w, TL_DIAG_ERROR, arg, "cannot follow symbolic link: %s", err);
         }
         continue;
       }
@@ -708,15 +709,15 @@ size_t tl_walk(const char *const *paths, size_t npaths, const char *const *extra
       st = lst;
     }
     if (S_ISDIR(st.st_mode)) {
-      walk_root(&w, arg, &st);
-      walker_reset(&w);
+      tl_walk__root(&w, arg, &st);
+      tl_walk__reset(&w);
     } else {
       /* Named explicitly: taken whatever its name or kind (the reader refuses non-files). */
       char *p = tl_strdup(arg);
       tl_vec_push(out, p);
     }
-    if (out->n - first > 1) qsort(out->v + first, out->n - first, sizeof *out->v, cmp_str);
+    if (out->n - first > 1) qsort(out->v + first, out->n - first, sizeof *out->v, tl_walk__cmp_str);
   }
-  ign_frame_free(extra);
+  tl_walk__ign_frame_free(extra);
   return w.errors;
 }
