@@ -4,18 +4,18 @@
 
 #include <string.h>
 
-static uint64_t tl_hash(const char *s) {
+static uint64_t tl_map__hash(const char *s) {
   uint64_t h = 1469598103934665603ull; /* FNV-1a */
   for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
   return h;
 }
 
-static void tl_map_grow(tl_map *m) {
+static void tl_map__grow(tl_map *m) {
   size_t cap = m->cap ? m->cap * 2 : 16;
   tl_map_entry *slots = tl_calloc(cap, sizeof *slots);
   for (size_t i = 0; i < m->cap; i++) {
     if (!m->slots[i].key) continue;
-    size_t j = tl_hash(m->slots[i].key) & (cap - 1);
+    size_t j = tl_map__hash(m->slots[i].key) & (cap - 1);
     while (slots[j].key) j = (j + 1) & (cap - 1);
     slots[j] = m->slots[i];
   }
@@ -25,8 +25,8 @@ static void tl_map_grow(tl_map *m) {
 }
 
 void tl_map_set(tl_map *m, const char *key, intptr_t value) {
-  if ((m->count + 1) * 2 > m->cap) tl_map_grow(m);
-  size_t j = tl_hash(key) & (m->cap - 1);
+  if ((m->count + 1) * 2 > m->cap) tl_map__grow(m);
+  size_t j = tl_map__hash(key) & (m->cap - 1);
   while (m->slots[j].key) {
     if (strcmp(m->slots[j].key, key) == 0) {
       m->slots[j].value = value;
@@ -41,7 +41,7 @@ void tl_map_set(tl_map *m, const char *key, intptr_t value) {
 
 int tl_map_get(const tl_map *m, const char *key, intptr_t *value) {
   if (!m->cap) return 0;
-  size_t j = tl_hash(key) & (m->cap - 1);
+  size_t j = tl_map__hash(key) & (m->cap - 1);
   while (m->slots[j].key) {
     if (strcmp(m->slots[j].key, key) == 0) {
       if (value) *value = m->slots[j].value;

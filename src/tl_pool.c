@@ -14,15 +14,15 @@ typedef struct {
   void *ctx;
   size_t n;
   atomic_size_t next;
-} tl_pool_job;
+} tl_pool__job;
 
 typedef struct {
-  tl_pool_job *job;
+  tl_pool__job *job;
   unsigned worker;
-} tl_pool_arg;
+} tl_pool__arg;
 
-static void *tl_pool_main(void *p) {
-  tl_pool_arg *a = p;
+static void *tl_pool__main(void *p) {
+  tl_pool__arg *a = p;
   for (;;) {
     size_t i = atomic_fetch_add(&a->job->next, 1);
     if (i >= a->job->n) break;
@@ -43,22 +43,22 @@ unsigned tl_pool_threads(unsigned threads, size_t nitems) {
 
 void tl_pool_run(unsigned threads, size_t nitems, void (*fn)(void *, unsigned, size_t), void *ctx) {
   threads = tl_pool_threads(threads, nitems);
-  tl_pool_job job = {fn, ctx, nitems, 0};
-  tl_pool_arg *args = tl_calloc(threads, sizeof *args);
+  tl_pool__job job = {fn, ctx, nitems, 0};
+  tl_pool__arg *args = tl_calloc(threads, sizeof *args);
   pthread_t *tids = tl_calloc(threads, sizeof *tids);
   bool *running = tl_calloc(threads, sizeof *running);
   for (unsigned i = 1; i < threads; i++) {
-    args[i] = (tl_pool_arg){&job, i};
+    args[i] = (tl_pool__arg){&job, i};
     /* Deeply nested input needs stack: give workers as much as the main thread usually has. */
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, 8u << 20);
     /* A thread that cannot start leaves its share to the others. */
-    running[i] = pthread_create(&tids[i], &attr, tl_pool_main, &args[i]) == 0;
+    running[i] = pthread_create(&tids[i], &attr, tl_pool__main, &args[i]) == 0;
     pthread_attr_destroy(&attr);
   }
-  args[0] = (tl_pool_arg){&job, 0};
-  tl_pool_main(&args[0]);
+  args[0] = (tl_pool__arg){&job, 0};
+  tl_pool__main(&args[0]);
   for (unsigned i = 1; i < threads; i++)
     if (running[i]) pthread_join(tids[i], NULL);
   free(running);

@@ -24,7 +24,7 @@ tl_ruleset *tl_ruleset_new(void) {
   return rs;
 }
 
-static void tl_preds_free(tl_pattern *p) {
+static void tl_rules__preds_free(tl_pattern *p) {
   for (size_t i = 0; i < p->preds.n; i++) {
     tl_pred *pr = &p->preds.v[i];
     for (size_t j = 0; j < pr->nstrs; j++) free(pr->strs[j]);
@@ -34,7 +34,7 @@ static void tl_preds_free(tl_pattern *p) {
   tl_vec_free(&p->preds);
 }
 
-static void tl_rule_free(tl_rule *r) {
+static void tl_rules__rule_free(tl_rule *r) {
   if (!r) return;
   free(r->code); free(r->name); free(r->path); free(r->message); free(r->fix_title); free(r->help);
   free(r->doc); free(r->query_src);
@@ -45,11 +45,11 @@ static void tl_rule_free(tl_rule *r) {
   free(r);
 }
 
-static void tl_ruleset_clear_query(tl_ruleset *rs) {
+static void tl_rules__ruleset_clear_query(tl_ruleset *rs) {
   if (rs->query) ts_query_delete(rs->query);
   rs->query = NULL;
   for (size_t i = 0; i < rs->patterns.n; i++) {
-    tl_preds_free(&rs->patterns.v[i]);
+    tl_rules__preds_free(&rs->patterns.v[i]);
     tl_vec_free(&rs->patterns.v[i].members);
     tl_vec_free(&rs->patterns.v[i].gkeys);
   }
@@ -58,8 +58,8 @@ static void tl_ruleset_clear_query(tl_ruleset *rs) {
 
 void tl_ruleset_delete(tl_ruleset *rs) {
   if (!rs) return;
-  tl_ruleset_clear_query(rs);
-  for (size_t i = 0; i < rs->rules.n; i++) tl_rule_free(rs->rules.v[i]);
+  tl_rules__ruleset_clear_query(rs);
+  for (size_t i = 0; i < rs->rules.n; i++) tl_rules__rule_free(rs->rules.v[i]);
   tl_vec_free(&rs->rules);
   pcre2_code_free(rs->eval_re);
   free(rs);
@@ -67,7 +67,7 @@ void tl_ruleset_delete(tl_ruleset *rs) {
 
 /* ---- rule file parsing ---- */
 
-static char *tl_trim(const char *s, size_t n) {
+static char *tl_rules__trim(const char *s, size_t n) {
   while (n && (*s == ' ' || *s == '\t')) s++, n--;
   while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) n--;
   if (n >= 2 && ((s[0] == '"' && s[n - 1] == '"') || (s[0] == '\'' && s[n - 1] == '\''))) s++, n -= 2;
@@ -75,7 +75,7 @@ static char *tl_trim(const char *s, size_t n) {
 }
 
 /* Iterates lines: returns the next line's start and sets *n to its length without the newline. */
-static const char *tl_next_line(const char *text, size_t len, size_t *pos, size_t *n) {
+static const char *tl_rules__next_line(const char *text, size_t len, size_t *pos, size_t *n) {
   if (*pos >= len) return NULL;
   const char *s = text + *pos;
   const char *e = memchr(s, '\n', len - *pos);
@@ -86,8 +86,8 @@ static const char *tl_next_line(const char *text, size_t len, size_t *pos, size_
   return s;
 }
 
-static bool tl_parse_fixop(tl_rule *r, const char *line, size_t n, uint32_t lineno, tl_diags *diags) {
-  char *l = tl_trim(line, n);
+static bool tl_rules__parse_fixop(tl_rule *r, const char *line, size_t n, uint32_t lineno, tl_diags *diags) {
+  char *l = tl_rules__trim(line, n);
   bool ok = true;
   if (!*l || *l == '#') { free(l); return true; }
   static const struct { const char *kw; tl_fixop_kind kind; } kws[] = {
@@ -137,7 +137,7 @@ static bool tl_parse_fixop(tl_rule *r, const char *line, size_t n, uint32_t line
   return ok;
 }
 
-static tl_rule *tl_rule_parse(const char *path, const char *text, size_t len, tl_diags *diags) {
+static tl_rule *tl_rules__rule_parse(const char *path, const char *text, size_t len, tl_diags *diags) {
   tl_rule *r = tl_calloc(1, sizeof *r);
   r->path = tl_strdup(path);
   r->severity = TL_SEVERITY_WARNING;
@@ -145,15 +145,15 @@ static tl_rule *tl_rule_parse(const char *path, const char *text, size_t len, tl
   bool ok = true;
   size_t pos = 0, n;
   uint32_t lineno = 0;
-  const char *line = tl_next_line(text, len, &pos, &n);
+  const char *line = tl_rules__next_line(text, len, &pos, &n);
   lineno++;
   if (!line || n != 3 || memcmp(line, "---", 3) != 0) {
     tl_diags_add(diags, TL_DIAG_ERROR, path, 1, 1, "a rule file must start with a '---' front-matter line");
-    tl_rule_free(r);
+    tl_rules__rule_free(r);
     return NULL;
   }
   bool closed = false;
-  while ((line = tl_next_line(text, len, &pos, &n))) {
+  while ((line = tl_rules__next_line(text, len, &pos, &n))) {
     lineno++;
     if (n == 3 && memcmp(line, "---", 3) == 0) { closed = true; break; }
     if (n == 0 || line[0] == '#') continue;
@@ -163,8 +163,8 @@ static tl_rule *tl_rule_parse(const char *path, const char *text, size_t len, tl
       ok = false;
       continue;
     }
-    char *key = tl_trim(line, (size_t)(colon - line));
-    char *val = tl_trim(colon + 1, n - (size_t)(colon - line) - 1);
+    char *key = tl_rules__trim(line, (size_t)(colon - line));
+    char *val = tl_rules__trim(colon + 1, n - (size_t)(colon - line) - 1);
     uint32_t vcol = (uint32_t)(colon - line) + 3;
     if (!strcmp(key, "code")) { free(r->code); r->code = val; val = NULL; }
     else if (!strcmp(key, "name")) { free(r->name); r->name = val; val = NULL; }
@@ -216,7 +216,7 @@ static tl_rule *tl_rule_parse(const char *path, const char *text, size_t len, tl
   }
   if (!closed) {
     tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, 1, "front matter is not closed by '---'");
-    tl_rule_free(r);
+    tl_rules__rule_free(r);
     return NULL;
   }
   static const char *const required[] = {"code", "name", "message"};
@@ -233,12 +233,12 @@ static tl_rule *tl_rule_parse(const char *path, const char *text, size_t len, tl
   int in_block = 0; /* 1 query, 2 fix, 3 other */
   bool have_query = false;
   uint32_t block_line = 0;
-  while ((line = tl_next_line(text, len, &pos, &n))) {
+  while ((line = tl_rules__next_line(text, len, &pos, &n))) {
     lineno++;
     size_t line_start = (size_t)(line - text);
     if (n >= 3 && memcmp(line, "```", 3) == 0) {
       if (in_block) { in_block = 0; continue; }
-      char *info = tl_trim(line + 3, n - 3);
+      char *info = tl_rules__trim(line + 3, n - 3);
       block_line = lineno;
       if (!strcmp(info, "query")) {
         if (have_query) {
@@ -258,7 +258,7 @@ static tl_rule *tl_rule_parse(const char *path, const char *text, size_t len, tl
     }
     if (!in_block && n >= 8 && memcmp(line, "## Query", 8) == 0 && doc_end == len) doc_end = line_start;
     if (in_block == 1) { tl_buf_put(&query, line, n); tl_buf_putc(&query, '\n'); }
-    else if (in_block == 2) ok = tl_parse_fixop(r, line, n, lineno, diags) && ok;
+    else if (in_block == 2) ok = tl_rules__parse_fixop(r, line, n, lineno, diags) && ok;
   }
   if (in_block) {
     tl_diags_add(diags, TL_DIAG_ERROR, path, block_line, 1, "fenced block is not closed");
@@ -276,7 +276,7 @@ static tl_rule *tl_rule_parse(const char *path, const char *text, size_t len, tl
   if (!r->fix_title) r->fix_title = tl_strdup("");
   if (!r->help) r->help = tl_strdup("");
   if (!ok) {
-    tl_rule_free(r);
+    tl_rules__rule_free(r);
     return NULL;
   }
   return r;
@@ -284,7 +284,7 @@ static tl_rule *tl_rule_parse(const char *path, const char *text, size_t len, tl
 
 /* ---- query compilation ---- */
 
-static void tl_query_offset_pos(const tl_rule *r, uint32_t offset, uint32_t *line, uint32_t *col) {
+static void tl_rules__query_offset_pos(const tl_rule *r, uint32_t offset, uint32_t *line, uint32_t *col) {
   *line = r->query_line;
   *col = 1;
   for (uint32_t i = 0; i < offset && r->query_src[i]; i++) {
@@ -293,7 +293,7 @@ static void tl_query_offset_pos(const tl_rule *r, uint32_t offset, uint32_t *lin
   }
 }
 
-static const char *tl_query_error_name(TSQueryError e) {
+static const char *tl_rules__query_error_name(TSQueryError e) {
   switch (e) {
   case TSQueryErrorSyntax: return "syntax error";
   case TSQueryErrorNodeType: return "unknown node type";
@@ -306,15 +306,16 @@ static const char *tl_query_error_name(TSQueryError e) {
 }
 
 /* Locates "#name" of pattern `pi`'s predicate in the rule's query text for messages. */
-static void tl_pred_pos(const tl_rule *r, const TSQuery *q, uint32_t pi, uint32_t base, const char *name, uint32_t *line,
-                        uint32_t *col) {
+static void tl_rules__pred_pos(const tl_rule *r, const TSQuery *q, uint32_t pi, uint32_t base, const char *name,
+                               uint32_t *line, uint32_t *col) {
   uint32_t start = ts_query_start_byte_for_pattern(q, pi) - base;
   const char *s = strstr(r->query_src + start, name);
-  tl_query_offset_pos(r, s ? (uint32_t)(s - r->query_src) - 1 : start, line, col);
+  tl_rules__query_offset_pos(r, s ? (uint32_t)(s - r->query_src) - 1 : start, line, col);
 }
 
 /* Parses the predicates of one pattern into `out`. Reports errors against the rule's file. */
-static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, uint32_t text_at, tl_pattern *out, tl_diags *diags) {
+static bool tl_rules__preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, uint32_t text_at, tl_pattern *out,
+                                  tl_diags *diags) {
   uint32_t nsteps;
   const TSQueryPredicateStep *st = ts_query_predicates_for_pattern(q, pi, &nsteps);
   bool ok = true;
@@ -331,7 +332,7 @@ static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, uint
     const tl_pred_def *d = tl_pred_lookup(base, strlen(base));
     uint32_t line, col;
     if (!d) {
-      tl_pred_pos(r, q, pi, text_at, name, &line, &col);
+      tl_rules__pred_pos(r, q, pi, text_at, name, &line, &col);
       tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "unknown predicate #%s", name);
       ok = false;
       i = j + 1;
@@ -339,7 +340,7 @@ static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, uint
     }
     p.def = d;
     if (p.negated && (d->flags & TL_PF_BIND)) {
-      tl_pred_pos(r, q, pi, text_at, name, &line, &col);
+      tl_rules__pred_pos(r, q, pi, text_at, name, &line, &col);
       tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "#%s: a binding predicate has no not- form", name);
       ok = false;
     }
@@ -361,7 +362,7 @@ static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, uint
     bool arity_ok = (ncaps == want_caps && (want_strs == -2 || (want_strs < 0 ? strs.n >= 1 : (int)strs.n == want_strs))) ||
                     ((d->flags & TL_PF_OR_CAPTURE) && ncaps == want_caps + 1 && strs.n == 0);
     if (!arity_ok) {
-      tl_pred_pos(r, q, pi, text_at, name, &line, &col);
+      tl_rules__pred_pos(r, q, pi, text_at, name, &line, &col);
       tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "#%s takes %d capture(s) and %s string(s)", name,
                    want_caps, want_strs == -2 ? "any number of" : want_strs < 0 ? "one or more" : want_strs ? "one" : "no");
       ok = false;
@@ -377,7 +378,7 @@ static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, uint
       if (!p.re) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(err, msg, sizeof msg);
-        tl_pred_pos(r, q, pi, text_at, name, &line, &col);
+        tl_rules__pred_pos(r, q, pi, text_at, name, &line, &col);
         tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "bad regular expression at offset %zu: %s",
                      (size_t)eoff, (char *)msg);
         ok = false;
@@ -385,7 +386,7 @@ static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, uint
     }
     char *bad = arity_ok && d->prepare ? d->prepare(&p) : NULL;
     if (bad) {
-      tl_pred_pos(r, q, pi, text_at, name, &line, &col);
+      tl_rules__pred_pos(r, q, pi, text_at, name, &line, &col);
       tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "%s", bad);
       free(bad);
       ok = false;
@@ -396,10 +397,10 @@ static bool tl_preds_parse(const tl_rule *r, const TSQuery *q, uint32_t pi, uint
   return ok;
 }
 
-static bool tl_ruleset_insert(tl_ruleset *rs, tl_rule *r) {
+static bool tl_rules__ruleset_insert(tl_ruleset *rs, tl_rule *r) {
   for (size_t i = 0; i < rs->rules.n; i++)
     if (!strcmp(rs->rules.v[i]->code, r->code)) {
-      tl_rule_free(rs->rules.v[i]);
+      tl_rules__rule_free(rs->rules.v[i]);
       rs->rules.v[i] = r;
       return true;
     }
@@ -408,7 +409,7 @@ static bool tl_ruleset_insert(tl_ruleset *rs, tl_rule *r) {
 }
 
 /* Skips a comment or a string at q[i]; returns the index after it, or i when there is none. */
-static size_t tl_query_skip(const char *q, size_t i) {
+static size_t tl_rules__query_skip(const char *q, size_t i) {
   if (q[i] == ';') { while (q[i] && q[i] != '\n') i++; return i; }
   if (q[i] == '"') {
     for (i++; q[i] && q[i] != '"'; i++)
@@ -423,11 +424,11 @@ static size_t tl_query_skip(const char *q, size_t i) {
  * So the names those predicates use are declared in a pattern put before the rules' text,
  * `((ERROR) @a @b ...)`, which is disabled once compiled: it never runs. Appends the names used by
  * q's binding predicates to `out`. */
-static void tl_query_bound_names(const char *q, tl_buf *out) {
+static void tl_rules__query_bound_names(const char *q, tl_buf *out) {
   size_t i = 0;
   int bind_depth = -1, depth = 0; /* depth of the binding predicate's group while inside one */
   while (q[i]) {
-    size_t j = tl_query_skip(q, i);
+    size_t j = tl_rules__query_skip(q, i);
     if (j != i) { i = j; continue; }
     char c = q[i];
     if (c == '(') depth++;
@@ -450,8 +451,8 @@ static void tl_query_bound_names(const char *q, tl_buf *out) {
   }
 }
 
-/* The declaration pattern for `names` (from tl_query_bound_names), or "" when there are none. */
-static void tl_query_decl(tl_buf *out, const tl_buf *names) {
+/* The declaration pattern for `names` (from tl_rules__query_bound_names), or "" when there are none. */
+static void tl_rules__query_decl(tl_buf *out, const tl_buf *names) {
   if (!names->len) return;
   tl_buf_puts(out, "((ERROR)");
   tl_buf_put(out, names->data, names->len);
@@ -459,12 +460,12 @@ static void tl_query_decl(tl_buf *out, const tl_buf *names) {
 }
 
 /* Compiles one rule's query alone: validates it with located errors and checks its predicates. */
-static bool tl_rule_check_query(tl_rule *r, tl_diags *diags) {
+static bool tl_rules__rule_check_query(tl_rule *r, tl_diags *diags) {
   uint32_t eoff;
   TSQueryError etype;
   tl_buf names = {0}, src = {0};
-  tl_query_bound_names(r->query_src, &names);
-  tl_query_decl(&src, &names);
+  tl_rules__query_bound_names(r->query_src, &names);
+  tl_rules__query_decl(&src, &names);
   uint32_t skip = (uint32_t)src.len, decl_patterns = names.len ? 1 : 0;
   tl_buf_puts(&src, r->query_src);
   TSQuery *q = ts_query_new(tree_sitter_python(), src.data, (uint32_t)src.len, &eoff, &etype);
@@ -472,8 +473,8 @@ static bool tl_rule_check_query(tl_rule *r, tl_diags *diags) {
   tl_buf_free(&src);
   if (!q) {
     uint32_t line, col;
-    tl_query_offset_pos(r, eoff > skip ? eoff - skip : 0, &line, &col);
-    tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "query: %s", tl_query_error_name(etype));
+    tl_rules__query_offset_pos(r, eoff > skip ? eoff - skip : 0, &line, &col);
+    tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "query: %s", tl_rules__query_error_name(etype));
     return false;
   }
   bool ok = true;
@@ -483,8 +484,8 @@ static bool tl_rule_check_query(tl_rule *r, tl_diags *diags) {
   }
   for (uint32_t i = decl_patterns; i < ts_query_pattern_count(q); i++) {
     tl_pattern tmp = {0};
-    ok = tl_preds_parse(r, q, i, skip, &tmp, diags) && ok;
-    tl_preds_free(&tmp);
+    ok = tl_rules__preds_parse(r, q, i, skip, &tmp, diags) && ok;
+    tl_rules__preds_free(&tmp);
   }
   /* Fix operations must name captures of the query (or names bound by predicates). */
   for (size_t i = 0; i < r->fix.n; i++) {
@@ -508,7 +509,7 @@ static bool tl_rule_check_query(tl_rule *r, tl_diags *diags) {
  * predicates (`function: (#eq? @f "x")`, also grouped or quantified): a heap overflow, or a crash
  * on a query's first pattern. Such a query is refused before it is compiled. Returns the offset
  * of the field name, or -1. */
-static long tl_query_field_of_predicates(const char *q) {
+static long tl_rules__query_field_of_predicates(const char *q) {
   long ident = -1; /* start of the field name just read, while nothing else followed it */
   size_t i = 0;
   while (q[i]) {
@@ -548,18 +549,18 @@ static long tl_query_field_of_predicates(const char *q) {
 }
 
 bool tl_ruleset_add_text(tl_ruleset *rs, const char *path, const char *text, size_t len, tl_diags *diags) {
-  tl_rule *r = tl_rule_parse(path, text, len, diags);
+  tl_rule *r = tl_rules__rule_parse(path, text, len, diags);
   if (!r) return false;
-  long bad = tl_query_field_of_predicates(r->query_src);
+  long bad = tl_rules__query_field_of_predicates(r->query_src);
   if (bad >= 0) {
     uint32_t line, col;
-    tl_query_offset_pos(r, (uint32_t)bad, &line, &col);
+    tl_rules__query_offset_pos(r, (uint32_t)bad, &line, &col);
     tl_diags_add(diags, TL_DIAG_ERROR, path, line, col, "query: a field needs a node pattern, not only predicates");
-    tl_rule_free(r);
+    tl_rules__rule_free(r);
     return false;
   }
   /* The query is checked by tl_ruleset_compile: one compilation of all rules together. */
-  return tl_ruleset_insert(rs, r);
+  return tl_rules__ruleset_insert(rs, r);
 }
 
 bool tl_ruleset_add_builtin(tl_ruleset *rs, tl_diags *diags) {
@@ -569,7 +570,7 @@ bool tl_ruleset_add_builtin(tl_ruleset *rs, tl_diags *diags) {
   return ok;
 }
 
-static int tl_cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int tl_rules__cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 bool tl_ruleset_add_dir(tl_ruleset *rs, const char *dir, tl_diags *diags) {
   DIR *d = opendir(dir);
@@ -585,7 +586,7 @@ bool tl_ruleset_add_dir(tl_ruleset *rs, const char *dir, tl_diags *diags) {
       tl_vec_push(&names, tl_printf("%s/%s", dir, e->d_name));
   }
   closedir(d);
-  if (names.n) qsort(names.v, names.n, sizeof *names.v, tl_cmp_str);
+  if (names.n) qsort(names.v, names.n, sizeof *names.v, tl_rules__cmp_str);
   bool ok = true;
   for (size_t i = 0; i < names.n; i++) {
     tl_source src;
@@ -605,7 +606,7 @@ bool tl_ruleset_add_dir(tl_ruleset *rs, const char *dir, tl_diags *diags) {
   return ok;
 }
 
-static bool tl_code_matches(const char *code, const char *sel, bool default_on) {
+static bool tl_rules__code_matches(const char *code, const char *sel, bool default_on) {
   if (!strcmp(sel, "ALL")) return true;
   size_t n = strlen(sel);
   if (strncmp(code, sel, n) != 0) return false;
@@ -618,7 +619,7 @@ void tl_ruleset_select(tl_ruleset *rs, const char *const *select, size_t nselect
   for (size_t i = 0; i < rs->rules.n; i++) {
     tl_rule *r = rs->rules.v[i];
     bool on = nselect ? false : r->default_on;
-    for (size_t k = 0; k < nselect; k++) on = on || tl_code_matches(r->code, select[k], r->default_on);
+    for (size_t k = 0; k < nselect; k++) on = on || tl_rules__code_matches(r->code, select[k], r->default_on);
     for (size_t k = 0; k < nignore; k++) {
       size_t n = strlen(ignore[k]);
       if (!strcmp(ignore[k], "ALL") || !strncmp(r->code, ignore[k], n)) on = false;
@@ -628,7 +629,7 @@ void tl_ruleset_select(tl_ruleset *rs, const char *const *select, size_t nselect
   rs->selected = true;
 }
 
-static int tl_rule_cmp(const void *a, const void *b) {
+static int tl_rules__rule_cmp(const void *a, const void *b) {
   return strcmp((*(tl_rule *const *)a)->code, (*(tl_rule *const *)b)->code);
 }
 
@@ -640,21 +641,21 @@ static int tl_rule_cmp(const void *a, const void *b) {
  * match of the first is also checked against their predicates (tl_pattern.members). Compiling
  * and matching cost grow with the patterns (docs/rules.md, "Writing cheap queries"). */
 
-typedef struct { uint32_t start, end; } tl_span;
-typedef TL_VEC(tl_span) tl_spans;
+typedef struct { uint32_t start, end; } tl_rules__span;
+typedef TL_VEC(tl_rules__span) tl_rules__spans;
 
 
 /* The top-level patterns of a query text: a parenthesised or bracketed group with the captures
  * and quantifiers after it. False when the text does not split cleanly. */
-static bool tl_query_split(const char *q, tl_spans *out) {
+static bool tl_rules__query_split(const char *q, tl_rules__spans *out) {
   size_t i = 0;
   int depth = 0;
   while (q[i]) {
-    size_t j = tl_query_skip(q, i);
+    size_t j = tl_rules__query_skip(q, i);
     if (j != i) { i = j; continue; }
     char c = q[i];
     if (c == '(' || c == '[') {
-      if (depth == 0) { tl_span sp = {(uint32_t)i, 0}; tl_vec_push(out, sp); }
+      if (depth == 0) { tl_rules__span sp = {(uint32_t)i, 0}; tl_vec_push(out, sp); }
       depth++;
     } else if (c == ')' || c == ']') {
       if (--depth < 0) return false;
@@ -677,16 +678,16 @@ static bool tl_query_split(const char *q, tl_spans *out) {
 
 /* The structure of q[sp]: no comments, no predicate groups, single spaces. *preds gets the
  * predicate groups. */
-static void tl_query_structure(const char *q, tl_span sp, tl_buf *shape, tl_buf *preds) {
+static void tl_rules__query_structure(const char *q, tl_rules__span sp, tl_buf *shape, tl_buf *preds) {
   size_t i = sp.start;
   bool space = false;
   while (i < sp.end) {
-    if (q[i] == ';') { i = tl_query_skip(q, i); space = true; continue; }
+    if (q[i] == ';') { i = tl_rules__query_skip(q, i); space = true; continue; }
     if (q[i] == '(' && q[i + 1 + strspn(q + i + 1, " \t\r\n")] == '#') {
       size_t k = i;
       int d = 0;
       while (k < sp.end) {
-        size_t j = tl_query_skip(q, k);
+        size_t j = tl_rules__query_skip(q, k);
         if (j != k) { k = j; continue; }
         if (q[k] == '(') d++;
         else if (q[k] == ')' && --d == 0) { k++; break; }
@@ -699,7 +700,7 @@ static void tl_query_structure(const char *q, tl_span sp, tl_buf *shape, tl_buf 
       continue;
     }
     if (q[i] == '"') {
-      size_t j = tl_query_skip(q, i);
+      size_t j = tl_rules__query_skip(q, i);
       if (space && shape->len) tl_buf_putc(shape, ' ');
       space = false;
       tl_buf_put(shape, q + i, j - i);
@@ -719,19 +720,19 @@ typedef struct {
   TL_VEC(uint32_t) rep;            /* per piece emitted: UINT32_MAX, or the offset of its twin */
   TL_VEC(uint32_t) piece_at;       /* per piece emitted: its offset in src */
   uint32_t decl_end;
-} tl_qsrc;
+} tl_rules__qsrc;
 
-static void tl_qsrc_free(tl_qsrc *s) {
+static void tl_rules__qsrc_free(tl_rules__qsrc *s) {
   tl_buf_free(&s->src);
   tl_vec_free(&s->owners); tl_vec_free(&s->starts); tl_vec_free(&s->rep); tl_vec_free(&s->piece_at);
 }
 
 /* Builds the query source; with `dedupe`, patterns whose structure came before become holders. */
-static bool tl_qsrc_build(tl_ruleset *rs, bool dedupe, tl_qsrc *out) {
+static bool tl_rules__qsrc_build(tl_ruleset *rs, bool dedupe, tl_rules__qsrc *out) {
   tl_buf names = {0};
   for (size_t i = 0; i < rs->rules.n; i++)
-    if (rs->rules.v[i]->enabled) tl_query_bound_names(rs->rules.v[i]->query_src, &names);
-  tl_query_decl(&out->src, &names);
+    if (rs->rules.v[i]->enabled) tl_rules__query_bound_names(rs->rules.v[i]->query_src, &names);
+  tl_rules__query_decl(&out->src, &names);
   out->decl_end = (uint32_t)out->src.len;
   tl_buf_free(&names);
   TL_VEC(char *) shapes = {0};
@@ -742,8 +743,8 @@ static bool tl_qsrc_build(tl_ruleset *rs, bool dedupe, tl_qsrc *out) {
     if (!r->enabled) continue;
     tl_vec_push(&out->owners, (uint32_t)i);
     tl_vec_push(&out->starts, (uint32_t)out->src.len);
-    tl_spans spans = {0};
-    if (!dedupe || !tl_query_split(r->query_src, &spans)) {
+    tl_rules__spans spans = {0};
+    if (!dedupe || !tl_rules__query_split(r->query_src, &spans)) {
       if (dedupe) ok = false;
       tl_buf_puts(&out->src, r->query_src);
       tl_buf_putc(&out->src, '\n');
@@ -752,7 +753,7 @@ static bool tl_qsrc_build(tl_ruleset *rs, bool dedupe, tl_qsrc *out) {
     }
     for (size_t k = 0; k < spans.n; k++) {
       tl_buf shape = {0}, preds = {0};
-      tl_query_structure(r->query_src, spans.v[k], &shape, &preds);
+      tl_rules__query_structure(r->query_src, spans.v[k], &shape, &preds);
       char *key = tl_buf_take(&shape);
       size_t twin = 0;
       while (twin < shapes.n && strcmp(shapes.v[twin], key)) twin++;
@@ -783,9 +784,9 @@ static bool tl_qsrc_build(tl_ruleset *rs, bool dedupe, tl_qsrc *out) {
 /* A pure predicate: its verdict (for a binding predicate: the node it binds) depends only on the
  * match (no focus or severity set, not deferred), so patterns checked on the same match may
  * share it. */
-static bool tl_pred_pure(const tl_pred *p) { return !(p->def->flags & (TL_PF_PROJECT | TL_PF_IMPURE)); }
+static bool tl_rules__pred_pure(const tl_pred *p) { return !(p->def->flags & (TL_PF_PROJECT | TL_PF_IMPURE)); }
 
-static bool tl_pred_same(const tl_pred *a, const tl_pred *b) {
+static bool tl_rules__pred_same(const tl_pred *a, const tl_pred *b) {
   if (a->def != b->def || a->negated != b->negated || a->cap[0] != b->cap[0] || a->cap[1] != b->cap[1] ||
       a->nstrs != b->nstrs)
     return false;
@@ -795,7 +796,7 @@ static bool tl_pred_same(const tl_pred *a, const tl_pred *b) {
 }
 
 /* Gives equal pure predicates of a pattern and its members one key, for tl_file_match's memo. */
-static void tl_memo_keys(tl_ruleset *rs) {
+static void tl_rules__memo_keys(tl_ruleset *rs) {
   uint32_t next = 1;
   for (size_t p = 0; p < rs->patterns.n; p++) {
     tl_pattern *rep = &rs->patterns.v[p];
@@ -804,12 +805,12 @@ static void tl_memo_keys(tl_ruleset *rs) {
     for (size_t m = 0; m <= rep->members.n; m++) {
       tl_pattern *pt = m == 0 ? rep : &rs->patterns.v[rep->members.v[m - 1]];
       for (size_t i = 0; i < pt->preds.n; i++)
-        if (tl_pred_pure(&pt->preds.v[i])) tl_vec_push(&all, &pt->preds.v[i]);
+        if (tl_rules__pred_pure(&pt->preds.v[i])) tl_vec_push(&all, &pt->preds.v[i]);
     }
     for (size_t i = 0; i < all.n; i++) {
       if (all.v[i]->memo) continue;
       for (size_t j = i + 1; j < all.n; j++)
-        if (!all.v[j]->memo && tl_pred_same(all.v[i], all.v[j])) all.v[i]->memo = all.v[j]->memo = next;
+        if (!all.v[j]->memo && tl_rules__pred_same(all.v[i], all.v[j])) all.v[i]->memo = all.v[j]->memo = next;
       if (all.v[i]->memo) next++;
     }
     tl_vec_free(&all);
@@ -822,7 +823,7 @@ static void tl_memo_keys(tl_ruleset *rs) {
  * All predicates must hold, and such a one reads nothing the predicates before it set, so
  * tl_file_match tries it before it sets a match up for the pattern: most matches of a shared
  * structure fail there. */
-static void tl_pattern_gate(tl_pattern *pt) {
+static void tl_rules__pattern_gate(tl_pattern *pt) {
   uint32_t bound[TL_MAX_BOUND];
   const tl_pred *by[TL_MAX_BOUND];
   size_t nb = 0;
@@ -855,7 +856,7 @@ static void tl_pattern_gate(tl_pattern *pt) {
 /* The texts the gates of each group (a pattern and its members) read: gates that test a text or
  * resolved name against strings or a regex share one verdict cache entry per text (tl_file_match);
  * #type? gates, and positions past TL_GATE_POSITIONS, keep tl_gate_open. */
-static void tl_gate_keys(tl_ruleset *rs) {
+static void tl_rules__gate_keys(tl_ruleset *rs) {
   uint32_t next = 0;
   for (size_t p = 0; p < rs->patterns.n; p++) {
     tl_pattern *rep = &rs->patterns.v[p];
@@ -881,16 +882,17 @@ static void tl_gate_keys(tl_ruleset *rs) {
 }
 
 /* Compiles `qs` into rs->query and rs->patterns. Errors go to diags. */
-static bool tl_ruleset_build(tl_ruleset *rs, const tl_qsrc *qs, tl_diags *diags) {
+static bool tl_rules__ruleset_build(tl_ruleset *rs, const tl_rules__qsrc *qs, tl_diags *diags) {
   uint32_t eoff;
   TSQueryError et;
   rs->query = ts_query_new(tree_sitter_python(), qs->src.data, (uint32_t)qs->src.len, &eoff, &et);
   if (!rs->query) {
     bool located = false;
-    for (size_t k = 0; k < qs->owners.n; k++) located = !tl_rule_check_query(rs->rules.v[qs->owners.v[k]], diags) || located;
+    for (size_t k = 0; k < qs->owners.n; k++)
+      located = !tl_rules__rule_check_query(rs->rules.v[qs->owners.v[k]], diags) || located;
     if (!located)
       tl_diags_add(diags, TL_DIAG_ERROR, "<rules>", 0, 0, "the rules' queries do not compile together (offset %u: %s)",
-                   eoff, tl_query_error_name(et));
+                   eoff, tl_rules__query_error_name(et));
     return false;
   }
   bool ok = true;
@@ -909,7 +911,7 @@ static bool tl_ruleset_build(tl_ruleset *rs, const tl_qsrc *qs, tl_diags *diags)
     while (k + 1 < qs->starts.n && qs->starts.v[k + 1] <= at) k++;
     tl_rule *r = rs->rules.v[qs->owners.v[k]];
     tl_pattern pat = {.rule = qs->owners.v[k]};
-    ok = tl_preds_parse(r, rs->query, p, qs->starts.v[k], &pat, diags) && ok;
+    ok = tl_rules__preds_parse(r, rs->query, p, qs->starts.v[k], &pat, diags) && ok;
     tl_vec_push(&rs->patterns, pat);
   }
   /* holders: disabled, checked with their twin's matches */
@@ -925,9 +927,9 @@ static bool tl_ruleset_build(tl_ruleset *rs, const tl_qsrc *qs, tl_diags *diags)
     tl_vec_push(&rs->patterns.v[twin].members, holder);
   }
   tl_vec_free(&at_of);
-  tl_memo_keys(rs);
-  for (size_t p = 0; p < rs->patterns.n; p++) tl_pattern_gate(&rs->patterns.v[p]);
-  tl_gate_keys(rs);
+  tl_rules__memo_keys(rs);
+  for (size_t p = 0; p < rs->patterns.n; p++) tl_rules__pattern_gate(&rs->patterns.v[p]);
+  tl_rules__gate_keys(rs);
   /* numbers for the regexes of #match?/#resolves-match? (one per distinct regex): a worker caches
    * their verdicts on a text together (tl_cached_match) */
   TL_VEC(const char *) rx = {0};
@@ -974,27 +976,27 @@ static bool tl_ruleset_build(tl_ruleset *rs, const tl_qsrc *qs, tl_diags *diags)
 }
 
 bool tl_ruleset_compile(tl_ruleset *rs, tl_diags *diags) {
-  tl_ruleset_clear_query(rs);
-  if (rs->rules.n) qsort(rs->rules.v, rs->rules.n, sizeof *rs->rules.v, tl_rule_cmp);
+  tl_rules__ruleset_clear_query(rs);
+  if (rs->rules.n) qsort(rs->rules.v, rs->rules.n, sizeof *rs->rules.v, tl_rules__rule_cmp);
   if (!rs->selected) tl_ruleset_select(rs, NULL, 0, NULL, 0);
   /* One query for every enabled rule; each rule's text is a known range of the source, which is
    * how patterns are mapped back to rules. The shared structures are tried first; anything
    * wrong there (a text the splitter does not follow, a bad predicate) is reported from the
    * plain concatenation, where every position is the rule file's own. */
-  tl_qsrc qs = {0};
+  tl_rules__qsrc qs = {0};
   bool ok = true;
-  if (tl_qsrc_build(rs, true, &qs) && qs.owners.n) {
+  if (tl_rules__qsrc_build(rs, true, &qs) && qs.owners.n) {
     tl_diags quiet = {0};
-    ok = tl_ruleset_build(rs, &qs, &quiet);
+    ok = tl_rules__ruleset_build(rs, &qs, &quiet);
     tl_diags_free(&quiet);
-    if (ok) { tl_qsrc_free(&qs); return true; }
-    tl_ruleset_clear_query(rs);
+    if (ok) { tl_rules__qsrc_free(&qs); return true; }
+    tl_rules__ruleset_clear_query(rs);
   }
-  tl_qsrc_free(&qs);
+  tl_rules__qsrc_free(&qs);
   memset(&qs, 0, sizeof qs);
-  tl_qsrc_build(rs, false, &qs);
-  if (qs.owners.n) ok = tl_ruleset_build(rs, &qs, diags);
-  tl_qsrc_free(&qs);
+  tl_rules__qsrc_build(rs, false, &qs);
+  if (qs.owners.n) ok = tl_rules__ruleset_build(rs, &qs, diags);
+  tl_rules__qsrc_free(&qs);
   return ok;
 }
 

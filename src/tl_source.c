@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *kind_name(mode_t m) {
+static const char *tl_source__kind_name(mode_t m) {
   if (S_ISDIR(m)) return "a directory";
   if (S_ISFIFO(m)) return "a named pipe";
   if (S_ISSOCK(m)) return "a socket";
@@ -17,7 +17,7 @@ static const char *kind_name(mode_t m) {
   return "an unknown kind";
 }
 
-static char *too_large_message(unsigned long long size) {
+static char *tl_source__too_large_message(unsigned long long size) {
   return tl_printf("file too large: %llu bytes (%.1f MiB), over the limit of %u bytes (%u MiB)", size,
                    (double)size / (1024.0 * 1024.0), TL_MAX_FILE_BYTES, TL_MAX_FILE_BYTES / (1024u * 1024u));
 }
@@ -72,7 +72,7 @@ bool tl_utf8_valid(const char *text, size_t len, size_t *bad) {
   return true;
 }
 
-static tl_source_status fail(tl_source_status st, char **message, char *msg) {
+static tl_source_status tl_source__fail(tl_source_status st, char **message, char *msg) {
   if (message) *message = msg;
   else free(msg);
   return st;
@@ -89,12 +89,13 @@ tl_source_status tl_source_read(const char *path, tl_source *out, size_t *error_
   if (stat(path, &pre) != 0) {
     int e = errno;
     tl_strerror(e, err, sizeof err);
-    return fail(TL_SOURCE_IO, message, tl_printf("cannot open: %s", err));
+    return tl_source__fail(TL_SOURCE_IO, message, tl_printf("cannot open: %s", err));
   }
   if (!S_ISREG(pre.st_mode))
-    return fail(TL_SOURCE_NOT_FILE, message, tl_printf("not a regular file (%s)", kind_name(pre.st_mode)));
+    return tl_source__fail(TL_SOURCE_NOT_FILE, message,
+                           tl_printf("not a regular file (%s)", tl_source__kind_name(pre.st_mode)));
   if ((unsigned long long)pre.st_size > TL_MAX_FILE_BYTES)
-    return fail(TL_SOURCE_TOO_LARGE, message, too_large_message((unsigned long long)pre.st_size));
+    return tl_source__fail(TL_SOURCE_TOO_LARGE, message, tl_source__too_large_message((unsigned long long)pre.st_size));
 
   int fd;
   do fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -102,23 +103,24 @@ tl_source_status tl_source_read(const char *path, tl_source *out, size_t *error_
   if (fd < 0) {
     int e = errno;
     tl_strerror(e, err, sizeof err);
-    return fail(TL_SOURCE_IO, message, tl_printf("cannot open: %s", err));
+    return tl_source__fail(TL_SOURCE_IO, message, tl_printf("cannot open: %s", err));
   }
   struct stat st;
   if (fstat(fd, &st) != 0) {
     int e = errno;
     close(fd);
     tl_strerror(e, err, sizeof err);
-    return fail(TL_SOURCE_IO, message, tl_printf("cannot stat: %s", err));
+    return tl_source__fail(TL_SOURCE_IO, message, tl_printf("cannot stat: %s", err));
   }
   /* The path may have been replaced between stat and open: check the descriptor too. */
   if (!S_ISREG(st.st_mode)) {
     close(fd);
-    return fail(TL_SOURCE_NOT_FILE, message, tl_printf("not a regular file (%s)", kind_name(st.st_mode)));
+    return tl_source__fail(TL_SOURCE_NOT_FILE, message,
+                           tl_printf("not a regular file (%s)", tl_source__kind_name(st.st_mode)));
   }
   if ((unsigned long long)st.st_size > TL_MAX_FILE_BYTES) {
     close(fd);
-    return fail(TL_SOURCE_TOO_LARGE, message, too_large_message((unsigned long long)st.st_size));
+    return tl_source__fail(TL_SOURCE_TOO_LARGE, message, tl_source__too_large_message((unsigned long long)st.st_size));
   }
 
   /* Read to end of file; the file may be shorter or longer than fstat said (it may be changing). */
@@ -141,14 +143,14 @@ tl_source_status tl_source_read(const char *path, tl_source *out, size_t *error_
       close(fd);
       free(buf);
       tl_strerror(e, err, sizeof err);
-      return fail(TL_SOURCE_IO, message, tl_printf("cannot read: %s", err));
+      return tl_source__fail(TL_SOURCE_IO, message, tl_printf("cannot read: %s", err));
     }
     if (n == 0) break;
     len += (size_t)n;
     if (len > TL_MAX_FILE_BYTES) { /* grew past the limit while we read it */
       close(fd);
       free(buf);
-      return fail(TL_SOURCE_TOO_LARGE, message, too_large_message((unsigned long long)len));
+      return tl_source__fail(TL_SOURCE_TOO_LARGE, message, tl_source__too_large_message((unsigned long long)len));
     }
   }
   close(fd);
@@ -159,16 +161,16 @@ tl_source_status tl_source_read(const char *path, tl_source *out, size_t *error_
     size_t off = (size_t)(nul - buf);
     free(buf);
     if (error_offset) *error_offset = off;
-    return fail(TL_SOURCE_BINARY, message,
-                tl_printf("binary file (NUL byte at byte offset %zu)", off));
+    return tl_source__fail(TL_SOURCE_BINARY, message,
+                           tl_printf("binary file (NUL byte at byte offset %zu)", off));
   }
   size_t bad = 0;
   if (!tl_utf8_valid(buf, len, &bad)) {
     unsigned char b = (unsigned char)buf[bad];
     free(buf);
     if (error_offset) *error_offset = bad;
-    return fail(TL_SOURCE_BAD_UTF8, message,
-                tl_printf("invalid UTF-8 (byte 0x%02x at byte offset %zu)", b, bad));
+    return tl_source__fail(TL_SOURCE_BAD_UTF8, message,
+                           tl_printf("invalid UTF-8 (byte 0x%02x at byte offset %zu)", b, bad));
   }
 
   out->text = buf;

@@ -6,26 +6,26 @@
 #include <ctype.h>
 #include <string.h>
 
-static void tl_oom(size_t n) {
+static void tl_util__oom(size_t n) {
   fprintf(stderr, "trainlint: out of memory (%zu bytes)\n", n);
   abort();
 }
 
 void *tl_malloc(size_t n) {
   void *p = malloc(n ? n : 1);
-  if (!p) tl_oom(n);
+  if (!p) tl_util__oom(n);
   return p;
 }
 
 void *tl_calloc(size_t n, size_t size) {
   void *p = calloc(n ? n : 1, size ? size : 1);
-  if (!p) tl_oom(n * size);
+  if (!p) tl_util__oom(n * size);
   return p;
 }
 
 void *tl_realloc(void *p, size_t n) {
   void *q = realloc(p, n ? n : 1);
-  if (!q) tl_oom(n);
+  if (!q) tl_util__oom(n);
   return q;
 }
 
@@ -76,7 +76,7 @@ char *tl_printf(const char *fmt, ...) {
   return tl_buf_take(&b);
 }
 
-static void tl_buf_reserve(tl_buf *b, size_t extra) {
+static void tl_util__buf_reserve(tl_buf *b, size_t extra) {
   if (b->len + extra + 1 <= b->cap) return;
   size_t cap = b->cap ? b->cap : 64;
   while (cap < b->len + extra + 1) cap *= 2;
@@ -85,7 +85,7 @@ static void tl_buf_reserve(tl_buf *b, size_t extra) {
 }
 
 void tl_buf_put(tl_buf *b, const char *s, size_t n) {
-  tl_buf_reserve(b, n);
+  tl_util__buf_reserve(b, n);
   if (n) memcpy(b->data + b->len, s, n);
   b->len += n;
   b->data[b->len] = 0;
@@ -100,7 +100,7 @@ void tl_buf_vprintf(tl_buf *b, const char *fmt, va_list ap) {
   int n = vsnprintf(NULL, 0, fmt, ap2);
   va_end(ap2);
   if (n < 0) return;
-  tl_buf_reserve(b, (size_t)n);
+  tl_util__buf_reserve(b, (size_t)n);
   vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
   b->len += (size_t)n;
 }

@@ -1,5 +1,5 @@
 /* tl_util.h - small shared helpers: checked allocation, growable buffers and arrays, diagnostics.
- * Allocation failure aborts in one place (tl_oom); no function here returns NULL for lack of memory. */
+ * Allocation failure aborts in one place (tl_util__oom); no function here returns NULL for lack of memory. */
 #ifndef TL_UTIL_H
 #define TL_UTIL_H
 
