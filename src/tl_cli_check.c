@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "tl_baseline.h"
+#include "tl_fix.h"
 #include "tl_fix_apply.h"
 #include "tl_suppress.h"
 #include "tl_walk.h"
@@ -186,7 +187,7 @@ static size_t tl_cli_check__add_noqa(const tl_analysis *a, size_t *added) {
     }
     if (edits.n) {
       size_t nl;
-      char *neu = tl_edits_apply(text, len, &edits, &nl, NULL);
+      char *neu = tl_edits_apply(text, len, edits.v, edits.n, &nl, NULL);
       char *msg = NULL;
       if (tl_file_replace(tl_analysis_file_path(a, file), text, len, neu, nl, &msg) != TL_WRITE_OK) {
         fprintf(stderr, "%s: error: suppressions not written: %s\n", tl_analysis_file_path(a, file), msg ? msg : "");

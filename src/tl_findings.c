@@ -12,8 +12,8 @@ void tl_findings_clear(tl_analysis *a) {
     free(f->message);
     for (size_t j = 0; j < f->nhot; j++) free(f->hot[j].what);
     free(f->hot);
-    for (size_t j = 0; j < f->fix.n; j++) free(f->fix.v[j].text);
-    tl_vec_free(&f->fix);
+    for (size_t j = 0; j < f->nfix; j++) free(f->fix[j].text);
+    free(f->fix);
   }
   tl_vec_free(&a->findings);
 }
@@ -161,11 +161,14 @@ void tl_findings_make(tl_analysis *a) {
       fd.message = tl_strdup(c->message);
       fd.hot = chain;
       fd.nhot = nchain;
+      tl_edits fix = {0};
       for (size_t k = 0; k < c->edits.n; k++) {
         tl_edit ed = {c->edits.v[k].start, c->edits.v[k].end, tl_strdup(c->edits.v[k].text)};
-        tl_vec_push(&fd.fix, ed);
+        tl_vec_push(&fix, ed);
       }
-      fd.fix_safety = fd.fix.n ? rule->fix_safety : TL_FIXSAFE_NONE;
+      fd.fix = fix.v;
+      fd.nfix = fix.n;
+      fd.fix_safety = fd.nfix ? rule->fix_safety : TL_FIXSAFE_NONE;
       fd.scope = c->func > 0 ? f->model.funcs.v[c->func].display : f->model.module;
       fd.stmt_first_line = first;
       fd.stmt_last_line = last;

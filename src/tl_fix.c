@@ -31,12 +31,12 @@ bool tl_edits_clash(const tl_edit *a, const tl_edit *b) {
   return false;
 }
 
-char *tl_edits_apply(const char *src, size_t len, tl_edits *edits, size_t *out_len, size_t *skipped) {
+char *tl_edits_apply(const char *src, size_t len, const tl_edit *edits, size_t n, size_t *out_len, size_t *skipped) {
   if (!src) src = "", len = 0;
-  size_t n = edits ? edits->n : 0, nskip = 0;
+  size_t nskip = 0;
   /* The caller's vector is left as it is; the order is taken from a sorted copy of the keys. */
   edit_key *keys = tl_malloc(n * sizeof *keys);
-  for (size_t i = 0; i < n; i++) keys[i] = (edit_key){edits->v[i].start, edits->v[i].end, i};
+  for (size_t i = 0; i < n; i++) keys[i] = (edit_key){edits[i].start, edits[i].end, i};
   if (n > 1) qsort(keys, n, sizeof *keys, tl_fix__cmp_edit_key);
   tl_buf b = {0};
   tl_buf_put(&b, "", 0);
@@ -48,7 +48,7 @@ char *tl_edits_apply(const char *src, size_t len, tl_edits *edits, size_t *out_l
       continue;
     }
     tl_buf_put(&b, src + pos, s - pos);
-    const char *t = edits->v[keys[i].index].text;
+    const char *t = edits[keys[i].index].text;
     if (t) tl_buf_puts(&b, t);
     pos = e;
   }

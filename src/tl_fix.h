@@ -3,19 +3,15 @@
 #define TL_FIX_H
 
 #include "tl_util.h"
+#include "trainlint.h"
 
-/* Replace bytes [start, end) of the original text with `text` (NUL-terminated, owned by edit). */
-typedef struct {
-  uint32_t start, end;
-  char *text;
-} tl_edit;
-
+/* A growable array of edits (tl_edit: trainlint.h); whether it owns their texts is up to its user. */
 typedef TL_VEC(tl_edit) tl_edits;
 
-/* Applies non-overlapping edits (any order; they are sorted by start here) to `src`.
- * Edits that overlap an earlier-sorted one are skipped and counted in *skipped (may be NULL).
- * Returns the new text (malloc'd, NUL-terminated) and its length in *out_len. */
-char *tl_edits_apply(const char *src, size_t len, tl_edits *edits, size_t *out_len, size_t *skipped);
+/* Applies the n non-overlapping edits (in any order; they are taken by start, and are not
+ * changed) to `src`. Edits that overlap an earlier one are skipped and counted in *skipped (may
+ * be NULL). Returns the new text (malloc'd, NUL-terminated) and its length in *out_len. */
+char *tl_edits_apply(const char *src, size_t len, const tl_edit *edits, size_t n, size_t *out_len, size_t *skipped);
 
 /* Do two edits of one text clash (so that only one finding's fix may be taken)? They do when
  * their ranges overlap, and when one inserts at either end of (or inside) a range the other

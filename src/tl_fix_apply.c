@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "tl_fix.h"
+
 size_t tl_fixes_apply(const tl_analysis *a, bool unsafe, bool *fixed, tl_fixed_fn *cb, void *ctx) {
   size_t n = tl_analysis_finding_count(a), taken = 0;
   size_t i = 0;
@@ -13,22 +15,19 @@ size_t tl_fixes_apply(const tl_analysis *a, bool unsafe, bool *fixed, tl_fixed_f
     TL_VEC(size_t) owner = {0};
     for (; j < n && tl_analysis_finding(a, j)->file == file; j++) {
       const tl_finding *f = tl_analysis_finding(a, j);
-      if (!f->fix.n || !(f->fix_safety == TL_FIXSAFE_SAFE || (unsafe && f->fix_safety == TL_FIXSAFE_UNSAFE))) continue;
+      if (!f->nfix || !(f->fix_safety == TL_FIXSAFE_SAFE || (unsafe && f->fix_safety == TL_FIXSAFE_UNSAFE))) continue;
       /* a finding's edits are taken all or none: skip it when any edit overlaps one already taken */
       bool clash = false;
-      for (size_t k = 0; k < f->fix.n && !clash; k++)
-        for (size_t m = 0; m < all.n && !clash; m++) clash = tl_edits_clash(&f->fix.v[k], &all.v[m]);
+      for (size_t k = 0; k < f->nfix && !clash; k++)
+        for (size_t m = 0; m < all.n && !clash; m++) clash = tl_edits_clash(&f->fix[k], &all.v[m]);
       if (clash) continue;
-      for (size_t k = 0; k < f->fix.n; k++) {
-        tl_edit e = {f->fix.v[k].start, f->fix.v[k].end, tl_strdup(f->fix.v[k].text)};
-        tl_vec_push(&all, e);
-      }
+      for (size_t k = 0; k < f->nfix; k++) tl_vec_push(&all, f->fix[k]);
       tl_vec_push(&owner, j);
     }
     if (all.n) {
       size_t len, newlen, skipped = 0;
       const char *text = tl_analysis_file_text(a, file, &len);
-      char *neu = tl_edits_apply(text, len, &all, &newlen, &skipped);
+      char *neu = tl_edits_apply(text, len, all.v, all.n, &newlen, &skipped);
       for (size_t k = 0; k < owner.n; k++) {
         if (fixed) fixed[owner.v[k]] = true;
         taken++;
@@ -36,7 +35,6 @@ size_t tl_fixes_apply(const tl_analysis *a, bool unsafe, bool *fixed, tl_fixed_f
       cb(ctx, file, text, len, neu, newlen);
       free(neu);
     }
-    for (size_t k = 0; k < all.n; k++) free(all.v[k].text);
     tl_vec_free(&all);
     tl_vec_free(&owner);
     i = j;

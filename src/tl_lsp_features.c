@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "tl_fix.h"
 #include "tl_output.h"
 #include "tl_suppress.h"
 
@@ -117,8 +118,8 @@ static uint32_t tl_lsp_features__word_end(const tl_lsp_text *t, uint32_t off) {
 
 /* A finding whose fix only deletes the flagged code: the code is unnecessary. */
 static bool tl_lsp_features__is_unnecessary(const tl_finding *fd) {
-  return fd->fix.n == 1 && fd->fix.v[0].text && !fd->fix.v[0].text[0] && fd->fix.v[0].start <= fd->start_byte &&
-         fd->fix.v[0].end >= fd->end_byte;
+  return fd->nfix == 1 && fd->fix[0].text && !fd->fix[0].text[0] && fd->fix[0].start <= fd->start_byte &&
+         fd->fix[0].end >= fd->end_byte;
 }
 
 /* A JSON string, escaped as cJSON prints it (UTF-8 as is; quotes, backslashes and control
@@ -425,10 +426,10 @@ void tl_lsp_on_code_action(tl_lsp *s, const cJSON *id, const cJSON *params) {
     const tl_finding *fd = tl_analysis_finding(s->a, k);
     if (!hit[k - af->first]) continue;
     const char *code = tl_rule_code(fd->rule);
-    if (fd->fix.n && fd->fix_safety != TL_FIXSAFE_NONE) {
+    if (fd->nfix && fd->fix_safety != TL_FIXSAFE_NONE) {
       cJSON *edits = cJSON_CreateArray();
-      for (size_t j = 0; j < fd->fix.n; j++)
-        cJSON_AddItemToArray(edits, tl_lsp_features__text_edit(t, fd->fix.v[j].start, fd->fix.v[j].end, fd->fix.v[j].text));
+      for (size_t j = 0; j < fd->nfix; j++)
+        cJSON_AddItemToArray(edits, tl_lsp_features__text_edit(t, fd->fix[j].start, fd->fix[j].end, fd->fix[j].text));
       const char *ft = tl_rule_fix_title(fd->rule);
       bool safe = fd->fix_safety == TL_FIXSAFE_SAFE;
       char *title = *ft ? tl_printf("%s (%s)%s", ft, code, safe ? "" : " [unsafe]")
@@ -464,14 +465,14 @@ void tl_lsp_on_code_action(tl_lsp *s, const cJSON *id, const cJSON *params) {
     cJSON *edits = cJSON_CreateArray();
     for (size_t k = af->first; k < af->first + af->count; k++) {
       const tl_finding *fd = tl_analysis_finding(s->a, k);
-      if (!fd->fix.n || fd->fix_safety != TL_FIXSAFE_SAFE || !tl_lsp_shown(s, k)) continue;
+      if (!fd->nfix || fd->fix_safety != TL_FIXSAFE_SAFE || !tl_lsp_shown(s, k)) continue;
       bool clash = false;
-      for (size_t j = 0; j < fd->fix.n && !clash; j++)
-        for (size_t m = 0; m < taken.n && !clash; m++) clash = tl_edits_clash(&fd->fix.v[j], &taken.v[m]);
+      for (size_t j = 0; j < fd->nfix && !clash; j++)
+        for (size_t m = 0; m < taken.n && !clash; m++) clash = tl_edits_clash(&fd->fix[j], &taken.v[m]);
       if (clash) continue;
-      for (size_t j = 0; j < fd->fix.n; j++) {
-        tl_vec_push(&taken, fd->fix.v[j]);
-        cJSON_AddItemToArray(edits, tl_lsp_features__text_edit(t, fd->fix.v[j].start, fd->fix.v[j].end, fd->fix.v[j].text));
+      for (size_t j = 0; j < fd->nfix; j++) {
+        tl_vec_push(&taken, fd->fix[j]);
+        cJSON_AddItemToArray(edits, tl_lsp_features__text_edit(t, fd->fix[j].start, fd->fix[j].end, fd->fix[j].text));
       }
     }
     if (taken.n)

@@ -49,7 +49,7 @@ void tl_output_statistics(FILE *out, const tl_analysis *a, const bool *skip) {
       tl_vec_push(&rows, r);
     }
     rows.v[k].n++;
-    if (f->fix.n) rows.v[k].fixable++;
+    if (f->nfix) rows.v[k].fixable++;
   }
   /* most frequent first, then by code (a stable insertion sort) */
   for (size_t i = 1; i < rows.n; i++)
@@ -100,7 +100,7 @@ const char *tl_output_relpath(const char *path) {
 }
 
 bool tl_output_fixable(const tl_finding *f, const tl_output_opts *o) {
-  return f->fix.n && (f->fix_safety == TL_FIXSAFE_SAFE || o->unsafe_fixes);
+  return f->nfix && (f->fix_safety == TL_FIXSAFE_SAFE || o->unsafe_fixes);
 }
 
 void tl_output_headline(FILE *out, const tl_finding *f, const tl_output_opts *o) {

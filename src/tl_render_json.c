@@ -24,16 +24,16 @@ static cJSON *tl_render_json__finding(const tl_finding *f) {
     cJSON_AddNumberToObject(h, "column", f->hot[i].col);
     cJSON_AddItemToArray(hot, h);
   }
-  if (f->fix.n) {
+  if (f->nfix) {
     cJSON *fix = cJSON_AddObjectToObject(o, "fix");
     cJSON_AddStringToObject(fix, "title", tl_rule_fix_title(f->rule));
     cJSON_AddStringToObject(fix, "applicability", f->fix_safety == TL_FIXSAFE_SAFE ? "safe" : "unsafe");
     cJSON *edits = cJSON_AddArrayToObject(fix, "edits");
-    for (size_t i = 0; i < f->fix.n; i++) {
+    for (size_t i = 0; i < f->nfix; i++) {
       cJSON *e = cJSON_CreateObject();
-      cJSON_AddNumberToObject(e, "start_byte", f->fix.v[i].start);
-      cJSON_AddNumberToObject(e, "end_byte", f->fix.v[i].end);
-      cJSON_AddStringToObject(e, "content", f->fix.v[i].text);
+      cJSON_AddNumberToObject(e, "start_byte", f->fix[i].start);
+      cJSON_AddNumberToObject(e, "end_byte", f->fix[i].end);
+      cJSON_AddStringToObject(e, "content", f->fix[i].text);
       cJSON_AddItemToArray(edits, e);
     }
   } else {

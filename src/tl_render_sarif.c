@@ -117,12 +117,12 @@ static cJSON *tl_render_sarif__fixes(const tl_finding *f) {
   cJSON *ch = cJSON_CreateObject();
   tl_render_sarif__artifact(cJSON_AddObjectToObject(ch, "artifactLocation"), f->path);
   cJSON *reps = cJSON_AddArrayToObject(ch, "replacements");
-  for (size_t k = 0; k < f->fix.n; k++) {
+  for (size_t k = 0; k < f->nfix; k++) {
     cJSON *rep = cJSON_CreateObject();
     cJSON *del = cJSON_AddObjectToObject(rep, "deletedRegion");
-    cJSON_AddNumberToObject(del, "byteOffset", f->fix.v[k].start);
-    cJSON_AddNumberToObject(del, "byteLength", f->fix.v[k].end - f->fix.v[k].start);
-    cJSON_AddStringToObject(cJSON_AddObjectToObject(rep, "insertedContent"), "text", f->fix.v[k].text);
+    cJSON_AddNumberToObject(del, "byteOffset", f->fix[k].start);
+    cJSON_AddNumberToObject(del, "byteLength", f->fix[k].end - f->fix[k].start);
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(rep, "insertedContent"), "text", f->fix[k].text);
     cJSON_AddItemToArray(reps, rep);
   }
   cJSON_AddItemToArray(changes, ch);
@@ -157,7 +157,7 @@ static cJSON *tl_render_sarif__result(const tl_finding *f, const tl_ruleset *rul
     }
   }
   cJSON_AddStringToObject(cJSON_AddObjectToObject(res, "partialFingerprints"), "trainlint/v1", f->fingerprint);
-  if (f->fix.n) cJSON_AddItemToObject(res, "fixes", tl_render_sarif__fixes(f));
+  if (f->nfix) cJSON_AddItemToObject(res, "fixes", tl_render_sarif__fixes(f));
   return res;
 }
 

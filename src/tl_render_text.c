@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "tl_fix.h"
+
 /* Prints one source line with a caret run under [col, endcol). */
 static void tl_render_text__source(FILE *out, const char *text, size_t len, const tl_finding *f, bool color) {
   /* find the line's bounds */
@@ -34,13 +36,8 @@ static void tl_render_text__source(FILE *out, const char *text, size_t len, cons
 
 /* The diff of one finding's fix alone, indented under the finding. */
 static void tl_render_text__fix(FILE *out, const char *text, size_t len, const tl_finding *f, bool color) {
-  tl_edits copy = {0};
-  for (size_t i = 0; i < f->fix.n; i++) {
-    tl_edit e = {f->fix.v[i].start, f->fix.v[i].end, tl_strdup(f->fix.v[i].text)};
-    tl_vec_push(&copy, e);
-  }
   size_t nl;
-  char *neu = tl_edits_apply(text, len, &copy, &nl, NULL);
+  char *neu = tl_edits_apply(text, len, f->fix, f->nfix, &nl, NULL);
   tl_buf d = {0};
   tl_diff_unified(&d, tl_output_relpath(f->path), text, len, neu, nl);
   for (char *line = d.data, *next; line && *line; line = next) {
@@ -51,8 +48,6 @@ static void tl_render_text__fix(FILE *out, const char *text, size_t len, const t
   }
   tl_buf_free(&d);
   free(neu);
-  for (size_t i = 0; i < copy.n; i++) free(copy.v[i].text);
-  tl_vec_free(&copy);
 }
 
 void tl_render_text(FILE *out, const tl_analysis *a, const bool *skip, const tl_output_opts *o) {
@@ -70,10 +65,10 @@ void tl_render_text(FILE *out, const tl_analysis *a, const bool *skip, const tl_
     if (*hot) fprintf(out, "  = why hot: %s\n", hot);
     free(hot);
     if (*tl_rule_help(f->rule)) fprintf(out, "  = help: %s\n", tl_rule_help(f->rule));
-    if (f->fix.n && *tl_rule_fix_title(f->rule))
+    if (f->nfix && *tl_rule_fix_title(f->rule))
       fprintf(out, "  = fix%s: %s\n", f->fix_safety == TL_FIXSAFE_UNSAFE ? " (unsafe)" : "",
               tl_rule_fix_title(f->rule));
-    if (f->fix.n && o->show_fixes && text) tl_render_text__fix(out, text, len, f, o->color);
+    if (f->nfix && o->show_fixes && text) tl_render_text__fix(out, text, len, f, o->color);
     fputc('\n', out);
   }
   if (o->quiet) return;

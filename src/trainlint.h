@@ -12,7 +12,6 @@
 #include <stdint.h>
 
 #include "tl_util.h"
-#include "tl_fix.h"
 
 typedef struct tl_rule tl_rule;
 typedef struct tl_ruleset tl_ruleset;
@@ -72,6 +71,13 @@ typedef struct {
   bool keep_trees;  /* keep syntax trees between runs, for incremental re-parsing (editors) */
 } tl_options;
 
+/* One edit of a fix: bytes [start, end) of the file's text (as tl_analysis_file_text returns it)
+ * become `text` (NUL-terminated; "" deletes). */
+typedef struct {
+  uint32_t start, end;
+  char *text;
+} tl_edit;
+
 /* One element of a finding's hot chain: why the code runs often, outermost last. */
 typedef struct {
   const char *path;
@@ -89,7 +95,8 @@ typedef struct {
   char *message;
   tl_hot_step *hot;       /* innermost first */
   size_t nhot;
-  tl_edits fix;           /* empty when the rule has no fix for this match */
+  tl_edit *fix;           /* the fix: nfix edits, none overlapping, in no particular order */
+  size_t nfix;            /* 0: the rule has no fix for this match */
   tl_fix_safety fix_safety;
   const char *scope;      /* enclosing function ("Trainer.step") or module name */
   char fingerprint[17];   /* hex; stable across unrelated edits (rule, path, scope, code of the line) */

@@ -76,24 +76,21 @@ static void check_finding(const tl_analysis *a, const tl_finding *f) {
   FUZZ_CHECK(f->stmt_last_line <= lines.count);
   tl_lines_free(&lines);
   for (size_t i = 0; i < f->nhot; i++) FUZZ_CHECK(f->hot[i].what && f->hot[i].path && f->hot[i].line >= 1);
-  for (size_t i = 0; i < f->fix.n; i++) {
-    const tl_edit *e = &f->fix.v[i];
+  for (size_t i = 0; i < f->nfix; i++) {
+    const tl_edit *e = &f->fix[i];
     FUZZ_CHECK(e->start <= e->end && e->end <= len);
     FUZZ_CHECK(e->start == len || ((unsigned char)text[e->start] & 0xC0) != 0x80);
     FUZZ_CHECK(e->end == len || ((unsigned char)text[e->end] & 0xC0) != 0x80);
   }
-  if (f->fix.n) {
+  if (f->nfix) {
     /* one finding's edits never overlap each other: its fix is applied whole */
-    tl_edits copy = {0};
-    for (size_t i = 0; i < f->fix.n; i++) tl_vec_push(&copy, f->fix.v[i]);
     size_t nl, skipped = 0;
-    char *neu = tl_edits_apply(text, len, &copy, &nl, &skipped);
+    char *neu = tl_edits_apply(text, len, f->fix, f->nfix, &nl, &skipped);
     FUZZ_CHECK(skipped == 0);
     tl_buf d = {0};
     tl_diff_unified(&d, f->path, text, len, neu, nl);
     tl_buf_free(&d);
     free(neu);
-    tl_vec_free(&copy);
   }
   char *hot = tl_hot_text(f);
   free(hot);

@@ -62,7 +62,7 @@ static int count_named(const char *dir, const char *part) {
 
 static char *apply(const char *src, tl_edits *e, size_t *skipped) {
   size_t len = 0;
-  char *r = tl_edits_apply(src, strlen(src), e, &len, skipped);
+  char *r = tl_edits_apply(src, strlen(src), e->v, e->n, &len, skipped);
   CHECK_INT(len, strlen(r));
   return r;
 }

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tl_fix.h"
 #include "tl_fix_apply.h"
 #include "tl_source.h"
 #include "tl_test.h"
@@ -243,13 +244,8 @@ static void snap_source(tl_buf *b, const char *text, size_t len, const tl_findin
 
 /* The diff the finding's fix alone makes to its file. */
 static void snap_fix(tl_buf *b, const char *text, size_t len, const tl_finding *f) {
-  tl_edits copy = {0};
-  for (size_t i = 0; i < f->fix.n; i++) {
-    tl_edit e = {f->fix.v[i].start, f->fix.v[i].end, tl_strdup(f->fix.v[i].text)};
-    tl_vec_push(&copy, e);
-  }
   size_t nl;
-  char *neu = tl_edits_apply(text, len, &copy, &nl, NULL);
+  char *neu = tl_edits_apply(text, len, f->fix, f->nfix, &nl, NULL);
   tl_buf d = {0};
   tl_diff_unified(&d, f->path, text, len, neu, nl);
   for (char *line = d.data, *next; line && *line; line = next) {
@@ -259,8 +255,6 @@ static void snap_fix(tl_buf *b, const char *text, size_t len, const tl_finding *
   }
   tl_buf_free(&d);
   free(neu);
-  for (size_t i = 0; i < copy.n; i++) free(copy.v[i].text);
-  tl_vec_free(&copy);
 }
 
 static void snap_finding(tl_buf *b, const tl_analysis *a, const tl_finding *f) {
@@ -273,7 +267,7 @@ static void snap_finding(tl_buf *b, const tl_analysis *a, const tl_finding *f) {
   for (size_t i = 0; i < f->nhot; i++)
     tl_buf_printf(b, "  %s %s at %s:%u:%u\n", i ? "        " : "why hot:", f->hot[i].what, f->hot[i].path, f->hot[i].line,
                   f->hot[i].col);
-  if (f->fix.n) {
+  if (f->nfix) {
     const char *title = tl_rule_fix_title(f->rule);
     tl_buf_printf(b, "  fix (%s)%s%s\n", f->fix_safety == TL_FIXSAFE_SAFE ? "safe" : "unsafe", *title ? ": " : "", title);
     if (text) snap_fix(b, text, len, f);

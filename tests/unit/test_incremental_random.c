@@ -54,8 +54,8 @@ static char *render(tl_analysis *a) {
                   f->end_line, f->end_col, f->start_byte, f->end_byte, tl_rule_code(f->rule),
                   tl_severity_name(f->severity), f->message, hot, f->scope, f->fingerprint, f->stmt_first_line,
                   f->stmt_last_line);
-    for (size_t k = 0; k < f->fix.n; k++)
-      tl_buf_printf(&b, " fix[%u,%u)=%s", f->fix.v[k].start, f->fix.v[k].end, f->fix.v[k].text);
+    for (size_t k = 0; k < f->nfix; k++)
+      tl_buf_printf(&b, " fix[%u,%u)=%s", f->fix[k].start, f->fix[k].end, f->fix[k].text);
     tl_buf_printf(&b, "\n");
     free(hot);
   }

@@ -13,11 +13,8 @@ static char *added(const char *src, uint32_t line, const char *codes) {
   tl_edit e = {0, 0, NULL};
   char *out;
   if (tl_suppress_add(src, len, &lines, line, codes, &e)) {
-    tl_edits edits = {0};
-    tl_vec_push(&edits, e);
     size_t n;
-    out = tl_edits_apply(src, len, &edits, &n, NULL);
-    tl_vec_free(&edits);
+    out = tl_edits_apply(src, len, &e, 1, &n, NULL);
     free(e.text);
   } else {
     out = tl_strdup("(none)");
