@@ -225,7 +225,8 @@ tl_unused_suppression *tl_analysis_unused_suppressions(const tl_analysis *a, siz
   return out.v;
 }
 const tl_finding *tl_analysis_finding(const tl_analysis *a, size_t i) { return i < a->findings.n ? &a->findings.v[i] : NULL; }
-const tl_diags *tl_analysis_diags(const tl_analysis *a) { return &a->diags; }
+size_t tl_analysis_diag_count(const tl_analysis *a) { return a->diags.n; }
+const tl_diag *tl_analysis_diag(const tl_analysis *a, size_t i) { return i < a->diags.n ? &a->diags.v[i] : NULL; }
 size_t tl_analysis_file_count(const tl_analysis *a) { return a->files.n; }
 const char *tl_analysis_file_path(const tl_analysis *a, size_t i) { return i < a->files.n ? a->files.v[i].path : NULL; }
 const char *tl_analysis_file_text(const tl_analysis *a, size_t i, size_t *len) {

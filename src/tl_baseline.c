@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 
 #include "tl_source.h"
+#include "tl_util.h"
 
 static const char *tl_baseline__rel(const char *p) {
   while (p[0] == '.' && p[1] == '/') p += 2;

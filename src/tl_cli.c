@@ -17,15 +17,25 @@ void tl_cli_free(tl_cli *c) {
   }
 }
 
+size_t tl_cli_rule_diags(const tl_ruleset *rs, size_t from, tl_diags *d) {
+  size_t n = tl_ruleset_diag_count(rs);
+  for (size_t i = from; i < n; i++) {
+    const tl_diag *x = tl_ruleset_diag(rs, i);
+    tl_diags_add(d, x->level, x->path, x->line, x->col, "%s", x->message);
+  }
+  return n;
+}
+
 tl_ruleset *tl_cli_load_rules(const tl_cli *c, bool select_all, bool compile, tl_diags *d) {
   tl_ruleset *rs = tl_ruleset_new();
-  bool ok = tl_ruleset_add_builtin(rs, d);
-  for (size_t i = 0; i < c->rule_dirs.n; i++) ok = tl_ruleset_add_dir(rs, c->rule_dirs.v[i], d) && ok;
+  bool ok = tl_ruleset_add_builtin(rs);
+  for (size_t i = 0; i < c->rule_dirs.n; i++) ok = tl_ruleset_add_dir(rs, c->rule_dirs.v[i]) && ok;
   static const char *const all[] = {"ALL"};
   if (select_all) tl_ruleset_select(rs, all, 1, NULL, 0);
   else
     tl_ruleset_select(rs, (const char *const *)c->select.v, c->select.n, (const char *const *)c->ignore.v, c->ignore.n);
-  if (ok && compile) ok = tl_ruleset_compile(rs, d);
+  if (ok && compile) ok = tl_ruleset_compile(rs);
+  tl_cli_rule_diags(rs, 0, d);
   if (!ok) {
     tl_ruleset_delete(rs);
     return NULL;

@@ -33,6 +33,8 @@ int tl_cli_explain(tl_cli *c); /* tl_cli_rules.c: a rule's documentation; c->pat
  * every rule selected when `select_all`), compiled unless `compile` is false. NULL on errors (in
  * `d`). The caller deletes the rule set. */
 tl_ruleset *tl_cli_load_rules(const tl_cli *c, bool select_all, bool compile, tl_diags *d);
+/* Appends the diagnostics of `rs` from the `from`th on to `d`; returns how many `rs` has. */
+size_t tl_cli_rule_diags(const tl_ruleset *rs, size_t from, tl_diags *d);
 
 /* The configuration of each path: --config's for every one, or the nearest pyproject.toml with a
  * [tool.trainlint] table above it. Owns the configurations it hands out. */

@@ -22,17 +22,13 @@ typedef struct {
   bool errors; /* a configuration, the baseline or --diff-base failed (reported once) */
 } tl_cli_check__state;
 
-/* Input diagnostics to stderr; --quiet keeps only errors. */
+/* An input diagnostic to stderr; --quiet keeps only errors. */
+static void tl_cli_check__print_diag(const tl_cli_check__state *st, const tl_diag *d) {
+  if (!st->c->quiet || d->level == TL_DIAG_ERROR) tl_output_diag(stderr, d, st->ecolor);
+}
+
 static void tl_cli_check__print_diags(const tl_cli_check__state *st, const tl_diags *d) {
-  if (!st->c->quiet) {
-    tl_output_diags(stderr, d, st->ecolor);
-    return;
-  }
-  tl_diags errs = {0};
-  for (size_t i = 0; i < d->n; i++)
-    if (d->v[i].level == TL_DIAG_ERROR) tl_vec_push(&errs, d->v[i]);
-  tl_output_diags(stderr, &errs, st->ecolor);
-  tl_vec_free(&errs);
+  for (size_t i = 0; i < d->n; i++) tl_cli_check__print_diag(st, &d->v[i]);
 }
 
 /* The Python files of the path arguments, less the excludes of the command line and of each
@@ -63,11 +59,14 @@ static tl_ruleset *tl_cli_check__rules(tl_cli_check__state *st, const tl_strvec 
   const tl_cli *c = st->c;
   tl_ruleset *rs = st->cfg.failed ? NULL : tl_cli_load_rules(c, true, false, &st->d);
   if (!rs) return NULL;
+  size_t reported = tl_ruleset_diag_count(rs); /* tl_cli_load_rules passed them on */
   TL_VEC(tl_config *) seen = {0}; /* each file's configuration (NULL: none, the defaults) */
   for (size_t i = 0; i < files->n; i++) tl_vec_push(&seen, tl_cli_configs_for(&st->cfg, files->v[i], &st->d));
   tl_config_select_wanted(rs, seen.v, seen.n, (const char *const *)c->select.v, c->select.n,
                           (const char *const *)c->ignore.v, c->ignore.n);
-  if (!tl_ruleset_compile(rs, &st->d)) {
+  bool ok = tl_ruleset_compile(rs);
+  tl_cli_rule_diags(rs, reported, &st->d);
+  if (!ok) {
     tl_ruleset_delete(rs);
     rs = NULL;
   }
@@ -316,9 +315,11 @@ static int tl_cli_check__run(tl_cli_check__state *st, const tl_ruleset *rs, cons
                              const tl_strvec *files, bool input_errors) {
   const tl_cli *c = st->c;
   tl_analysis *a = tl_cli_check__analyse(c, rs, primary, files);
-  const tl_diags *ad = tl_analysis_diags(a);
-  tl_cli_check__print_diags(st, ad);
-  for (size_t i = 0; i < ad->n; i++) input_errors = input_errors || ad->v[i].level == TL_DIAG_ERROR;
+  for (size_t i = 0; i < tl_analysis_diag_count(a); i++) {
+    const tl_diag *d = tl_analysis_diag(a, i);
+    tl_cli_check__print_diag(st, d);
+    input_errors = input_errors || d->level == TL_DIAG_ERROR;
+  }
   if (c->write_baseline) {
     int rc = tl_cli_check__write_baseline(c, a, input_errors);
     tl_analysis_delete(a);

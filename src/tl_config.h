@@ -3,6 +3,7 @@
 #ifndef TL_CONFIG_H
 #define TL_CONFIG_H
 
+#include "tl_util.h"
 #include "trainlint.h"
 
 typedef struct {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "tl_fix.h"
+#include "tl_util.h"
 
 size_t tl_fixes_apply(const tl_analysis *a, bool unsafe, bool *fixed, tl_fixed_fn *cb, void *ctx) {
   size_t n = tl_analysis_finding_count(a), taken = 0;

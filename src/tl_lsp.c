@@ -453,29 +453,29 @@ static void tl_lsp__publish_config_errors(tl_lsp *s) {
  * file without one) enables are compiled, and each file's configuration filters its findings
  * afterwards (tl_lsp_shown); the client's select/ignore settings act as --select/--ignore. */
 static tl_ruleset *tl_lsp__make_rules(tl_lsp *s, char **error) {
-  tl_diags d = {0};
   tl_ruleset *rs = tl_ruleset_new();
-  bool ok = tl_ruleset_add_builtin(rs, &d);
-  for (size_t i = 0; i < s->rule_dirs.n; i++) ok = tl_ruleset_add_dir(rs, s->rule_dirs.v[i], &d) && ok;
+  bool ok = tl_ruleset_add_builtin(rs);
+  for (size_t i = 0; i < s->rule_dirs.n; i++) ok = tl_ruleset_add_dir(rs, s->rule_dirs.v[i]) && ok;
   TL_VEC(tl_config *) seen = {0}; /* the workspace's and each file's configuration (NULL: the defaults) */
   tl_vec_push(&seen, s->primary);
   for (size_t i = 0; i < s->files.n; i++) tl_vec_push(&seen, tl_lsp_file_config(s, s->files.v[i]));
   tl_config_select_wanted(rs, seen.v, seen.n, (const char *const *)s->select.v, s->select.n,
                           (const char *const *)s->ignore.v, s->ignore.n);
   tl_vec_free(&seen);
-  if (ok) ok = tl_ruleset_compile(rs, &d);
+  if (ok) ok = tl_ruleset_compile(rs);
   for (size_t k = 0; ok && s->primary && k < s->primary->severity.n; k++)
     tl_ruleset_set_severity(rs, s->primary->severity.v[k].code, s->primary->severity.v[k].severity);
   if (!ok) {
     tl_buf b = {0};
     tl_buf_puts(&b, "trainlint: the rules could not be loaded");
-    for (size_t i = 0; i < d.n && i < 5; i++)
-      tl_buf_printf(&b, "; %s:%u:%u: %s", d.v[i].path ? d.v[i].path : "", d.v[i].line, d.v[i].col, d.v[i].message);
+    for (size_t i = 0; i < tl_ruleset_diag_count(rs) && i < 5; i++) {
+      const tl_diag *d = tl_ruleset_diag(rs, i);
+      tl_buf_printf(&b, "; %s:%u:%u: %s", d->path ? d->path : "", d->line, d->col, d->message);
+    }
     *error = tl_buf_take(&b);
     tl_ruleset_delete(rs);
     rs = NULL;
   }
-  tl_diags_free(&d);
   return rs;
 }
 

@@ -231,17 +231,17 @@ static char *tl_lsp_features__items(tl_lsp *s, long ai) {
       tl_lsp_features__diagnostic_put(&out, s, (size_t)ai, tl_analysis_finding(s->a, k));
     }
   /* inputs that could not be analysed (syntax errors are left to the Python language servers) */
-  const tl_diags *dg = tl_analysis_diags(s->a);
   const char *label = tl_analysis_file_path(s->a, (size_t)ai);
-  for (size_t i = 0; i < dg->n; i++) {
-    if (dg->v[i].level != TL_DIAG_ERROR || !dg->v[i].path || strcmp(dg->v[i].path, label)) continue;
+  for (size_t i = 0; i < tl_analysis_diag_count(s->a); i++) {
+    const tl_diag *dg = tl_analysis_diag(s->a, i);
+    if (dg->level != TL_DIAG_ERROR || !dg->path || strcmp(dg->path, label)) continue;
     const tl_lsp_text *t = tl_lsp_features__view(s, (size_t)ai);
-    uint32_t off = dg->v[i].line ? tl_lsp_text_offset_cp(t, dg->v[i].line, dg->v[i].col) : 0;
+    uint32_t off = dg->line ? tl_lsp_text_offset_cp(t, dg->line, dg->col) : 0;
     if (out.len > 1) tl_buf_putc(&out, ',');
     tl_buf_puts(&out, "{\"range\":");
     tl_lsp_features__range_put(&out, t, off, off);
     tl_buf_puts(&out, ",\"severity\":1,\"source\":\"trainlint\",\"message\":");
-    tl_lsp_features__json_put_str(&out, dg->v[i].message);
+    tl_lsp_features__json_put_str(&out, dg->message);
     tl_buf_putc(&out, '}');
   }
   tl_buf_putc(&out, ']');

@@ -67,16 +67,17 @@ void tl_output_statistics(FILE *out, const tl_analysis *a, const bool *skip) {
   tl_vec_free(&rows);
 }
 
+void tl_output_diag(FILE *out, const tl_diag *x, bool color) {
+  const char *lvl = x->level == TL_DIAG_ERROR ? "error" : x->level == TL_DIAG_WARNING ? "warning" : "note";
+  if (x->line) fprintf(out, "%s:%u:%u: ", x->path, x->line, x->col ? x->col : 1);
+  else fprintf(out, "%s: ", x->path);
+  if (color)
+    fprintf(out, "%s%s" TL_C_RESET ": %s\n", x->level == TL_DIAG_ERROR ? TL_C_RED : TL_C_YELLOW, lvl, x->message);
+  else fprintf(out, "%s: %s\n", lvl, x->message);
+}
+
 void tl_output_diags(FILE *out, const tl_diags *d, bool color) {
-  for (size_t i = 0; i < d->n; i++) {
-    const tl_diag *x = &d->v[i];
-    const char *lvl = x->level == TL_DIAG_ERROR ? "error" : x->level == TL_DIAG_WARNING ? "warning" : "note";
-    if (x->line) fprintf(out, "%s:%u:%u: ", x->path, x->line, x->col ? x->col : 1);
-    else fprintf(out, "%s: ", x->path);
-    if (color)
-      fprintf(out, "%s%s" TL_C_RESET ": %s\n", x->level == TL_DIAG_ERROR ? TL_C_RED : TL_C_YELLOW, lvl, x->message);
-    else fprintf(out, "%s: %s\n", lvl, x->message);
-  }
+  for (size_t i = 0; i < d->n; i++) tl_output_diag(out, &d->v[i], color);
 }
 
 char *tl_hot_text(const tl_finding *f) {

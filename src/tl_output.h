@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "tl_util.h"
 #include "trainlint.h"
 
 typedef enum {
@@ -35,7 +36,9 @@ const char *tl_format_name(tl_format format);
 void tl_output_findings(FILE *out, const tl_analysis *a, const bool *skip, const tl_output_opts *o);
 /* --statistics: the count of findings per rule, most frequent first. */
 void tl_output_statistics(FILE *out, const tl_analysis *a, const bool *skip);
-/* Writes input diagnostics ("path:line:col: error: message") to `out`. */
+/* Writes an input diagnostic ("path:line:col: error: message") to `out`. */
+void tl_output_diag(FILE *out, const tl_diag *d, bool color);
+/* Writes each of `d` (tl_output_diag). */
 void tl_output_diags(FILE *out, const tl_diags *d, bool color);
 /* `path` as reports and diffs show it: without its leading "./" (a pointer into it). */
 const char *tl_output_relpath(const char *path);

@@ -52,17 +52,17 @@ void tl_render_json(FILE *out, const tl_analysis *a, const bool *skip, const tl_
   for (size_t i = 0; i < n; i++)
     if (!skip || !skip[i]) cJSON_AddItemToArray(arr, tl_render_json__finding(tl_analysis_finding(a, i)));
   cJSON *errs = cJSON_AddArrayToObject(root, "errors");
-  const tl_diags *d = tl_analysis_diags(a);
-  for (size_t i = 0; i < d->n; i++) {
+  for (size_t i = 0; i < tl_analysis_diag_count(a); i++) {
+    const tl_diag *d = tl_analysis_diag(a, i);
     cJSON *e = cJSON_CreateObject();
     cJSON_AddStringToObject(e, "level",
-                            d->v[i].level == TL_DIAG_ERROR     ? "error"
-                            : d->v[i].level == TL_DIAG_WARNING ? "warning"
-                                                               : "note");
-    cJSON_AddStringToObject(e, "path", d->v[i].path);
-    cJSON_AddNumberToObject(e, "line", d->v[i].line);
-    cJSON_AddNumberToObject(e, "column", d->v[i].col);
-    cJSON_AddStringToObject(e, "message", d->v[i].message);
+                            d->level == TL_DIAG_ERROR     ? "error"
+                            : d->level == TL_DIAG_WARNING ? "warning"
+                                                          : "note");
+    cJSON_AddStringToObject(e, "path", d->path);
+    cJSON_AddNumberToObject(e, "line", d->line);
+    cJSON_AddNumberToObject(e, "column", d->col);
+    cJSON_AddStringToObject(e, "message", d->message);
     cJSON_AddItemToArray(errs, e);
   }
   tl_output_json_doc(out, root);

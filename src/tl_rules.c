@@ -62,6 +62,7 @@ void tl_ruleset_delete(tl_ruleset *rs) {
   for (size_t i = 0; i < rs->rules.n; i++) tl_rules__rule_free(rs->rules.v[i]);
   tl_vec_free(&rs->rules);
   pcre2_code_free(rs->eval_re);
+  tl_diags_free(&rs->diags);
   free(rs);
 }
 
@@ -548,7 +549,8 @@ static long tl_rules__query_field_of_predicates(const char *q) {
   return -1;
 }
 
-bool tl_ruleset_add_text(tl_ruleset *rs, const char *path, const char *text, size_t len, tl_diags *diags) {
+bool tl_ruleset_add_text(tl_ruleset *rs, const char *path, const char *text, size_t len) {
+  tl_diags *diags = &rs->diags;
   tl_rule *r = tl_rules__rule_parse(path, text, len, diags);
   if (!r) return false;
   long bad = tl_rules__query_field_of_predicates(r->query_src);
@@ -563,16 +565,17 @@ bool tl_ruleset_add_text(tl_ruleset *rs, const char *path, const char *text, siz
   return tl_rules__ruleset_insert(rs, r);
 }
 
-bool tl_ruleset_add_builtin(tl_ruleset *rs, tl_diags *diags) {
+bool tl_ruleset_add_builtin(tl_ruleset *rs) {
   bool ok = true;
   for (unsigned i = 0; i < tl_builtin_rule_count; i++)
-    ok = tl_ruleset_add_text(rs, tl_builtin_rules[i].path, tl_builtin_rules[i].text, tl_builtin_rules[i].len, diags) && ok;
+    ok = tl_ruleset_add_text(rs, tl_builtin_rules[i].path, tl_builtin_rules[i].text, tl_builtin_rules[i].len) && ok;
   return ok;
 }
 
 static int tl_rules__cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-bool tl_ruleset_add_dir(tl_ruleset *rs, const char *dir, tl_diags *diags) {
+bool tl_ruleset_add_dir(tl_ruleset *rs, const char *dir) {
+  tl_diags *diags = &rs->diags;
   DIR *d = opendir(dir);
   if (!d) {
     tl_diags_add(diags, TL_DIAG_ERROR, dir, 0, 0, "cannot open rules directory: %s", strerror(errno));
@@ -596,7 +599,7 @@ bool tl_ruleset_add_dir(tl_ruleset *rs, const char *dir, tl_diags *diags) {
       tl_diags_add(diags, TL_DIAG_ERROR, names.v[i], 0, 0, "%s", msg ? msg : "cannot read");
       ok = false;
     } else {
-      ok = tl_ruleset_add_text(rs, names.v[i], src.text, src.len, diags) && ok;
+      ok = tl_ruleset_add_text(rs, names.v[i], src.text, src.len) && ok;
       tl_source_free(&src);
     }
     free(msg);
@@ -975,7 +978,7 @@ static bool tl_rules__ruleset_build(tl_ruleset *rs, const tl_rules__qsrc *qs, tl
   return ok;
 }
 
-bool tl_ruleset_compile(tl_ruleset *rs, tl_diags *diags) {
+bool tl_ruleset_compile(tl_ruleset *rs) {
   tl_rules__ruleset_clear_query(rs);
   if (rs->rules.n) qsort(rs->rules.v, rs->rules.n, sizeof *rs->rules.v, tl_rules__rule_cmp);
   if (!rs->selected) tl_ruleset_select(rs, NULL, 0, NULL, 0);
@@ -995,7 +998,7 @@ bool tl_ruleset_compile(tl_ruleset *rs, tl_diags *diags) {
   tl_rules__qsrc_free(&qs);
   memset(&qs, 0, sizeof qs);
   tl_rules__qsrc_build(rs, false, &qs);
-  if (qs.owners.n) ok = tl_rules__ruleset_build(rs, &qs, diags);
+  if (qs.owners.n) ok = tl_rules__ruleset_build(rs, &qs, &rs->diags);
   tl_rules__qsrc_free(&qs);
   return ok;
 }
@@ -1007,6 +1010,8 @@ void tl_ruleset_set_severity(tl_ruleset *rs, const char *code, tl_severity sever
 }
 
 size_t tl_ruleset_count(const tl_ruleset *rs) { return rs->rules.n; }
+size_t tl_ruleset_diag_count(const tl_ruleset *rs) { return rs->diags.n; }
+const tl_diag *tl_ruleset_diag(const tl_ruleset *rs, size_t i) { return i < rs->diags.n ? &rs->diags.v[i] : NULL; }
 const tl_rule *tl_ruleset_rule(const tl_ruleset *rs, size_t i) { return i < rs->rules.n ? rs->rules.v[i] : NULL; }
 const tl_rule *tl_ruleset_find(const tl_ruleset *rs, const char *code) {
   for (size_t i = 0; i < rs->rules.n; i++)

@@ -76,6 +76,7 @@ struct tl_ruleset {
   uint32_t memo_keys;          /* the largest tl_pred.memo key */
   bool selected;                /* tl_ruleset_select was called */
   pcre2_code *eval_re;         /* names of validation/test data (tl_vocab_eval_names_re) */
+  tl_diags diags;              /* the errors of every load and compile, in order */
 };
 
 #endif

@@ -9,6 +9,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
+#include "trainlint.h"
+
 void *tl_malloc(size_t n);
 void *tl_calloc(size_t n, size_t size);
 void *tl_realloc(void *p, size_t n);
@@ -82,21 +84,7 @@ uint32_t tl_lines_col(const tl_lines *l, const char *text, uint32_t off);
  * and newlines stay, so lines and columns do not move. Caller frees. */
 char *tl_code_text(const char *src, size_t len, bool long_strings);
 
-/* A diagnostic about the input itself (not a finding): unreadable file, bad rule, syntax error.
- * line/col are 0 when the problem has no position. */
-typedef enum {
-  TL_DIAG_ERROR,
-  TL_DIAG_WARNING,
-  TL_DIAG_NOTE
-} tl_diag_level;
-
-typedef struct {
-  tl_diag_level level;
-  char *path;
-  uint32_t line, col;
-  char *message;
-} tl_diag;
-
+/* A growable array of diagnostics (tl_diag: trainlint.h), owning their paths and messages. */
 typedef TL_VEC(tl_diag) tl_diags;
 
 void tl_diags_add(tl_diags *d, tl_diag_level level, const char *path, uint32_t line, uint32_t col,

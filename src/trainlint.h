@@ -11,8 +11,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tl_util.h"
-
 typedef struct tl_rule tl_rule;
 typedef struct tl_ruleset tl_ruleset;
 typedef struct tl_analysis tl_analysis;
@@ -27,22 +25,44 @@ enum {
   TL_HOT_EVAL = 1u << 2,   /* with TL_HOT_STEP: only through an evaluation loop (reported as info) */
 };
 
+/* ---- diagnostics ---- */
+
+/* A problem with an input rather than a finding: an unreadable or binary file, a syntax error, a
+ * rule file that does not parse. line and col are 1-based; both are 0 when the problem has no
+ * position in the file. */
+typedef enum {
+  TL_DIAG_ERROR,
+  TL_DIAG_WARNING,
+  TL_DIAG_NOTE
+} tl_diag_level;
+
+typedef struct {
+  tl_diag_level level;
+  char *path;
+  uint32_t line, col;
+  char *message;
+} tl_diag;
+
 /* ---- rules and rule sets ---- */
 
 tl_ruleset *tl_ruleset_new(void);
 void tl_ruleset_delete(tl_ruleset *self);
-/* Loads the rules embedded at build time. Errors (file:line:col) go to diags; returns false on any. */
-bool tl_ruleset_add_builtin(tl_ruleset *self, tl_diags *diags);
+/* Loads the rules embedded at build time. Returns false when a rule has errors (in the rule set's
+ * diagnostics, tl_ruleset_diag). */
+bool tl_ruleset_add_builtin(tl_ruleset *self);
 /* Loads one rule file (Markdown, see docs/rules.md) from memory; `path` is used in messages. */
-bool tl_ruleset_add_text(tl_ruleset *self, const char *path, const char *text, size_t len, tl_diags *diags);
+bool tl_ruleset_add_text(tl_ruleset *self, const char *path, const char *text, size_t len);
 /* Loads every *.md file of a directory (user rules). A later rule with an existing code replaces it. */
-bool tl_ruleset_add_dir(tl_ruleset *self, const char *dir, tl_diags *diags);
+bool tl_ruleset_add_dir(tl_ruleset *self, const char *dir);
 /* Enables rules: `select` and `ignore` are codes or prefixes ("TL1", "TL101", "ALL").
  * With no select, the rules on by default are enabled. Call before tl_ruleset_compile. */
 void tl_ruleset_select(tl_ruleset *self, const char *const *select, size_t nselect,
                        const char *const *ignore, size_t nignore);
-/* Compiles the enabled rules into one query. Returns false (with located diags) on errors. */
-bool tl_ruleset_compile(tl_ruleset *self, tl_diags *diags);
+/* Compiles the enabled rules into one query. Returns false on errors (in the diagnostics). */
+bool tl_ruleset_compile(tl_ruleset *self);
+/* The errors the loading and compiling calls met (file:line:col of the rule file), in order. */
+size_t tl_ruleset_diag_count(const tl_ruleset *self);
+const tl_diag *tl_ruleset_diag(const tl_ruleset *self, size_t i);
 /* Overrides the severity of the rules whose code starts with `code` (a code or a prefix). */
 void tl_ruleset_set_severity(tl_ruleset *self, const char *code, tl_severity severity);
 
@@ -142,7 +162,9 @@ void tl_analysis_run(tl_analysis *self);
 
 size_t tl_analysis_finding_count(const tl_analysis *self);
 const tl_finding *tl_analysis_finding(const tl_analysis *self, size_t i); /* sorted by path, line, col, code */
-const tl_diags *tl_analysis_diags(const tl_analysis *self);
+/* The input problems of the last run (unreadable, binary or not UTF-8, syntax errors), file by file. */
+size_t tl_analysis_diag_count(const tl_analysis *self);
+const tl_diag *tl_analysis_diag(const tl_analysis *self, size_t i);
 size_t tl_analysis_file_count(const tl_analysis *self);
 const char *tl_analysis_file_path(const tl_analysis *self, size_t i);
 /* The text the analysis saw (NULL when the file could not be read). */

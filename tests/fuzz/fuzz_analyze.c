@@ -113,8 +113,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       FUZZ_CHECK(p->file != f->file || p->line < f->line || (p->line == f->line && p->col <= f->col));
     }
   }
-  const tl_diags *d = tl_analysis_diags(a);
-  for (size_t i = 0; i < d->n; i++) FUZZ_CHECK(d->v[i].path && d->v[i].message);
+  for (size_t i = 0; i < tl_analysis_diag_count(a); i++)
+    FUZZ_CHECK(tl_analysis_diag(a, i)->path && tl_analysis_diag(a, i)->message);
 
   FILE *out = fuzz_devnull();
   bool *skip = tl_calloc(n + 1, sizeof *skip);
@@ -129,8 +129,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     tl_output_findings(out, a, skip, &o);
   }
   tl_output_statistics(out, a, NULL);
-  tl_output_diags(out, d, true);
-  tl_output_diags(out, d, false);
+  for (size_t i = 0; i < tl_analysis_diag_count(a); i++) {
+    tl_output_diag(out, tl_analysis_diag(a, i), true);
+    tl_output_diag(out, tl_analysis_diag(a, i), false);
+  }
 
   /* fixes: safe ones, then safe and unsafe, as --diff and --fix do */
   for (int unsafe = 0; unsafe < 2; unsafe++) {

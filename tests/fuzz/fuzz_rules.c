@@ -51,11 +51,11 @@ static char *python_blocks(const char *text, size_t len, size_t *outlen) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > 64 * 1024) return -1;
   const char *text = (const char *)data;
-  tl_diags d = {0};
   tl_ruleset *rs = tl_ruleset_new();
-  bool ok = tl_ruleset_add_text(rs, "fuzz.md", text, size, &d);
-  if (!ok) FUZZ_CHECK(d.n > 0); /* a refusal is always explained */
-  for (size_t i = 0; i < d.n; i++) FUZZ_CHECK(d.v[i].path && d.v[i].message);
+  bool ok = tl_ruleset_add_text(rs, "fuzz.md", text, size);
+  if (!ok) FUZZ_CHECK(tl_ruleset_diag_count(rs) > 0); /* a refusal is always explained */
+  for (size_t i = 0; i < tl_ruleset_diag_count(rs); i++)
+    FUZZ_CHECK(tl_ruleset_diag(rs, i)->path && tl_ruleset_diag(rs, i)->message);
   for (size_t i = 0; i < tl_ruleset_count(rs); i++) {
     const tl_rule *r = tl_ruleset_rule(rs, i);
     FUZZ_CHECK(tl_rule_code(r) && tl_rule_name(r) && tl_rule_summary(r) && tl_rule_doc(r) && tl_rule_fix_title(r) && tl_rule_help(r));
@@ -65,9 +65,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (ok) {
     const char *all[] = {"ALL"};
     tl_ruleset_select(rs, all, 1, NULL, 0);
-    size_t before = d.n;
-    ok = tl_ruleset_compile(rs, &d);
-    if (!ok) FUZZ_CHECK(d.n > before);
+    size_t before = tl_ruleset_diag_count(rs);
+    ok = tl_ruleset_compile(rs);
+    if (!ok) FUZZ_CHECK(tl_ruleset_diag_count(rs) > before);
   }
   if (ok && tl_ruleset_count(rs)) {
     size_t len;
@@ -86,8 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     tl_analysis_delete(a);
     free(code);
   }
-  tl_output_diags(fuzz_devnull(), &d, false);
-  tl_diags_free(&d);
+  for (size_t i = 0; i < tl_ruleset_diag_count(rs); i++) tl_output_diag(fuzz_devnull(), tl_ruleset_diag(rs, i), false);
   tl_ruleset_delete(rs);
   return 0;
 }

@@ -28,13 +28,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Every built-in rule, enabled and compiled into one query (harness set-up; kept for the process). */
 static inline tl_ruleset *fuzz_all_rules(void) {
-  tl_diags d = {0};
   tl_ruleset *rules = tl_ruleset_new();
-  FUZZ_CHECK(tl_ruleset_add_builtin(rules, &d));
+  FUZZ_CHECK(tl_ruleset_add_builtin(rules));
   const char *all[] = {"ALL"};
   tl_ruleset_select(rules, all, 1, NULL, 0);
-  FUZZ_CHECK(tl_ruleset_compile(rules, &d));
-  tl_diags_free(&d);
+  FUZZ_CHECK(tl_ruleset_compile(rules));
   return rules;
 }
 

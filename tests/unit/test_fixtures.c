@@ -428,9 +428,9 @@ static void check_project(run_state *st, tl_ruleset *rs, const char *dir, bool e
     st->other++;
   }
   tl_analysis *a = run_project(rs, &files, NULL, NULL);
-  const tl_diags *ad = tl_analysis_diags(a);
-  for (size_t i = 0; i < ad->n; i++) {
-    fprintf(stderr, "%s:%u: unexpected input problem: %s\n", ad->v[i].path, ad->v[i].line, ad->v[i].message);
+  for (size_t i = 0; i < tl_analysis_diag_count(a); i++) {
+    const tl_diag *ad = tl_analysis_diag(a, i);
+    fprintf(stderr, "%s:%u: unexpected input problem: %s\n", ad->path, ad->line, ad->message);
     st->other++;
   }
   if (!end_to_end) check_annotations(st, a, &files);
@@ -481,13 +481,15 @@ int main(int argc, char **argv) {
   }
   const char *env = getenv("TRAINLINT_UPDATE_SNAPSHOTS");
   run_state st = {.update = env && *env && strcmp(env, "0")};
-  tl_diags d = {0};
   tl_ruleset *rs = tl_ruleset_new();
-  bool ok = tl_ruleset_add_builtin(rs, &d);
+  bool ok = tl_ruleset_add_builtin(rs);
   const char *all[] = {"ALL"};
   tl_ruleset_select(rs, all, 1, NULL, 0);
-  ok = ok && tl_ruleset_compile(rs, &d);
-  for (size_t i = 0; i < d.n; i++) fprintf(stderr, "%s:%u:%u: %s\n", d.v[i].path, d.v[i].line, d.v[i].col, d.v[i].message);
+  ok = ok && tl_ruleset_compile(rs);
+  for (size_t i = 0; i < tl_ruleset_diag_count(rs); i++) {
+    const tl_diag *d = tl_ruleset_diag(rs, i);
+    fprintf(stderr, "%s:%u:%u: %s\n", d->path, d->line, d->col, d->message);
+  }
   CHECK(ok);
   const char *defaults[] = {"fixtures", "examples"};
   const char *const *roots = argc > 1 ? (const char *const *)argv + 1 : defaults;
@@ -510,6 +512,5 @@ int main(int argc, char **argv) {
   tl_test_checks += st.checks;
   tl_test_failures += st.noisy + st.missing + st.fixed + st.snapshots + st.other;
   tl_ruleset_delete(rs);
-  tl_diags_free(&d);
   TEST_DONE();
 }

@@ -39,8 +39,10 @@ static char *render_all(tl_analysis *a) {
   tl_buf b = {0};
   tl_buf_puts(&b, r);
   free(r);
-  const tl_diags *d = tl_analysis_diags(a);
-  for (size_t i = 0; i < d->n; i++) tl_buf_printf(&b, "diag %s:%u:%u %s\n", d->v[i].path, d->v[i].line, d->v[i].col, d->v[i].message);
+  for (size_t i = 0; i < tl_analysis_diag_count(a); i++) {
+    const tl_diag *d = tl_analysis_diag(a, i);
+    tl_buf_printf(&b, "diag %s:%u:%u %s\n", d->path, d->line, d->col, d->message);
+  }
   return tl_buf_take(&b);
 }
 
@@ -99,9 +101,8 @@ static const char *model_v1 =
   "    return t.sum().item()\n";
 
 int main(void) {
-  tl_diags d = {0};
   tl_ruleset *rs = tl_ruleset_new();
-  CHECK(tl_ruleset_add_builtin(rs, &d) && tl_ruleset_compile(rs, &d));
+  CHECK(tl_ruleset_add_builtin(rs) && tl_ruleset_compile(rs));
   tl_options o = {1, true};
   tl_analysis *a = tl_analysis_new(rs, &o);
   tl_analysis_add_text(a, "train.py", train_v1, strlen(train_v1));
@@ -264,6 +265,5 @@ int main(void) {
 
   tl_analysis_delete(a);
   tl_ruleset_delete(rs);
-  tl_diags_free(&d);
   TEST_DONE();
 }

@@ -12,11 +12,9 @@ typedef struct {
 } src_file;
 
 static tl_ruleset *rules(void) {
-  tl_diags d = {0};
   tl_ruleset *rs = tl_ruleset_new();
-  CHECK(tl_ruleset_add_builtin(rs, &d));
-  CHECK(tl_ruleset_compile(rs, &d));
-  tl_diags_free(&d);
+  CHECK(tl_ruleset_add_builtin(rs));
+  CHECK(tl_ruleset_compile(rs));
   return rs;
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "tl_test.h"
+#include "tl_util.h"
 #include "trainlint.h"
 
 static char *render(tl_analysis *a) {
@@ -58,12 +59,11 @@ static char *run(tl_ruleset *rs, unsigned threads, bool reversed) {
 }
 
 int main(void) {
-  tl_diags d = {0};
   tl_ruleset *rs = tl_ruleset_new();
-  CHECK(tl_ruleset_add_builtin(rs, &d));
+  CHECK(tl_ruleset_add_builtin(rs));
   const char *sel[] = {"TL601"};
   tl_ruleset_select(rs, sel, 1, NULL, 0);
-  CHECK(tl_ruleset_compile(rs, &d));
+  CHECK(tl_ruleset_compile(rs));
 
   /* One finding, at the first training loop by path: the inner loop of a_fit.py (its step is in
    * steps.py), not the epoch loop around it, not b_train.py; the same for any order or -j. */
@@ -108,19 +108,17 @@ int main(void) {
 
   /* A user rule: scope must be file or project; a project rule with a project predicate. */
   tl_ruleset *bad = tl_ruleset_new();
-  tl_diags d2 = {0};
   const char *bad_rule = "---\ncode: TL991\nname: x\nscope: module\nmessage: m\n---\n```query\n(call) @finding\n```\n";
-  CHECK(!tl_ruleset_add_text(bad, "TL991.md", bad_rule, strlen(bad_rule), &d2));
-  CHECK(d2.n == 1 && strstr(d2.v[0].message, "scope must be file or project"));
+  CHECK(!tl_ruleset_add_text(bad, "TL991.md", bad_rule, strlen(bad_rule)));
+  CHECK(tl_ruleset_diag_count(bad) == 1 && strstr(tl_ruleset_diag(bad, 0)->message, "scope must be file or project"));
   tl_ruleset_delete(bad);
-  tl_diags_free(&d2);
 
   tl_ruleset *user = tl_ruleset_new();
   const char *rule =
     "---\ncode: TL992\nname: first-print\nscope: project\nmessage: m\n---\n"
     "```query\n((call function: (identifier) @f) @finding (#eq? @f \"print\") (#not-project-match? \"logging\"))\n```\n";
-  CHECK(tl_ruleset_add_text(user, "TL992.md", rule, strlen(rule), &d2));
-  CHECK(tl_ruleset_compile(user, &d2));
+  CHECK(tl_ruleset_add_text(user, "TL992.md", rule, strlen(rule)));
+  CHECK(tl_ruleset_compile(user));
   tl_options o1 = {1, false};
   a = tl_analysis_new(user, &o1);
   const char *z = "print(1)\nprint(2)\n", *y = "x = 1\nprint(3)\n";
@@ -136,7 +134,6 @@ int main(void) {
   CHECK_INT(tl_analysis_finding_count(a), 0);
   tl_analysis_delete(a);
   tl_ruleset_delete(user);
-  tl_diags_free(&d2);
 
   /* supersedes: the project rule's one finding hides the other rule's finding at the same place
    * only; the project rule's other matches (not reported) hide nothing. */
@@ -147,9 +144,9 @@ int main(void) {
   const char *inner =
     "---\ncode: TL994\nname: any-print\nmessage: m\n---\n"
     "```query\n((call function: (identifier) @f) @finding (#eq? @f \"print\"))\n```\n";
-  CHECK(tl_ruleset_add_text(sup, "TL993.md", outer, strlen(outer), &d2));
-  CHECK(tl_ruleset_add_text(sup, "TL994.md", inner, strlen(inner), &d2));
-  CHECK(tl_ruleset_compile(sup, &d2));
+  CHECK(tl_ruleset_add_text(sup, "TL993.md", outer, strlen(outer)));
+  CHECK(tl_ruleset_add_text(sup, "TL994.md", inner, strlen(inner)));
+  CHECK(tl_ruleset_compile(sup));
   a = tl_analysis_new(sup, &o1);
   tl_analysis_add_text(a, "z.py", z, strlen(z));
   tl_analysis_add_text(a, "y.py", y, strlen(y));
@@ -159,9 +156,7 @@ int main(void) {
   free(s);
   tl_analysis_delete(a);
   tl_ruleset_delete(sup);
-  tl_diags_free(&d2);
 
   tl_ruleset_delete(rs);
-  tl_diags_free(&d);
   TEST_DONE();
 }
