@@ -1,9 +1,17 @@
-/* trainlint.h - the public API of the trainlint library: rule sets, analyses, findings.
+/* trainlint.h - the public API of the trainlint library: rule sets, analyses, findings and
+ * diagnostics. It needs only the C standard library.
  *
- * Ownership: every *_new has a matching *_delete. Pointers returned by getters
- * (tl_ruleset_rule, tl_analysis_finding, ...) are owned by the object they came from and stay
- * valid until it is deleted. A tl_ruleset must outlive every tl_analysis made from it.
- * Nothing here uses global mutable state: several analyses may run at once in one process. */
+ * Ownership, as in tree-sitter's api.h:
+ * - Every tl_<object>_new has a tl_<object>_delete, which frees the object and everything it
+ *   handed out. Strings and arrays passed in are copied unless a function says otherwise.
+ * - Pointers returned by accessors (tl_ruleset_rule, tl_ruleset_diag, tl_analysis_finding,
+ *   tl_analysis_diag, tl_analysis_file_text, ...) and every pointer inside the structs they
+ *   point to are owned by the object they came from: never free or change them. How long they
+ *   stay valid is said at each accessor.
+ * - A tl_ruleset must outlive every tl_analysis made from it.
+ * - Nothing here uses global mutable state: several analyses may run at once in one process,
+ *   in several threads, sharing one compiled rule set (which they only read). One object is
+ *   used by one thread at a time. */
 #ifndef TRAINLINT_H
 #define TRAINLINT_H
 
@@ -29,7 +37,7 @@ enum {
 
 /* A problem with an input rather than a finding: an unreadable or binary file, a syntax error, a
  * rule file that does not parse. line and col are 1-based; both are 0 when the problem has no
- * position in the file. */
+ * position in the file. Owned by the rule set or analysis that reports it. */
 typedef enum {
   TL_DIAG_ERROR,
   TL_DIAG_WARNING,
@@ -45,6 +53,7 @@ typedef struct {
 
 /* ---- rules and rule sets ---- */
 
+/* Creates an empty rule set. Delete it with tl_ruleset_delete once no analysis uses it. */
 tl_ruleset *tl_ruleset_new(void);
 void tl_ruleset_delete(tl_ruleset *self);
 /* Loads the rules embedded at build time. Returns false when a rule has errors (in the rule set's
@@ -60,12 +69,17 @@ void tl_ruleset_select(tl_ruleset *self, const char *const *select, size_t nsele
                        const char *const *ignore, size_t nignore);
 /* Compiles the enabled rules into one query. Returns false on errors (in the diagnostics). */
 bool tl_ruleset_compile(tl_ruleset *self);
-/* The errors the loading and compiling calls met (file:line:col of the rule file), in order. */
+/* The errors the loading and compiling calls met (file:line:col of the rule file), in order.
+ * They stay valid until the rule set is deleted; tl_ruleset_diag is NULL past the last. */
 size_t tl_ruleset_diag_count(const tl_ruleset *self);
 const tl_diag *tl_ruleset_diag(const tl_ruleset *self, size_t i);
-/* Overrides the severity of the rules whose code starts with `code` (a code or a prefix). */
+/* Overrides the severity of the rules whose code starts with `code` (a code or a prefix). Call
+ * before analyses use the rule set. */
 void tl_ruleset_set_severity(tl_ruleset *self, const char *code, tl_severity severity);
 
+/* The rules, sorted by code once compiled; tl_ruleset_rule is NULL past the last. tl_ruleset_find
+ * looks one up by code (in any case) or name, NULL when there is none. A tl_rule and its strings
+ * stay valid until the rule set is deleted. */
 size_t tl_ruleset_count(const tl_ruleset *self);
 const tl_rule *tl_ruleset_rule(const tl_ruleset *self, size_t i);
 const tl_rule *tl_ruleset_find(const tl_ruleset *self, const char *code);
@@ -82,6 +96,7 @@ tl_fix_safety tl_rule_fix_safety(const tl_rule *r);
 bool tl_rule_enabled(const tl_rule *r);
 bool tl_rule_default_enabled(const tl_rule *r);
 unsigned tl_rule_hot(const tl_rule *r);         /* TL_HOT_* mask; 0: applies anywhere */
+/* "error", "warning" or "info": a static string. */
 const char *tl_severity_name(tl_severity s);
 
 /* ---- analyses ---- */
@@ -105,6 +120,8 @@ typedef struct {
   char *what; /* "in `Trainer.step`", "called from the step loop", ... */
 } tl_hot_step;
 
+/* A finding. It and everything it points to (rule, path, message, hot chain, fix, scope) belong
+ * to the analysis; see tl_analysis_finding for how long. */
 typedef struct {
   const tl_rule *rule;
   const char *path;       /* as given on the command line / to tl_analysis_add_* */
@@ -130,6 +147,8 @@ typedef struct {
   const char *code; /* the unused code, or NULL for a bare `# noqa` */
 } tl_unused_suppression;
 
+/* Creates an analysis that uses `rules` (compiled; borrowed: it must outlive the analysis) and
+ * `opts` (copied; NULL: the defaults). Delete it with tl_analysis_delete. */
 tl_analysis *tl_analysis_new(const tl_ruleset *rules, const tl_options *opts);
 void tl_analysis_delete(tl_analysis *self);
 /* Queues a file to be read from disk. Paths are kept as given. */
@@ -152,7 +171,7 @@ void tl_analysis_set_hot_names(tl_analysis *self, const char *const *hot_functio
                                const char *const *step_iterables, size_t nsteps);
 /* The frameworks whose APIs the rules recognise ("torch", "paddle"); none set: both. Copied. */
 void tl_analysis_set_frameworks(tl_analysis *self, const char *const *names, size_t n);
-/* Forgets a file. */
+/* Forgets a file, and the findings of the last run. */
 void tl_analysis_remove(tl_analysis *self, const char *path);
 /* Reads, parses and analyses every file added or changed since the last run (in parallel), then
  * the project as a whole; may be called again after changes. Input problems go to the analysis'
@@ -160,18 +179,25 @@ void tl_analysis_remove(tl_analysis *self, const char *path);
  * are replaced (pointers to them become invalid). */
 void tl_analysis_run(tl_analysis *self);
 
+/* The findings of the last run, sorted by path, line, col and code; NULL past the last. They stay
+ * valid until the next tl_analysis_run or tl_analysis_remove, or tl_analysis_delete. */
 size_t tl_analysis_finding_count(const tl_analysis *self);
-const tl_finding *tl_analysis_finding(const tl_analysis *self, size_t i); /* sorted by path, line, col, code */
-/* The input problems of the last run (unreadable, binary or not UTF-8, syntax errors), file by file. */
+const tl_finding *tl_analysis_finding(const tl_analysis *self, size_t i);
+/* The input problems of the last run (unreadable, binary or not UTF-8, syntax errors), file by
+ * file; NULL past the last. Valid as long as the findings. */
 size_t tl_analysis_diag_count(const tl_analysis *self);
 const tl_diag *tl_analysis_diag(const tl_analysis *self, size_t i);
+/* The files, in the order the analysis keeps them (tl_finding.file indexes them; adding, setting
+ * or removing a file may change it). A path and a text stay valid until the next call that
+ * changes or runs the analysis; the text is NULL when the file could not be read. */
 size_t tl_analysis_file_count(const tl_analysis *self);
 const char *tl_analysis_file_path(const tl_analysis *self, size_t i);
-/* The text the analysis saw (NULL when the file could not be read). */
 const char *tl_analysis_file_text(const tl_analysis *self, size_t i, size_t *len);
 /* Findings removed by suppression comments during the run. */
 size_t tl_analysis_suppressed_count(const tl_analysis *self);
-/* Suppressions that suppressed nothing, for codes of enabled rules; caller frees the array. */
+/* Suppressions that suppressed nothing, for codes of enabled rules: a malloc'd array of *n (the
+ * caller frees it with free()) whose strings belong to the analysis, valid as long as the
+ * findings. */
 tl_unused_suppression *tl_analysis_unused_suppressions(const tl_analysis *self, size_t *n);
 
 #endif
