@@ -5,9 +5,6 @@
 #include "tl_util.h"
 #include "trainlint.h"
 
-/* A growable array of edits (tl_edit: trainlint.h); whether it owns their texts is up to its user. */
-typedef TL_VEC(tl_edit) tl_edits;
-
 /* Applies the n non-overlapping edits (in any order; they are taken by start, and are not
  * changed) to `src`. Edits that overlap an earlier one are skipped and counted in *skipped (may
  * be NULL). Returns the new text (malloc'd, NUL-terminated) and its length in *out_len. */

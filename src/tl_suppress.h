@@ -3,7 +3,6 @@
 #ifndef TL_SUPPRESS_H
 #define TL_SUPPRESS_H
 
-#include "tl_fix.h"
 #include "tl_util.h"
 
 typedef struct {

@@ -87,6 +87,9 @@ char *tl_code_text(const char *src, size_t len, bool long_strings);
 /* A growable array of diagnostics (tl_diag: trainlint.h), owning their paths and messages. */
 typedef TL_VEC(tl_diag) tl_diags;
 
+/* A growable array of edits (tl_edit: trainlint.h); whether it owns their texts is up to its user. */
+typedef TL_VEC(tl_edit) tl_edits;
+
 void tl_diags_add(tl_diags *d, tl_diag_level level, const char *path, uint32_t line, uint32_t col,
                   const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 void tl_diags_free(tl_diags *d);

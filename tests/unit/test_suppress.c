@@ -1,5 +1,6 @@
 /* test_suppress.c - unit tests for tl_suppress: parsing suppression comments, and tl_suppress_add,
  * the edit that adds codes to a line's comment (--add-noqa and the editor's action share it). */
+#include "tl_fix.h"
 #include "tl_suppress.h"
 #include "tl_test.h"
 
