@@ -52,7 +52,10 @@ bool tl_cli_configs_init(tl_cli_configs *self, const tl_cli *c, tl_diags *d) {
 }
 
 tl_config *tl_cli_configs_for(tl_cli_configs *self, const char *path, tl_diags *d) {
-  return self->explicit_cfg ? self->explicit_cfg : tl_config_for(&self->cache, path, d, &self->failed);
+  if (self->explicit_cfg) return self->explicit_cfg;
+  tl_config *c;
+  if (!tl_config_for(&self->cache, path, &c, d)) self->failed = true;
+  return c;
 }
 
 void tl_cli_configs_free(tl_cli_configs *self) {

@@ -33,8 +33,8 @@ static void tl_cli_check__print_diags(const tl_cli_check__state *st, const tl_di
 
 /* The Python files of the path arguments, less the excludes of the command line and of each
  * argument's configuration; *primary gets the first argument's configuration (its severities and
- * names apply to the whole analysis). Returns the number of errors of the walk. */
-static size_t tl_cli_check__files(tl_cli_check__state *st, tl_strvec *files, tl_config **primary) {
+ * names apply to the whole analysis). Returns false when the walk met an error. */
+static bool tl_cli_check__files(tl_cli_check__state *st, tl_strvec *files, tl_config **primary) {
   const tl_cli *c = st->c;
   TL_VEC(char *) excludes = {0};
   for (size_t i = 0; i < c->excludes.n; i++) tl_vec_push(&excludes, c->excludes.v[i]);
@@ -45,11 +45,10 @@ static size_t tl_cli_check__files(tl_cli_check__state *st, tl_strvec *files, tl_
     for (size_t k = 0; pc && k < pc->exclude.n; k++) tl_vec_push(&excludes, pc->exclude.v[k]);
     for (size_t k = 0; pc && k < pc->extend_exclude.n; k++) tl_vec_push(&excludes, pc->extend_exclude.v[k]);
   }
-  size_t errors = st->cfg.failed ? 0
-                                 : tl_walk((const char *const *)c->paths.v, c->paths.n, (const char *const *)excludes.v,
-                                           excludes.n, files, &st->d);
+  bool ok = st->cfg.failed || tl_walk((const char *const *)c->paths.v, c->paths.n,
+                                      (const char *const *)excludes.v, excludes.n, files, &st->d);
   tl_vec_free(&excludes);
-  return errors;
+  return ok;
 }
 
 /* The compiled rule set, or NULL (errors in st->d). Only the rules some file may want are
@@ -375,13 +374,13 @@ int tl_cli_check(tl_cli *c) {
   tl_ruleset *rs = NULL;
   if (tl_cli_configs_init(&st.cfg, c, &st.d)) {
     tl_config *primary;
-    size_t walk_errors = tl_cli_check__files(&st, &files, &primary);
+    bool walked = tl_cli_check__files(&st, &files, &primary);
     rs = tl_cli_check__rules(&st, &files);
     if (rs) {
       for (size_t k = 0; primary && k < primary->severity.n; k++)
         tl_ruleset_set_severity(rs, primary->severity.v[k].code, primary->severity.v[k].severity);
       tl_cli_check__print_diags(&st, &st.d);
-      rc = tl_cli_check__run(&st, rs, primary, &files, walk_errors > 0);
+      rc = tl_cli_check__run(&st, rs, primary, &files, !walked);
     }
   }
   if (!rs) tl_output_diags(stderr, &st.d, st.ecolor);

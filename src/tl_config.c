@@ -289,7 +289,7 @@ static tl_config *tl_config__dir(tl_config_cache *cache, const char *dir, tl_dia
   return found_cfg;
 }
 
-tl_config *tl_config_for(tl_config_cache *cache, const char *file, tl_diags *diags, bool *failed) {
+bool tl_config_for(tl_config_cache *cache, const char *file, tl_config **config, tl_diags *diags) {
   char *copy = tl_strdup(file);
   char *slash = strrchr(copy, '/');
   struct stat st;
@@ -297,10 +297,10 @@ tl_config *tl_config_for(tl_config_cache *cache, const char *file, tl_diags *dia
   else if (slash) *slash = 0;
   else strcpy(copy, ".");
   char abs[PATH_MAX];
-  tl_config *c = NULL;
-  if (realpath(copy, abs)) c = tl_config__dir(cache, abs, diags, failed, 0);
+  bool failed = false;
+  *config = realpath(copy, abs) ? tl_config__dir(cache, abs, diags, &failed, 0) : NULL;
   free(copy);
-  return c;
+  return !failed;
 }
 
 void tl_config_cache_free(tl_config_cache *cache) {

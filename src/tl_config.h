@@ -38,10 +38,11 @@ typedef struct {
   TL_VEC(tl_config *) owned;
 } tl_config_cache;
 
-/* The nearest configuration for a file (walking up from its directory to the filesystem root,
- * stopping at the first pyproject.toml that has a [tool.trainlint] table). NULL when none.
- * Errors go to diags (and `*failed` is set). */
-tl_config *tl_config_for(tl_config_cache *cache, const char *file, tl_diags *diags, bool *failed);
+/* Sets *config to the nearest configuration for a file (walking up from its directory to the
+ * filesystem root, stopping at the first pyproject.toml that has a [tool.trainlint] table), or
+ * NULL when there is none or it is broken. Returns false when it added errors to diags: a broken
+ * file is reported the first time the cache meets it. */
+bool tl_config_for(tl_config_cache *cache, const char *file, tl_config **config, tl_diags *diags);
 void tl_config_cache_free(tl_config_cache *cache);
 
 /* Is `code` enabled for `file` by this configuration and the command line? A `cli_select` given

@@ -365,8 +365,8 @@ static bool tl_lsp__read_settings(tl_lsp *s, const cJSON *o) {
 
 tl_config *tl_lsp_file_config(tl_lsp *s, tl_lsp_file *f) {
   if (!f->cfg_known) {
-    bool failed = false;
-    f->cfg = f->abs ? tl_config_for(&s->cfg, f->abs, &s->cfg_diags, &failed) : NULL;
+    f->cfg = NULL;
+    if (f->abs) tl_config_for(&s->cfg, f->abs, &f->cfg, &s->cfg_diags);
     f->cfg_known = true;
   }
   return f->cfg;
@@ -378,8 +378,8 @@ static void tl_lsp__config_load(tl_lsp *s) {
   memset(&s->cfg, 0, sizeof s->cfg);
   tl_diags_free(&s->cfg_diags);
   for (size_t i = 0; i < s->files.n; i++) s->files.v[i]->cfg_known = false;
-  bool failed = false;
-  s->primary = s->roots.n ? tl_config_for(&s->cfg, s->roots.v[0], &s->cfg_diags, &failed) : NULL;
+  s->primary = NULL;
+  if (s->roots.n) tl_config_for(&s->cfg, s->roots.v[0], &s->primary, &s->cfg_diags);
 }
 
 /* Configuration errors as diagnostics on their pyproject.toml (positions from the TOML parser);
@@ -635,10 +635,7 @@ static void tl_lsp__on_initialize(tl_lsp *s, const cJSON *id, const cJSON *param
     if (p && *p) tl_vec_push(&roots, p);
     else free(p);
   }
-  if (roots.n) {
-    bool failed = false;
-    s->primary = tl_config_for(&s->cfg, roots.v[0], &s->cfg_diags, &failed);
-  }
+  if (roots.n) tl_config_for(&s->cfg, roots.v[0], &s->primary, &s->cfg_diags);
   for (size_t i = 0; i < roots.n; i++) tl_lsp__add_root(s, roots.v[i]); /* no analysis yet: files are only listed */
   tl_strvec_free(&roots);
 

@@ -664,8 +664,8 @@ static void tl_walk__reset(walker *w) {
   w->set_n = w->set_cap = 0;
 }
 
-size_t tl_walk(const char *const *paths, size_t npaths, const char *const *extra_excludes, size_t nexcludes,
-               tl_strvec *out, tl_diags *diags) {
+bool tl_walk(const char *const *paths, size_t npaths, const char *const *extra_excludes, size_t nexcludes,
+             tl_strvec *out, tl_diags *diags) {
   walker w = {0};
   w.out = out;
   w.diags = diags;
@@ -719,5 +719,5 @@ size_t tl_walk(const char *const *paths, size_t npaths, const char *const *extra
     if (out->n - first > 1) qsort(out->v + first, out->n - first, sizeof *out->v, tl_walk__cmp_str);
   }
   tl_walk__ign_frame_free(extra);
-  return w.errors;
+  return w.errors == 0;
 }

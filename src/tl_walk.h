@@ -24,8 +24,9 @@
  * - unreadable directories and missing paths are reported in `diags` and the walk goes on.
  * Output paths keep the spelling of the argument they came from ("./a" stays "./a/x.py")
  * and are sorted bytewise within each argument, so the output order is deterministic.
- * Returns the number of errors added to `diags`. */
-size_t tl_walk(const char *const *paths, size_t npaths, const char *const *extra_excludes,
+ * Returns false when it added an error to `diags` (warnings do not count); `out` has every file
+ * found either way. */
+bool tl_walk(const char *const *paths, size_t npaths, const char *const *extra_excludes,
                size_t nexcludes, tl_strvec *out, tl_diags *diags);
 
 /* Glob match in .gitignore style: `*` and `?` do not cross '/', `**` does. */

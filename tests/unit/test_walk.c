@@ -50,12 +50,14 @@ static void ln(const char *target, const char *path) {
 typedef struct {
   tl_strvec out;
   tl_diags diags;
-  size_t errors;
+  size_t errors; /* diagnostics at the error level */
 } result;
 
 static result walk(const char *const *args, size_t n, const char *const *ex, size_t nex) {
   result r = {{0}, {0}, 0};
-  r.errors = tl_walk(args, n, ex, nex, &r.out, &r.diags);
+  bool ok = tl_walk(args, n, ex, nex, &r.out, &r.diags);
+  for (size_t i = 0; i < r.diags.n; i++) r.errors += r.diags.v[i].level == TL_DIAG_ERROR;
+  CHECK(ok == (r.errors == 0));
   return r;
 }
 
