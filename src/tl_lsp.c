@@ -452,7 +452,7 @@ static void tl_lsp__publish_config_errors(tl_lsp *s) {
  * errors. As in the CLI, only the rules that some file's configuration (or the defaults, for a
  * file without one) enables are compiled, and each file's configuration filters its findings
  * afterwards (tl_lsp_shown); the client's select/ignore settings act as --select/--ignore. */
-static tl_ruleset *tl_lsp__make_rules(tl_lsp *s, char **error) {
+static tl_ruleset *tl_lsp__make_rules(tl_lsp *s, char **message) {
   tl_ruleset *rs = tl_ruleset_new();
   bool ok = tl_ruleset_add_builtin(rs);
   for (size_t i = 0; i < s->rule_dirs.n; i++) ok = tl_ruleset_add_dir(rs, s->rule_dirs.v[i]) && ok;
@@ -472,7 +472,7 @@ static tl_ruleset *tl_lsp__make_rules(tl_lsp *s, char **error) {
       const tl_diag *d = tl_ruleset_diag(rs, i);
       tl_buf_printf(&b, "; %s:%u:%u: %s", d->path ? d->path : "", d->line, d->col, d->message);
     }
-    *error = tl_buf_take(&b);
+    *message = tl_buf_take(&b);
     tl_ruleset_delete(rs);
     rs = NULL;
   }

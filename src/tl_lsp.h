@@ -83,11 +83,11 @@ typedef struct {
 typedef enum {
   TL_LSP_FRAME_NONE, /* no complete frame yet */
   TL_LSP_FRAME_OK,   /* *body / *len: one message (valid until the next feed) */
-  TL_LSP_FRAME_BAD   /* a malformed header (skipped; *error says why, caller frees) */
+  TL_LSP_FRAME_BAD   /* a malformed header (skipped; *message says why, caller frees) */
 } tl_lsp_frame;
 
 void tl_lsp_reader_feed(tl_lsp_reader *r, const char *data, size_t n);
-tl_lsp_frame tl_lsp_reader_next(tl_lsp_reader *r, const char **body, size_t *len, char **error);
+tl_lsp_frame tl_lsp_reader_next(tl_lsp_reader *r, const char **body, size_t *len, char **message);
 /* Bytes received but not yet part of a frame (at the end of input: a truncated frame). */
 size_t tl_lsp_reader_pending(const tl_lsp_reader *r);
 void tl_lsp_reader_free(tl_lsp_reader *r);

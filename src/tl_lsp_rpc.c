@@ -57,8 +57,8 @@ static void tl_lsp_rpc__resync(tl_lsp_reader *r) {
   }
 }
 
-tl_lsp_frame tl_lsp_reader_next(tl_lsp_reader *r, const char **body, size_t *len, char **error) {
-  *error = NULL;
+tl_lsp_frame tl_lsp_reader_next(tl_lsp_reader *r, const char **body, size_t *len, char **message) {
+  *message = NULL;
   const char *p = r->buf.data ? r->buf.data + r->pos : "";
   size_t avail = r->buf.len - r->pos;
   /* skip blank lines between frames (some clients end bodies with a newline) */
@@ -77,7 +77,7 @@ tl_lsp_frame tl_lsp_reader_next(tl_lsp_reader *r, const char **body, size_t *len
   }
   if (!bstart) {
     if (avail < TL_LSP_MAX_HEADER) return TL_LSP_FRAME_NONE;
-    *error = tl_strdup("header block too long or not terminated");
+    *message = tl_strdup("header block too long or not terminated");
     tl_lsp_rpc__resync(r);
     return TL_LSP_FRAME_BAD;
   }
@@ -106,12 +106,12 @@ tl_lsp_frame tl_lsp_reader_next(tl_lsp_reader *r, const char **body, size_t *len
   }
   if (!bad && length < 0) bad = "no Content-Length header";
   if (bad) {
-    *error = tl_strdup(bad);
+    *message = tl_strdup(bad);
     tl_lsp_rpc__resync(r);
     return TL_LSP_FRAME_BAD;
   }
   if ((unsigned long long)length > TL_LSP_MAX_BODY) {
-    *error = tl_printf("message of %lld bytes is larger than the limit (%u bytes): skipped", length, TL_LSP_MAX_BODY);
+    *message = tl_printf("message of %lld bytes is larger than the limit (%u bytes): skipped", length, TL_LSP_MAX_BODY);
     r->pos += bstart;
     size_t have = r->buf.len - r->pos;
     size_t drop = have < (size_t)length ? have : (size_t)length;
