@@ -209,12 +209,18 @@ static bool tl_values__tensor_condition(const tl_match_env *e, TSNode n, int dep
   const char *t = ts_node_type(n);
   if (!strcmp(t, "parenthesized_expression") || !strcmp(t, "not_operator"))
     return tl_values__tensor_condition(e, ts_node_named_child(n, 0), depth + 1);
+  uint32_t operands = ts_node_named_child_count(n);
   if (!strcmp(t, "comparison_operator")) {
-    /* `x is None`, `a is not b`: identity, no value is read */
+    /* `x is None`, `a is not b`: identity, no value is read; a string compared with anything
+     * (`self.loss_type == "l1"`, `"logits" in out`) is a Python comparison */
     for (uint32_t i = 0; i < ts_node_child_count(n); i++) {
       TSNode ch = ts_node_child(n, i);
       if (!ts_node_is_named(ch) && (!strcmp(ts_node_type(ch), "is") || !strcmp(ts_node_type(ch), "is not")))
         return false;
+      if (tl_node_is(ch, "string") || tl_node_is(ch, "concatenated_string")) return false;
+      /* `k in d`: only the key's value is read (a tensor key compares by value); the container's
+       * elements are compared with it, not read on their own */
+      if (!ts_node_is_named(ch) && (!strcmp(ts_node_type(ch), "in") || !strcmp(ts_node_type(ch), "not in"))) operands = 1;
     }
   }
   if (!strcmp(t, "boolean_operator") || !strcmp(t, "comparison_operator")) {
@@ -223,7 +229,7 @@ static bool tl_values__tensor_condition(const tl_match_env *e, TSNode n, int dep
       TSNode op = TL_CHILD(n, operator);
       if (!ts_node_is_null(op) && !strncmp(e->src + ts_node_start_byte(op), "and", 3)) return false;
     }
-    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+    for (uint32_t i = 0; i < operands; i++) {
       TSNode ch = ts_node_named_child(n, i);
       if (tl_values__tensor_condition(e, ch, depth + 1)) return true;
       if (!strcmp(t, "comparison_operator") && tl_values__is_tensor(e, ch) && !tl_node_is(ch, "identifier")) return true;
