@@ -155,6 +155,14 @@ static void tl_file__run(tl_analysis *a, tl_worker *w, tl_file *f, tl_prev *prev
   }
   ts_parser_reset(w->parser);
   TSTree *tree = ts_parser_parse_string(w->parser, f->tree, parse_text, (uint32_t)f->len);
+  /* Error recovery can parse the same erroneous text differently from scratch and from an edited
+   * tree; the findings must not depend on the edits that led to the text: such a text is parsed
+   * again from scratch (valid text, the usual case while typing, parses the same both ways). */
+  if (tree && f->tree && ts_node_has_error(ts_tree_root_node(tree))) {
+    ts_tree_delete(tree);
+    ts_parser_reset(w->parser);
+    tree = ts_parser_parse_string(w->parser, NULL, parse_text, (uint32_t)f->len);
+  }
   tl_region g;
   bool partial = tl_region_find(f, prev, tree, &g);
   if (f->tree) { ts_tree_delete(f->tree); f->tree = NULL; }
