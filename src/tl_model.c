@@ -372,6 +372,18 @@ static void tl_walk_function(tl_walk_ctx *c, TSNode n, int depth) {
   size_t nl = strlen(nm);
   f.is_collate = !strcmp(nm, "collate_fn") || !strcmp(nm, "collate") ||
                  (nl > 8 && !strcmp(nm + nl - 8, "_collate")) || (nl > 11 && !strcmp(nm + nl - 11, "_collate_fn"));
+  /* @torch.no_grad(), @torch.inference_mode(), @paddle.no_grad() */
+  TSNode dd = ts_node_parent(n);
+  for (uint32_t i = 0; tl_node_is(dd, "decorated_definition") && i < ts_node_named_child_count(dd) && !f.no_grad; i++) {
+    TSNode dec = ts_node_named_child(dd, i);
+    if (!tl_node_is(dec, "decorator") || !ts_node_named_child_count(dec)) continue;
+    TSNode e = ts_node_named_child(dec, 0);
+    char *d = tl_dotted(tl_node_is(e, "call") ? TL_CHILD(e, function) : e, c->src);
+    char *q = d ? tl_model_resolve(c->m, d) : NULL;
+    f.no_grad = q && tl_str_in(q, strlen(q), tl_vocab_no_grad_calls);
+    free(q);
+    free(d);
+  }
   tl_vec_push(&c->m->funcs, f);
 
   int32_t saved_func = c->func, saved_loop = c->loop, saved_cls = c->cls;
@@ -411,32 +423,31 @@ static void tl_walk_class(tl_walk_ctx *c, TSNode n, int depth) {
   c->func = saved_func;
 }
 
-/* Which words a name's last component is made of ("num_text_encoders": num, text, encoder):
- * TL_NAME_DATA when one is a data or time word, else TL_NAME_STRUCTURE when one is a structure
- * word (plurals count as their singular), else 0. */
+/* What a name's words say it counts: TL_NAME_DATA when one is a word of data or time, else
+ * TL_NAME_STRUCTURE when one names a part of the model or pipeline, else 0. */
 enum { TL_NAME_STRUCTURE = 1, TL_NAME_DATA = 2 };
 static int tl_model__name_words(const char *s, size_t n) {
-  const char *last = s + n;
-  while (last > s && last[-1] != '.') last--;
-  n = (size_t)(s + n - last);
-  int out = 0;
-  char low[64];
-  for (size_t a = 0; a < n;) {
-    while (a < n && last[a] == '_') a++;
-    size_t b = a;
-    while (b < n && last[b] != '_') b++;
-    size_t wl = b - a;
-    if (wl && wl < sizeof low) {
-      for (size_t i = 0; i < wl; i++) low[i] = (char)tolower((unsigned char)last[a + i]);
-      bool plural = wl > 1 && low[wl - 1] == 's';
-      if (tl_str_in(low, wl, tl_vocab_data_words) || (plural && tl_str_in(low, wl - 1, tl_vocab_data_words)))
-        out |= TL_NAME_DATA;
-      else if (tl_str_in(low, wl, tl_vocab_structure_words) || (plural && tl_str_in(low, wl - 1, tl_vocab_structure_words)))
-        out |= TL_NAME_STRUCTURE;
-    }
-    a = b;
+  if (tl_name_has_word(s, n, tl_vocab_data_words)) return TL_NAME_DATA;
+  return tl_name_has_word(s, n, tl_vocab_structure_words) ? TL_NAME_STRUCTURE : 0;
+}
+
+/* Does a `for` over this iterable generate step by step, in time or tokens: `timesteps`,
+ * `range(max_len)`, `enumerate(self.scheduler.timesteps)`? (The names of the iterable, or of a
+ * range's stop.) */
+static bool tl_model__decoding_iterable(const char *src, TSNode n, int depth) {
+  n = tl_unparen(n);
+  if (depth > 6 || ts_node_is_null(n)) return false;
+  if (tl_node_is(n, "identifier") || tl_node_is(n, "attribute")) {
+    uint32_t s = ts_node_start_byte(n);
+    return tl_name_has_word(src + s, ts_node_end_byte(n) - s, tl_vocab_decoding_words);
   }
-  return out & TL_NAME_DATA ? TL_NAME_DATA : out;
+  if (tl_node_is(n, "binary_operator")) return tl_model__decoding_iterable(src, TL_CHILD(n, left), depth + 1);
+  if (!tl_node_is(n, "call")) return false;
+  TSNode fn = TL_CHILD(n, function), args = TL_CHILD(n, arguments);
+  uint32_t na = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+  if (!na) return false;
+  if (tl_node_text_eq(fn, src, "range")) return tl_model__decoding_iterable(src, ts_node_named_child(args, na == 1 ? 0 : 1), depth + 1);
+  return tl_model__decoding_iterable(src, ts_node_named_child(args, 0), depth + 1);
 }
 
 /* Does a `for` iterate a small collection that the program fixes, rather than data: a literal
@@ -489,11 +500,12 @@ static void tl_walk_loop(tl_walk_ctx *c, TSNode n, int depth) {
   bool is_for = tl_node_is(n, "for_statement");
   TSPoint p = ts_node_start_point(n);
   tl_loop l = {c->func, c->loop, ts_node_start_byte(n), ts_node_end_byte(n), p.row + 1, p.column + 1, !is_for, false,
-               false, 0};
+               false, !is_for, 0};
   const char *iter = NULL;
   if (is_for) {
     TSNode right = TL_CHILD(n, right);
     l.small = tl_model__small_iterable(c, right, 0);
+    l.decoding = tl_model__decoding_iterable(c->src, right, 0);
     tl_walk_visit(c, right, depth + 1); /* the iterable is evaluated once, outside the loop */
     /* Unwrap enumerate(...), tqdm(...), zip(...): take the first argument that names something. */
     for (int guard = 0; guard < 4 && tl_node_is(right, "call"); guard++) {
@@ -665,7 +677,7 @@ static long tl_model_walk(tl_file_model *m, tl_file_model *old, TSNode root, con
   m->uses_accel = tl_accelerator_evidence(src, code, ts_node_end_byte(root), &m->has_main);
   m->is_package = is_package;
   tl_func top = {tl_model__str(m, "<module>"), m->module, m->module, -1,
-                 ts_node_start_byte(root), ts_node_end_byte(root), 1, 1, false, -1};
+                 ts_node_start_byte(root), ts_node_end_byte(root), 1, 1, false, -1, false};
   tl_vec_push(&m->funcs, top);
   tl_walk_ctx c = {0};
   c.m = m;

@@ -9,13 +9,82 @@
 
 
 
-/* An evaluation loop: a step loop over a DataLoader that runs no backward pass and no optimizer
- * step anywhere in it (nor in what it calls). Its per-batch costs are real but paid once per
- * evaluation, not once per training step. */
+/* An evaluation loop: a step loop that runs no backward pass and no optimizer step anywhere in it
+ * (nor in what it calls), over a DataLoader, or over anything but time or tokens in a function that
+ * evaluates: named so (`evaluate`, `estimate_loss`), or run without gradients (`@torch.no_grad()`),
+ * and not named after decoding (`sample`, `generate`: its loop is a decoding loop). Its per-batch costs are real but paid once per evaluation, not once per
+ * training step. */
 static bool tl_eval_loop(const tl_project *pj, size_t fi, int32_t l) {
   const tl_file_model *m = &pj->files[fi].model;
-  if (l < 0 || (size_t)l >= m->loops.n || fi >= pj->nwork || !m->loops.v[l].iterates_loader) return false;
-  return !(pj->loop_work[fi][l] & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP));
+  if (l < 0 || (size_t)l >= m->loops.n || fi >= pj->nwork) return false;
+  if (pj->loop_work[fi][l] & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP)) return false;
+  const tl_loop *lp = &m->loops.v[l];
+  if (lp->iterates_loader) return true;
+  if (lp->decoding || lp->func <= 0) return false;
+  const tl_func *f = &m->funcs.v[lp->func];
+  size_t n = strlen(f->name);
+  if (tl_name_has_word(f->name, n, tl_vocab_decoding_words)) return false; /* sample(), generate(): decoding */
+  return f->no_grad || tl_name_has_word(f->name, n, tl_vocab_eval_words);
+}
+
+/* Rare functions: every call of one runs under a frequency guard, or in a rare function (the
+ * greatest fixpoint: a function no call reaches is an entry point, not rare). A step loop in a
+ * rare function runs its iterations only now and then (`estimate_loss()` under
+ * `if it % eval_interval == 0:`). */
+static void tl_project__rare(tl_project *pj, const tl_callgraph *p) {
+  size_t nf = pj->nfiles;
+  for (size_t i = 0; i < nf; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    for (size_t c = 0; c < m->calls.n; c++) {
+      tl_ref ts[TL_MAX_TARGETS];
+      size_t nt = tl_callgraph_targets(p, (int32_t)i, c, ts, TL_MAX_TARGETS);
+      for (size_t k = 0; k < nt; k++) {
+        tl_func_state *st = &pj->fstate[ts[k].file][ts[k].idx];
+        if (st->rare || st->rare_file) continue; /* the first call seen stands as the witness */
+        st->rare = true;
+        st->rare_file = (int32_t)i + 1;
+        st->rare_call = (uint32_t)c;
+      }
+    }
+  }
+  for (int iter = 0, changed = 1; changed && iter < 64; iter++) {
+    changed = 0;
+    for (size_t i = 0; i < nf; i++) {
+      const tl_file_model *m = &pj->files[i].model;
+      for (size_t c = 0; c < m->calls.n; c++) {
+        const tl_call *cl = &m->calls.v[c];
+        if (cl->guarded || pj->fstate[i][cl->func].rare) continue;
+        tl_ref ts[TL_MAX_TARGETS];
+        size_t nt = tl_callgraph_targets(p, (int32_t)i, c, ts, TL_MAX_TARGETS);
+        for (size_t k = 0; k < nt; k++)
+          if (pj->fstate[ts[k].file][ts[k].idx].rare) {
+            pj->fstate[ts[k].file][ts[k].idx].rare = false;
+            changed = 1;
+          }
+      }
+    }
+  }
+  /* the witness: a guarded call, or one in a rare function */
+  for (size_t i = 0; i < nf; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    for (size_t c = 0; c < m->calls.n; c++) {
+      const tl_call *cl = &m->calls.v[c];
+      tl_ref ts[TL_MAX_TARGETS];
+      size_t nt = tl_callgraph_targets(p, (int32_t)i, c, ts, TL_MAX_TARGETS);
+      for (size_t k = 0; k < nt; k++) {
+        tl_func_state *st = &pj->fstate[ts[k].file][ts[k].idx];
+        if (st->rare && cl->guarded && st->rare_file > 0) {
+          st->rare_file = -((int32_t)i + 1); /* final: a guarded call */
+          st->rare_call = (uint32_t)c;
+        }
+      }
+    }
+  }
+  for (size_t i = 0; i < nf; i++)
+    for (size_t f = 0; f < pj->nfuncs[i]; f++) {
+      tl_func_state *st = &pj->fstate[i][f];
+      st->rare_file = st->rare ? (st->rare_file < 0 ? -st->rare_file : st->rare_file) - 1 : -1;
+    }
 }
 
 /* What each loop does anywhere in it, guarded or not, directly or through the project's functions
@@ -257,6 +326,7 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
     if (!tl_project__whole(pj, &p, whole)) break;
   }
   tl_project_loop_work(pj, &p);
+  tl_project__rare(pj, &p);
   for (size_t i = 0; i < nf; i++) free(whole[i]);
   free(whole);
   /* A program (an entry point and a step loop of its own) that never names an accelerator runs on
@@ -377,12 +447,22 @@ unsigned tl_project_hot_at(const tl_project *pj, size_t fi, int32_t func, uint32
     for (; l >= 0; l = m->loops.v[l].parent)
       if (m->loops.v[l].func == func && pj->step_loops[fi][l] && !tl_guarded_after(m, byte, m->loops.v[l].start)) best = l;
     if (best >= 0) {
-      bool ev = tl_eval_loop(pj, fi, best);
+      const tl_func_state *fs = &pj->fstate[fi][func];
+      bool ev = tl_eval_loop(pj, fi, best), rare = func > 0 && fs->rare && fs->rare_file >= 0;
       tl_chain_add(&v, f->path, m->loops.v[best].line, m->loops.v[best].col,
-                   tl_strdup(ev ? "in the evaluation loop (no backward pass or optimizer step in it)" : "in the step loop"));
+                   tl_strdup(ev     ? "in the evaluation loop (no backward pass or optimizer step in it)"
+                             : rare ? "in the loop"
+                                    : "in the step loop"));
+      if (rare) { /* the loop runs only when its function does: now and then */
+        const tl_file *rf = &pj->files[fs->rare_file];
+        const tl_call *rc = &rf->model.calls.v[fs->rare_call];
+        tl_chain_add(&v, rf->path, rc->line, rc->col,
+                     tl_printf("`%s` runs only now and then: called %s", m->funcs.v[func].display,
+                               rc->guarded ? "under a frequency guard" : "from a function that runs only now and then"));
+      }
       *chain = v.v;
       *nchain = v.n;
-      return ev ? TL_HOT_STEP | TL_HOT_EVAL : TL_HOT_STEP;
+      return ev || rare ? TL_HOT_STEP | TL_HOT_EVAL : TL_HOT_STEP;
     }
   }
   const tl_func_state *st = &pj->fstate[fi][func];

@@ -284,3 +284,22 @@ bool tl_str_in(const char *s, size_t n, const char *const *list) {
     if (strlen(*list) == n && !memcmp(*list, s, n)) return true;
   return false;
 }
+
+bool tl_name_has_word(const char *s, size_t n, const char *const *words) {
+  const char *last = s + n;
+  while (last > s && last[-1] != '.') last--;
+  n = (size_t)(s + n - last);
+  char low[64];
+  for (size_t a = 0; a < n;) {
+    while (a < n && last[a] == '_') a++;
+    size_t b = a;
+    while (b < n && last[b] != '_') b++;
+    size_t wl = b - a;
+    if (wl && wl < sizeof low) {
+      for (size_t i = 0; i < wl; i++) low[i] = (char)tolower((unsigned char)last[a + i]);
+      if (tl_str_in(low, wl, words) || (wl > 1 && low[wl - 1] == 's' && tl_str_in(low, wl - 1, words))) return true;
+    }
+    a = b;
+  }
+  return false;
+}

@@ -28,6 +28,9 @@ static inline bool tl_icontains(const char *s, size_t n, const char *needle) { r
  * ("cannot open: no such file or directory"); thread-safe. */
 void tl_strerror(int err, char *dst, size_t cap);
 
+/* Is one of the words of the last component of a dotted name s[0, n) (split at `_`, in any case, a
+ * plural as its singular: "num_text_encoders" has num, text, encoder) in `words` (lower case)? */
+bool tl_name_has_word(const char *s, size_t n, const char *const *words);
 /* Is s[0, n) one of the words of `list` (NULL-terminated)? */
 bool tl_str_in(const char *s, size_t n, const char *const *list);
 
