@@ -221,6 +221,18 @@ static tl_freq tl_freq__test(TSNode cond, const char *src, const char *const *gu
     free(d);
     return hit ? TL_FREQ_RARE_THEN : TL_FREQ_NONE;
   }
+  if (!strcmp(t, "call")) { /* divisible_by(step, n): a function that returns a remainder test ("name()") */
+    char *d = tl_dotted(TL_CHILD(cond, function), src);
+    size_t ln = 0;
+    const char *last = d ? tl_dotted_last(d, &ln) : NULL;
+    bool hit = false;
+    for (size_t i = 0; last && i < nguard && !hit; i++) {
+      size_t gl = strlen(guard_names[i]);
+      hit = gl == ln + 2 && !memcmp(guard_names[i], last, ln) && !strcmp(guard_names[i] + ln, "()");
+    }
+    free(d);
+    return hit ? TL_FREQ_RARE_THEN : TL_FREQ_NONE;
+  }
   return TL_FREQ_NONE;
 }
 

@@ -17,8 +17,9 @@ bool tl_freq_is_remainder(TSNode n, const char *src);
 bool tl_freq_has_remainder(TSNode n, const char *src);
 /* Classifies an `if` condition: `step % N == 0` (then rare), `step % N != 0` (else rare), a test
  * that holds on one iteration of a loop around it or from the end of training on, `not`, `and`
- * (rare when one side is) and `or` (rare when both are), and a name in `guard_names` (variables
- * assigned such a test). */
+ * (rare when one side is) and `or` (rare when both are), a name in `guard_names` (variables
+ * assigned such a test), and a call of a function listed there as "name()" (one that returns
+ * such a test: `divisible_by(step, every)`). */
 tl_freq tl_freq_test(TSNode cond, const char *src, const char *const *guard_names, size_t nguard);
 
 #endif

@@ -667,6 +667,33 @@ static bool tl_accelerator_evidence(const char *src, const char *code_text, size
 
 
 
+/* The module's functions that return a remainder test (`def divisible_by(n, d): return n % d == 0`):
+ * calling one is a frequency test (tl_freq_test). Listed as "name()". */
+static void tl_model__guard_funcs(tl_file_model *m, TSNode root, const char *src) {
+  uint32_t n = ts_node_named_child_count(root);
+  for (uint32_t i = 0; i < n; i++) {
+    TSNode d = ts_node_named_child(root, i);
+    if (tl_node_is(d, "decorated_definition")) d = TL_CHILD(d, definition);
+    if (!tl_node_is(d, "function_definition")) continue;
+    TSNode body = TL_CHILD(d, body), ret = {0};
+    for (uint32_t k = 0; !ts_node_is_null(body) && k < ts_node_named_child_count(body); k++) {
+      TSNode st = ts_node_named_child(body, k);
+      if (tl_node_is(st, "comment") || (tl_node_is(st, "expression_statement") && ts_node_named_child_count(st) &&
+                                        tl_node_is(ts_node_named_child(st, 0), "string")))
+        continue; /* a docstring */
+      ret = tl_node_is(st, "return_statement") && ts_node_is_null(ret) ? st : (TSNode){0};
+      if (ts_node_is_null(ret)) break;
+    }
+    if (ts_node_is_null(ret) || !ts_node_named_child_count(ret)) continue;
+    if (tl_freq_test(ts_node_named_child(ret, 0), src, NULL, 0) != TL_FREQ_RARE_THEN) continue;
+    char *name = tl_node_text(TL_CHILD(d, name), src);
+    char *call = tl_concat(name, "", "()");
+    tl_vec_push(&m->guard_funcs, tl_model__str(m, call));
+    free(call);
+    free(name);
+  }
+}
+
 /* The walk of the module, by top-level statement: copied from `old` where `old` is given and the
  * statement is outside the region (see tl_model_rebuild), else walked. Returns the number copied. */
 static long tl_model_walk(tl_file_model *m, tl_file_model *old, TSNode root, const char *src, const char *code,
@@ -674,6 +701,11 @@ static long tl_model_walk(tl_file_model *m, tl_file_model *old, TSNode root, con
                           uint32_t hi_new) {
   if (old) tl_strtab_move(&m->strs, &old->strs); /* copied entries keep their strings */
   m->module = tl_model__str(m, module);
+  tl_model__guard_funcs(m, root, src);
+  /* a copied statement's guards were found with the old list of such functions */
+  bool same = old && old->guard_funcs.n == m->guard_funcs.n;
+  for (size_t i = 0; same && i < m->guard_funcs.n; i++) same = m->guard_funcs.v[i] == old->guard_funcs.v[i];
+  if (!same) old = NULL;
   m->uses_accel = tl_accelerator_evidence(src, code, ts_node_end_byte(root), &m->has_main);
   m->is_package = is_package;
   tl_func top = {tl_model__str(m, "<module>"), m->module, m->module, -1,
@@ -688,6 +720,7 @@ static long tl_model_walk(tl_file_model *m, tl_file_model *old, TSNode root, con
   c.cls = -1;
   c.loop = -1;
   c.cur = ts_tree_cursor_new(root);
+  for (size_t i = 0; i < m->guard_funcs.n; i++) tl_vec_push(&c.guard_vars, m->guard_funcs.v[i]);
   long copied = 0;
   if (!tl_node_is(root, "module")) {
     tl_walk_visit(&c, root, 0);
@@ -792,6 +825,7 @@ static void tl_model_free_rebuild_data(tl_file_model *m) {
   tl_vec_free(&m->segs);
   tl_vec_free(&m->import_log);
   tl_vec_free(&m->guard_log);
+  tl_vec_free(&m->guard_funcs);
   tl_vec_free(&m->loop_iters);
 }
 
