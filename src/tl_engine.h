@@ -27,6 +27,9 @@ typedef struct {
   char *message;
   tl_edits edits;
   int severity;           /* -1: the rule's; else a tl_severity set by #set-severity! */
+  bool vinfo;             /* info because the place of a value was unknown in its file (#device-or-info?) */
+  tl_vdep vdep;           /* what that value's place depends on (TL_VDEP_NONE: nothing found) */
+  uint8_t vkind;          /* its place once the project pass has solved the summaries (tl_valkind) */
   TL_VEC(tl_deferred) deferred; /* project predicates still to hold */
 } tl_candidate;
 
@@ -119,6 +122,9 @@ typedef struct tl_project {
   unsigned **loop_work;     /* per file, per loop: TL_WORK_* anywhere in it, through calls too */
   size_t nwork;             /* files in loop_work */
   TL_VEC(tl_pmatch) pmatch; /* #project-match? verdicts of this run */
+  uint8_t **ret_kind;       /* per file, per function: the place of what it returns (tl_summaries.c) */
+  uint8_t **param_kind;     /* per file, per parameter (tl_file_model.params): the place of its arguments */
+  uint8_t **param_elems;    /* the same, for the elements of container arguments */
   bool cpu_only;            /* a program that never names an accelerator */
   size_t targets_kept;      /* call targets taken from the last run, not resolved again */
 } tl_project;

@@ -102,6 +102,8 @@ void tl_findings_make(tl_analysis *a) {
       tl_hot_step *chain = NULL;
       size_t nchain = 0;
       if (rule->needs_accel && a->project.cpu_only) continue;
+      /* a value its file could not place, placed by the summaries: on the host, it syncs nothing */
+      if (c->vinfo && (c->vkind == TL_VAL_CPU || c->vkind == TL_VAL_PY || c->vkind == TL_VAL_LIST)) continue;
       if (rule->project_scope && (picks[c->rule] != fi + 1 || pick_cand[c->rule] != ci)) continue;
       if (c->deferred.n && !tl_project_deferred_hold(a, fi, c, md)) continue;
       unsigned hot_bits = rule->hot ? tl_project_hot_at(&a->project, fi, c->func, c->start, rule->hot, &chain, &nchain) : 0;
@@ -156,7 +158,8 @@ void tl_findings_make(tl_analysis *a) {
       fd.end_byte = rend;
       fd.end_line = tl_lines_line(&f->lines, rend);
       fd.end_col = tl_lines_col(&f->lines, f->text, rend);
-      fd.severity = c->severity >= 0 ? (tl_severity)c->severity : rule->severity;
+      int sev = c->vinfo && c->vkind == TL_VAL_DEVICE ? -1 : c->severity; /* placed on the device after all */
+      fd.severity = sev >= 0 ? (tl_severity)sev : rule->severity;
       if (hot_bits & TL_HOT_EVAL) fd.severity = TL_SEVERITY_INFO; /* paid per evaluation, not per training step */
       fd.message = tl_strdup(c->message);
       fd.hot = chain;

@@ -45,6 +45,7 @@ static bool tl_func_local(const tl_file_model *m, int32_t func, uint32_t lo, uin
 
 static bool tl_binding_eq(const tl_region *g, const tl_binding *x, tl_range xv, const tl_binding *y, tl_range yv) {
   return !strcmp(x->name, y->name) && x->func == y->func && x->kind == y->kind && tl_str_eq0(x->ctor, y->ctor) &&
+         x->elem == y->elem &&
          x->from_loop == y->from_loop && tl_pos_eq(g, x->byte, y->byte) && tl_text_eq(g, xv, yv) &&
          (xv.end == xv.start) == (yv.end == yv.start) && (xv.end == xv.start || tl_pos_eq(g, xv.start, yv.start));
 }
@@ -231,6 +232,7 @@ static void tl_cand_shift(tl_candidate *c, int64_t d) {
   if (c->report_end) c->report_end = (uint32_t)(c->report_end + d);
   c->stmt_start = (uint32_t)(c->stmt_start + d);
   c->stmt_end = (uint32_t)(c->stmt_end + d);
+  if (c->vdep.how == TL_VDEP_CALL) c->vdep.pos = (uint32_t)(c->vdep.pos + d);
   for (size_t j = 0; j < c->edits.n; j++) {
     c->edits.v[j].start = (uint32_t)(c->edits.v[j].start + d);
     c->edits.v[j].end = (uint32_t)(c->edits.v[j].end + d);
@@ -378,7 +380,7 @@ tl_segment tl_segment_end(const tl_file_model *m, size_t i) {
   tl_segment e = {0, 0, 0, (uint32_t)m->funcs.n, (uint32_t)m->classes.n, (uint32_t)m->loops.n, (uint32_t)m->calls.n,
                   (uint32_t)m->bindings.n, (uint32_t)m->guards.n, (uint32_t)m->loader_names.n,
                   (uint32_t)m->collate_names.n, (uint32_t)m->import_log.n, (uint32_t)m->guard_log.n,
-                  (uint32_t)m->suppressions.n, false};
+                  (uint32_t)m->suppressions.n, (uint32_t)m->params.n, (uint32_t)m->rets.n, false};
   return e;
 }
 
@@ -400,7 +402,7 @@ void tl_segment_copy(tl_walk_ctx *c, const tl_seg_copy *k) {
   const tl_file_model *o = k->old;
   const tl_segment *b = &k->b, *e = &k->e;
   int64_t dfunc = (int64_t)m->funcs.n - b->funcs, dcls = (int64_t)m->classes.n - b->classes,
-          dloop = (int64_t)m->loops.n - b->loops;
+          dloop = (int64_t)m->loops.n - b->loops, dparam = (int64_t)m->params.n - b->params;
 #define TL_RF(x) ((x) > 0 ? (int32_t)((x) + dfunc) : (x))
 #define TL_RC(x) ((x) >= 0 ? (int32_t)((x) + dcls) : (x))
 #define TL_RL(x) ((x) >= 0 ? (int32_t)((x) + dloop) : (x))
@@ -412,7 +414,17 @@ void tl_segment_copy(tl_walk_ctx *c, const tl_seg_copy *k) {
     f.start = TL_MV(f.start);
     f.end = TL_MV(f.end);
     f.line = (uint32_t)(f.line + k->dr);
+    f.param_first = (uint32_t)(f.param_first + dparam);
     tl_vec_push(&m->funcs, f);
+  }
+  for (uint32_t i = b->params; i < e->params; i++) tl_vec_push(&m->params, o->params.v[i]);
+  for (uint32_t i = b->rets; i < e->rets; i++) {
+    tl_return r = o->rets.v[i];
+    r.func = TL_RF(r.func);
+    r.start = TL_MV(r.start);
+    r.end = TL_MV(r.end);
+    tl_vec_push(&m->rets, r);
+    tl_vec_push(&c->ret_nodes, (TSNode){0}); /* found in the new tree when summarised */
   }
   for (uint32_t i = b->loops; i < e->loops; i++) {
     tl_loop l = o->loops.v[i];
@@ -428,9 +440,11 @@ void tl_segment_copy(tl_walk_ctx *c, const tl_seg_copy *k) {
     tl_call x = o->calls.v[i];
     x.byte = TL_MV(x.byte);
     x.line = (uint32_t)(x.line + k->dr);
+    x.end = TL_MV(x.end);
     x.func = TL_RF(x.func);
     x.loop = TL_RL(x.loop);
     tl_vec_push(&m->calls, x);
+    tl_vec_push(&c->call_nodes, (TSNode){0});
   }
   for (uint32_t i = b->bindings; i < e->bindings; i++) {
     tl_binding x = o->bindings.v[i];
@@ -487,13 +501,17 @@ void tl_segment_copy(tl_walk_ctx *c, const tl_seg_copy *k) {
 /* The value node of a binding copied from the last run's model, in the tree the model was rebuilt
  * on: in the top-level statement holding its range, the node with that range and symbol. Copied
  * statements parsed the same as before (tl_model_walk copies only those), so it is there. */
-TSNode tl_binding_find_value(const tl_file_model *m, const tl_binding *b) {
-  if (ts_node_is_null(m->lazy_root) || !b->vsym) return (TSNode){0};
+TSNode tl_model_find_node(const tl_file_model *m, uint32_t start, uint32_t end, TSSymbol sym) {
+  if (ts_node_is_null(m->lazy_root) || !sym) return (TSNode){0};
   TSTreeCursor cur = ts_tree_cursor_new(m->lazy_root);
-  TSNode top = ts_tree_cursor_goto_first_child_for_byte(&cur, b->vstart) >= 0 ? ts_tree_cursor_current_node(&cur)
-                                                                              : (TSNode){0};
+  TSNode top = ts_tree_cursor_goto_first_child_for_byte(&cur, start) >= 0 ? ts_tree_cursor_current_node(&cur)
+                                                                           : (TSNode){0};
   ts_tree_cursor_delete(&cur);
-  return ts_node_is_null(top) ? top : tl_incremental__find_node(top, b->vstart, b->vend, b->vsym);
+  return ts_node_is_null(top) ? top : tl_incremental__find_node(top, start, end, sym);
+}
+
+TSNode tl_binding_find_value(const tl_file_model *m, const tl_binding *b) {
+  return tl_model_find_node(m, b->vstart, b->vend, b->vsym);
 }
 
 bool tl_segment_state_same(const tl_file_model *m, const tl_file_model *old, const tl_segment *oj) {
@@ -511,6 +529,6 @@ void tl_segment_open(tl_file_model *m, TSNode ch) {
                   (uint32_t)m->classes.n, (uint32_t)m->loops.n, (uint32_t)m->calls.n, (uint32_t)m->bindings.n,
                   (uint32_t)m->guards.n, (uint32_t)m->loader_names.n, (uint32_t)m->collate_names.n,
                   (uint32_t)m->import_log.n, (uint32_t)m->guard_log.n, (uint32_t)m->suppressions.n,
-                  ts_node_has_error(ch)};
+                  (uint32_t)m->params.n, (uint32_t)m->rets.n, ts_node_has_error(ch)};
   tl_vec_push(&m->segs, s);
 }

@@ -457,6 +457,9 @@ static void tl_match__pattern(tl_analysis *a, tl_file *f, tl_worker *w, const TS
   e.w = w;
   e.focus = e.configured = (TSNode){0};
   e.severity = -1;
+  e.vinfo = false;
+  e.vdep.how = TL_VDEP_NONE;
+  e.vdep.pos = 0;
   e.frameworks = &a->frameworks;
   e.fmatch = &f->fmatch;
   e.deferred.v = NULL;
@@ -513,6 +516,9 @@ static void tl_match__pattern(tl_analysis *a, tl_file *f, tl_worker *w, const TS
   c.end = ts_node_end_byte(at);
   c.func = tl_model_func_at(&f->model, c.start);
   c.severity = e.severity;
+  c.vinfo = e.vinfo;
+  c.vdep = e.vdep;
+  c.vkind = TL_VAL_UNKNOWN;
   c.deferred.v = e.deferred.v; /* moved */
   c.deferred.n = e.deferred.n;
   c.deferred.cap = e.deferred.cap;

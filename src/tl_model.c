@@ -246,18 +246,30 @@ static unsigned tl_call_work(const char *callee) {
 }
 
 static void tl_add_binding(tl_walk_ctx *c, const char *name, uint32_t byte, TSNode value, tl_valkind kind) {
-  tl_binding b = {tl_model__str(c->m, name), byte, c->func, value, kind, NULL, -1, 0, 0, 0, false};
+  tl_binding b = {tl_model__str(c->m, name), byte, c->func, value, kind, NULL, -1, 0, 0, 0, false, false};
   if (!ts_node_is_null(value)) {
     b.vstart = ts_node_start_byte(value);
     b.vend = ts_node_end_byte(value);
     b.vsym = ts_node_symbol(value);
-    if (tl_node_is(value, "call")) b.ctor = tl_strtab_take(&c->m->strs, tl_dotted(TL_CHILD(value, function), c->src));
+    if (tl_node_is(value, "call")) {
+      /* Net(cfg).to(device), Net().cuda().eval(): the object is what the innermost call made */
+      TSNode call = value;
+      static const char *const moves[] = {"to", "cuda", "cpu", "eval", "train", "float", "half", "double", "bfloat16",
+                                          "requires_grad_", NULL};
+      for (int guard = 0; guard < 8; guard++) {
+        TSNode fn = TL_CHILD(call, function);
+        TSNode obj = tl_node_is(fn, "attribute") ? tl_unparen(TL_CHILD(fn, object)) : (TSNode){0};
+        if (!tl_node_is(obj, "call") || !tl_node_text_in(TL_CHILD(fn, attribute), c->src, moves)) break;
+        call = obj;
+      }
+      b.ctor = tl_strtab_take(&c->m->strs, tl_dotted(TL_CHILD(call, function), c->src));
+    }
   }
   tl_vec_push(&c->m->bindings, b);
   /* self.<attr> = ... inside a method: an attribute of the class. */
   if (c->cls >= 0 && !strncmp(name, "self.", 5) && !strchr(name + 5, '.')) {
     tl_binding a = {tl_model__str(c->m, name + 5), byte, c->func, value, kind, b.ctor, -1,
-                    b.vstart, b.vend, b.vsym, false};
+                    b.vstart, b.vend, b.vsym, false, false};
     tl_vec_push(&c->m->classes.v[c->cls].attrs, a);
   }
 }
@@ -314,6 +326,25 @@ static void tl_walk_assignment(tl_walk_ctx *c, TSNode n, int depth) {
       else tl_bind_targets(c, t, at, TL_VAL_UNKNOWN, 0);
       free(d);
     }
+  } else if ((tl_node_is(left, "pattern_list") || tl_node_is(left, "tuple_pattern")) && tl_node_is(right, "call")) {
+    /* logits, loss = model(x): each name is an element of the call's result */
+    for (uint32_t i = 0; i < ts_node_named_child_count(left); i++) {
+      TSNode t = ts_node_named_child(left, i);
+      char *d = tl_node_is(t, "identifier") || tl_node_is(t, "attribute") ? tl_dotted(t, c->src) : NULL;
+      if (!d) {
+        tl_bind_targets(c, t, at, TL_VAL_UNKNOWN, 0);
+        continue;
+      }
+      size_t bi = c->m->bindings.n;
+      tl_add_binding(c, d, at, right, TL_VAL_UNKNOWN);
+      for (size_t k = bi; k < c->m->bindings.n; k++) c->m->bindings.v[k].elem = true, c->m->bindings.v[k].ctor = NULL;
+      if (c->cls >= 0 && !strncmp(d, "self.", 5) && !strchr(d + 5, '.')) {
+        tl_class *k = &c->m->classes.v[c->cls];
+        k->attrs.v[k->attrs.n - 1].elem = true;
+        k->attrs.v[k->attrs.n - 1].ctor = NULL;
+      }
+      free(d);
+    }
   } else {
     tl_bind_targets(c, left, at, TL_VAL_UNKNOWN, 0);
   }
@@ -324,9 +355,10 @@ static void tl_walk_call(tl_walk_ctx *c, TSNode n, int depth) {
   const char *callee = tl_strtab_take(&c->m->strs, tl_dotted(fn, c->src));
   if (callee) {
     TSPoint p = ts_node_start_point(n);
-    tl_call call = {callee, ts_node_start_byte(n), p.row + 1, p.column + 1, c->func, c->loop,
+    tl_call call = {callee, ts_node_start_byte(n), p.row + 1, p.column + 1, ts_node_end_byte(n), 0, 0, c->func, c->loop,
                     c->loop < 0 || c->m->loops.v[c->loop].func != c->func, c->guard_depth > 0, tl_call_work(callee)};
     tl_vec_push(&c->m->calls, call);
+    tl_vec_push(&c->call_nodes, n);
     if (call.work && c->loop >= 0 && c->m->loops.v[c->loop].func == c->func && !call.guarded)
       c->m->loops.v[c->loop].work |= call.work;
   }
@@ -383,6 +415,17 @@ static void tl_walk_function(tl_walk_ctx *c, TSNode n, int depth) {
     f.no_grad = q && tl_str_in(q, strlen(q), tl_vocab_no_grad_calls);
     free(q);
     free(d);
+  }
+  /* the parameters' names, in order (`*args`, `**kw` and a bare `*` are not positions) */
+  f.param_first = (uint32_t)c->m->params.n;
+  TSNode ps = TL_CHILD(n, parameters);
+  for (uint32_t i = 0; !ts_node_is_null(ps) && i < ts_node_named_child_count(ps); i++) {
+    TSNode q = ts_node_named_child(ps, i);
+    if (tl_node_is(q, "default_parameter") || tl_node_is(q, "typed_default_parameter")) q = TL_CHILD(q, name);
+    else if (tl_node_is(q, "typed_parameter") && ts_node_named_child_count(q)) q = ts_node_named_child(q, 0);
+    if (!tl_node_is(q, "identifier")) continue;
+    tl_vec_push(&c->m->params, tl_strtab_take(&c->m->strs, tl_node_text(q, c->src)));
+    f.nparams++;
   }
   tl_vec_push(&c->m->funcs, f);
 
@@ -600,6 +643,14 @@ void tl_walk_visit(tl_walk_ctx *c, TSNode n, int depth) {
       if (!format) return;
     }
     break;
+  case 'r':
+    if (!strcmp(t, "return_statement") && ts_node_named_child_count(n)) {
+      TSNode v = ts_node_named_child(n, 0);
+      tl_return r = {c->func, ts_node_start_byte(v), ts_node_end_byte(v), ts_node_symbol(v)};
+      tl_vec_push(&c->m->rets, r);
+      tl_vec_push(&c->ret_nodes, v);
+    }
+    break;
   case 'i':
     if (!strcmp(t, "if_statement")) { tl_walk_if(c, n, depth); return; }
     if (!strcmp(t, "import_statement") || !strcmp(t, "import_from_statement")) { tl_model_import(c, n); return; }
@@ -708,8 +759,14 @@ static long tl_model_walk(tl_file_model *m, tl_file_model *old, TSNode root, con
   if (!same) old = NULL;
   m->uses_accel = tl_accelerator_evidence(src, code, ts_node_end_byte(root), &m->has_main);
   m->is_package = is_package;
-  tl_func top = {tl_model__str(m, "<module>"), m->module, m->module, -1,
-                 ts_node_start_byte(root), ts_node_end_byte(root), 1, 1, false, -1, false};
+  tl_func top = {0};
+  top.name = tl_model__str(m, "<module>");
+  top.qual = top.display = m->module;
+  top.cls = -1;
+  top.start = ts_node_start_byte(root);
+  top.end = ts_node_end_byte(root);
+  top.line = top.col = 1;
+  top.outer = -1;
   tl_vec_push(&m->funcs, top);
   tl_walk_ctx c = {0};
   c.m = m;
@@ -798,6 +855,9 @@ static long tl_model_walk(tl_file_model *m, tl_file_model *old, TSNode root, con
     int32_t l = m->bindings.v[i].from_loop;
     if (l >= 0) m->bindings.v[i].kind = m->loops.v[l].iterates_loader ? TL_VAL_CPU : TL_VAL_UNKNOWN;
   }
+  tl_values_summarise(m, c.call_nodes.v, c.ret_nodes.v, src);
+  tl_vec_free(&c.call_nodes);
+  tl_vec_free(&c.ret_nodes);
   tl_vec_free(&c.guard_vars);
   return copied;
 }
@@ -840,6 +900,10 @@ void tl_model_free(tl_file_model *m) {
   tl_vec_free(&m->loops);
   tl_vec_free(&m->calls);
   tl_vec_free(&m->bindings);
+  tl_vec_free(&m->params);
+  tl_vec_free(&m->rets);
+  tl_vec_free(&m->args);
+  tl_vec_free(&m->rdeps);
   free(m->bind_order);
   free(m->bind_first);
   m->bind_order = m->bind_first = NULL;

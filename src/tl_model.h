@@ -23,6 +23,31 @@ typedef enum {
 } tl_valkind;
 
 
+/* What a value's place depends on when the file alone does not tell (tl_values.c): the result of a
+ * call (resolved across files by the project pass), or a parameter of the enclosing function
+ * (whatever its callers pass). */
+typedef enum { TL_VDEP_NONE, TL_VDEP_CALL, TL_VDEP_PARAM } tl_vdep_how;
+typedef struct {
+  uint8_t how;     /* tl_vdep_how */
+  bool elem;       /* the value is an element or attribute of that one (of a container: unknown) */
+  uint32_t pos;    /* CALL: the call's start byte; PARAM: the parameter's position */
+} tl_vdep;
+
+/* An argument of a call, with its place as the file tells it. */
+typedef struct {
+  const char *kw;  /* keyword, or NULL for a positional argument */
+  uint8_t kind;    /* tl_valkind */
+  uint8_t elems;   /* for a container (TL_VAL_LIST): where all its elements live, when one place holds */
+  tl_vdep dep;     /* when the kind is unknown: what it depends on */
+} tl_arg;
+
+/* A `return` with a value, and the value node's range and symbol (found again in an edited tree). */
+typedef struct {
+  int32_t func;
+  uint32_t start, end;
+  TSSymbol sym;
+} tl_return;
+
 /* A binding of a local name at a point of a function, in source order. */
 typedef struct {
   const char *name; /* "x", "self.model" */
@@ -35,11 +60,15 @@ typedef struct {
   uint32_t vstart, vend; /* the value's byte range, kept after the tree is gone */
   TSSymbol vsym;   /* the value's node symbol (0: no value) */
   bool lazy;       /* copied from the last run's model: value_ is found in the new tree when read */
+  bool elem;       /* one target of an unpacking (`a, b = f(x)`): the value is the whole call's */
 } tl_binding;
 
 typedef struct {
   const char *callee; /* dotted text of the called expression: "self.step", "torch.arange" */
   uint32_t byte, line, col;
+  uint32_t end;    /* the call node's end byte */
+  uint32_t arg_first; /* its arguments: args.v[arg_first .. + nargs) (tl_values_summarise) */
+  uint16_t nargs;
   int32_t func, loop;
   bool top;        /* not inside any loop of its function */
   bool guarded;    /* under a frequency guard inside its function */
@@ -57,6 +86,11 @@ typedef struct {
   bool is_collate; /* passed as collate_fn= somewhere in this file */
   int32_t outer;   /* the enclosing function (0: the module body; -1 for the module itself) */
   bool no_grad;    /* decorated with torch.no_grad(), inference_mode() or the like */
+  uint32_t param_first; /* its parameters' names: params.v[param_first .. + nparams) */
+  uint16_t nparams;
+  uint8_t ret_kind;     /* tl_valkind of what it returns as far as the file tells (tl_values_summarise) */
+  uint32_t rdep_first;  /* what its unknown returns depend on: rdeps.v[rdep_first .. + nrdeps) */
+  uint16_t nrdeps;
 } tl_func;
 
 typedef struct {
@@ -84,7 +118,7 @@ typedef struct { uint32_t start, end, scope; } tl_range;
  * the statement's place, and where its entries start in each list of the model. */
 typedef struct {
   uint32_t start, end, row;
-  uint32_t funcs, classes, loops, calls, bindings, guards, loaders, collates, imports, gvars, supps;
+  uint32_t funcs, classes, loops, calls, bindings, guards, loaders, collates, imports, gvars, supps, params, rets;
   bool error;             /* the statement holds a syntax error (its parse may differ with the same text) */
 } tl_segment;
 
@@ -103,6 +137,10 @@ typedef struct tl_file_model {
   TL_VEC(tl_loop) loops;
   TL_VEC(tl_call) calls;
   TL_VEC(tl_binding) bindings;
+  TL_VEC(const char *) params;  /* every function's parameters, in order (tl_func.param_first) */
+  TL_VEC(tl_return) rets;       /* `return <value>` statements in source order */
+  TL_VEC(tl_arg) args;          /* the calls' arguments (tl_call.arg_first), made after the walk */
+  TL_VEC(tl_vdep) rdeps;        /* the functions' return dependencies (tl_func.rdep_first), likewise */
   uint32_t *bind_order;    /* binding indexes grouped by function, in source order within each */
   uint32_t *bind_first;    /* per function (funcs.n + 1 entries): its first slot in bind_order */
   TL_VEC(tl_range) guards; /* frequency-guarded byte ranges */
@@ -125,6 +163,9 @@ typedef struct tl_file_model {
 /* A binding's value node. The statements an editor's re-run copies from the last run's model find
  * their bindings' values in the new tree only when a predicate reads one (most are never read). */
 TSNode tl_binding_find_value(const tl_file_model *m, const tl_binding *b);
+/* A node of a copied statement by its range and symbol, in the tree the model was rebuilt on (a null
+ * node when the tree is gone). */
+TSNode tl_model_find_node(const tl_file_model *m, uint32_t start, uint32_t end, TSSymbol sym);
 static inline TSNode tl_bvalue(const tl_file_model *m, const tl_binding *b) {
   return b->lazy ? tl_binding_find_value(m, b) : b->value_;
 }
@@ -163,6 +204,19 @@ const tl_binding *tl_model_binding(const tl_file_model *m, const char *name, int
 unsigned tl_model_call_work(const char *callee);
 
 /* ---- values (tl_values.c) ---- */
+
+/* Where the elements of a container live, when one place holds for all of them (tl_values.c). */
+tl_valkind tl_value_elements(const tl_file_model *m, TSNode container, const char *src, int32_t func);
+/* Library calls that do not make a tensor (`torch.device`, `torch.cuda.memory_reserved`, a module). */
+bool tl_value_lib_not_tensor(const char *qualified);
+/* Evidence that an expression is a framework tensor, wherever it lives (tl_values.c). */
+bool tl_value_is_tensor(const tl_file_model *m, TSNode expr, const char *src, int32_t func, int depth);
+/* The same, and when the place is unknown, what it depends on (a call's result, a parameter). */
+tl_valkind tl_value_classify_dep(const tl_file_model *m, TSNode expr, const char *src, int32_t func, tl_vdep *dep);
+/* After the walk, with the tree still there: the places of every call's arguments and of what every
+ * function returns, as far as the file tells (tl_call.arg_first, tl_func.ret_kind, rdeps). The
+ * nodes of the calls and returns are given, or null for those a rebuild copied. */
+void tl_values_summarise(tl_file_model *m, const TSNode *call_nodes, const TSNode *ret_nodes, const char *src);
 
 /* Classifies the value of an expression at its place in function `func`. */
 tl_valkind tl_value_classify(const tl_file_model *m, TSNode expr, const char *src, int32_t func, int depth);

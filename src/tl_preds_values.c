@@ -68,17 +68,6 @@ static bool tl_values__contains_call_to(TSNode n, const char *src, const char *c
   return false;
 }
 
-/* Library calls that do not make a tensor: torch.cuda.memory_reserved(), torch.device("cuda"),
- * torch.nn.Linear(...) (a module), torch.distributed.get_rank(), torch.is_tensor(x), ... */
-static bool tl_values__lib_not_tensor(const char *q) {
-  const char *last = strrchr(q, '.');
-  last = last ? last + 1 : q;
-  if (tl_str_in(last, strlen(last), tl_vocab_not_tensor_names) || !strncmp(last, "is_", 3) || !strncmp(last, "get_", 4)) return true;
-  for (const char *const *p = tl_vocab_not_tensor_prefixes; *p; p++)
-    if (!strncmp(q, *p, strlen(*p))) return true;
-  /* torch.nn.Linear(...) makes a module; torch.nn.functional.* and torch.nn.utils.* make tensors */
-  return !strncmp(q, "torch.nn.", 9) && strncmp(q, "torch.nn.functional.", 20) && strncmp(q, "torch.nn.utils.", 15);
-}
 
 /* Is `n` (the receiver of an attribute) a configuration object by its name: `args`, `opt`,
  * `cfg`, `self.config`, `hparams`, `FLAGS`? */
@@ -118,7 +107,7 @@ static bool tl_values__is_tensor_at(const tl_match_env *e, TSNode n, int depth) 
       char *callee = tl_dotted(fn, e->src);
       char *q = callee ? tl_model_resolve(e->m, callee) : NULL;
       bool lib = q && !strchr(q, '(') && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7)) &&
-                 !tl_values__lib_not_tensor(q);
+                 !tl_value_lib_not_tensor(q);
       bool hit = lib || tl_str_in(e->src + s, ts_node_end_byte(attr) - s, tl_vocab_tensor_methods);
       free(q);
       free(callee);
@@ -136,7 +125,7 @@ static bool tl_values__is_tensor_at(const tl_match_env *e, TSNode n, int depth) 
     if (tl_node_is(v, "call")) {
       char *callee = tl_dotted(TL_CHILD(v, function), e->src);
       char *q = callee ? tl_model_resolve(e->m, callee) : NULL;
-      bool lib = q && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7)) && !tl_values__lib_not_tensor(q);
+      bool lib = q && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7)) && !tl_value_lib_not_tensor(q);
       /* losses_m = AverageMeter(): a CapWords callee outside torch/paddle constructs a Python
        * object; the name says nothing then */
       const char *cl = callee && !strchr(callee, '(') ? strrchr(callee, '.') : NULL;
@@ -617,6 +606,26 @@ static tl_verdict tl_values__maybe_device(tl_match_env *e, const tl_pred *p, TSN
   return tl_verdict_of(k == TL_VAL_UNKNOWN || k == TL_VAL_DEVICE);
 }
 
+/* #device-or-info? @a: as #maybe-device?, and when nothing establishes that @a lives on the device
+ * (its place is unknown), the finding is reported at info: a warning claims the value is there. */
+static tl_verdict tl_values__device_or_info(tl_match_env *e, const tl_pred *p, TSNode a) {
+  (void)p;
+  tl_vdep dep;
+  tl_valkind k = tl_value_classify_dep(e->m, a, e->src, e->func, &dep);
+  /* a tensor of unknown place in the per-step code of a program that uses an accelerator: a value
+   * read with a method only tensors have (`.numpy()`, `.cpu()`), or one a framework op made */
+  TSNode up = ts_node_parent(a);
+  bool tensor_read = tl_node_is(up, "attribute") && (tl_node_text_eq(TL_CHILD(up, attribute), e->src, "numpy") ||
+                                                     tl_node_text_eq(TL_CHILD(up, attribute), e->src, "cpu"));
+  if (k == TL_VAL_UNKNOWN && (tensor_read || tl_value_is_tensor(e->m, a, e->src, e->func, 0))) return TL_PRED_TRUE;
+  if (k == TL_VAL_UNKNOWN) {
+    e->severity = TL_SEVERITY_INFO;
+    e->vinfo = true;
+    e->vdep = dep;
+  }
+  return tl_verdict_of(k == TL_VAL_UNKNOWN || k == TL_VAL_DEVICE);
+}
+
 /* #tensor? @a: evidence that @a is a (device) tensor value */
 static tl_verdict tl_values__tensor(tl_match_env *e, const tl_pred *p, TSNode a) {
   (void)p;
@@ -671,6 +680,7 @@ static tl_verdict tl_values__forced(tl_match_env *e, const tl_pred *p, TSNode a)
 /* name, captures, strings, regex, gate, flags, function, project function, prepare */
 const tl_pred_def tl_preds_values[] = {
   {"maybe-device?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__maybe_device, NULL, NULL},
+  {"device-or-info?", 1, 0, -1, TL_GATE_NONE, TL_PF_IMPURE, tl_values__device_or_info, NULL, NULL},
   {"tensor?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__tensor, NULL, NULL},
   {"passes-tensor?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__passes, NULL, NULL},
   {"has-reduction?", 1, 0, -1, TL_GATE_NONE, TL_PF_IMPURE, tl_values__has_reduction, NULL, NULL},

@@ -327,6 +327,8 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
   }
   tl_project_loop_work(pj, &p);
   tl_project__rare(pj, &p);
+  tl_summaries_solve(pj, &p);
+  tl_summaries_resolve(pj, &p);
   for (size_t i = 0; i < nf; i++) free(whole[i]);
   free(whole);
   /* A program (an entry point and a step loop of its own) that never names an accelerator runs on
@@ -514,6 +516,14 @@ void tl_project_free(tl_project *pj) {
   free(pj->step_loops);
   free(pj->nfuncs);
   free(pj->loop_work);
+  for (size_t i = 0; pj->ret_kind && i < pj->nfiles; i++) {
+    free(pj->ret_kind[i]);
+    free(pj->param_kind[i]);
+    free(pj->param_elems[i]);
+  }
+  free(pj->ret_kind);
+  free(pj->param_kind);
+  free(pj->param_elems);
   tl_vec_free(&pj->pmatch);
   memset(pj, 0, sizeof *pj);
 }

@@ -7,6 +7,67 @@
 
 #include "tl_vocab.h"
 
+/* Library calls that do not make a tensor: torch.cuda.memory_reserved(), torch.device("cuda"),
+ * torch.nn.Linear(...) (a module), torch.distributed.get_rank(), torch.is_tensor(x), ... */
+bool tl_value_lib_not_tensor(const char *q) {
+  const char *last = strrchr(q, '.');
+  last = last ? last + 1 : q;
+  if (tl_str_in(last, strlen(last), tl_vocab_not_tensor_names) || !strncmp(last, "is_", 3) || !strncmp(last, "get_", 4)) return true;
+  for (const char *const *p = tl_vocab_not_tensor_prefixes; *p; p++)
+    if (!strncmp(q, *p, strlen(*p))) return true;
+  /* torch.nn.Linear(...) makes a module; torch.nn.functional.* and torch.nn.utils.* make tensors */
+  return !strncmp(q, "torch.nn.", 9) && strncmp(q, "torch.nn.functional.", 20) && strncmp(q, "torch.nn.utils.", 15);
+}
+
+/* Evidence that an expression is a tensor (of a framework), wherever it lives: a call of a torch or
+ * paddle function that makes one, a method only tensors have (`.detach()`, `.cuda()`, `.view()`,
+ * `.numpy()`: NumPy arrays and Python values have none of them), an element or arithmetic of a
+ * tensor, or a name bound to one. */
+bool tl_value_is_tensor(const tl_file_model *m, TSNode n, const char *src, int32_t func, int depth) {
+  n = tl_unparen(n);
+  if (depth > 12 || ts_node_is_null(n)) return false;
+  if (tl_node_is(n, "call")) {
+    TSNode fn = TL_CHILD(n, function);
+    if (tl_node_is(fn, "attribute") && tl_node_text_in(TL_CHILD(fn, attribute), src, tl_vocab_tensor_only_methods))
+      return true;
+    char *d = tl_dotted(fn, src);
+    char *q = d ? tl_model_resolve(m, d) : NULL;
+    bool lib = q && !strchr(q, '(') && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7)) &&
+               (!tl_value_lib_not_tensor(q) || !strcmp(q, "torch.nn.Parameter") || !strcmp(q, "torch.nn.parameter.Parameter") ||
+                !strcmp(q, "torch.nn.Buffer"));
+    free(q);
+    free(d);
+    if (lib) return true;
+    /* a method that keeps its tensor's kind: x.sum(), x.mean() of a tensor */
+    if (tl_node_is(fn, "attribute") && (tl_node_text_in(TL_CHILD(fn, attribute), src, tl_vocab_reduction_methods) ||
+                                        tl_node_text_in(TL_CHILD(fn, attribute), src, tl_vocab_tensor_methods) ||
+                                        tl_node_text_in(TL_CHILD(fn, attribute), src, tl_vocab_same_place_methods) ||
+                                        tl_node_text_in(TL_CHILD(fn, attribute), src, tl_vocab_mask_methods)))
+      return tl_value_is_tensor(m, TL_CHILD(fn, object), src, func, depth + 1);
+    return false;
+  }
+  if (tl_node_is(n, "subscript")) return tl_value_is_tensor(m, TL_CHILD(n, value), src, func, depth + 1);
+  if (tl_node_is(n, "binary_operator")) {
+    TSNode l = TL_CHILD(n, left);
+    if (tl_node_is(l, "string") || tl_node_is(l, "concatenated_string")) return false;
+    return tl_value_is_tensor(m, l, src, func, depth + 1) || tl_value_is_tensor(m, TL_CHILD(n, right), src, func, depth + 1);
+  }
+  if (tl_node_is(n, "attribute") && tl_node_text_in(TL_CHILD(n, attribute), src, tl_vocab_same_place_attrs))
+    return tl_value_is_tensor(m, TL_CHILD(n, object), src, func, depth + 1);
+  if (!tl_node_is(n, "identifier") && !tl_node_is(n, "attribute")) return false;
+  char *d = tl_dotted(n, src);
+  const tl_binding *b = d ? tl_model_binding(m, d, func, ts_node_start_byte(n)) : NULL;
+  if (!b && d && !strncmp(d, "self.", 5) && !strchr(d + 5, '.') && func >= 0 && (size_t)func < m->funcs.n &&
+      m->funcs.v[func].cls >= 0) { /* an attribute set in a method of the class: self.gain = nn.Parameter(...) */
+    const tl_class *k = &m->classes.v[m->funcs.v[func].cls];
+    for (size_t i = 0; i < k->attrs.n && !b; i++)
+      if (!strcmp(k->attrs.v[i].name, d + 5)) b = &k->attrs.v[i];
+  }
+  free(d);
+  TSNode v = b && !b->elem ? tl_bvalue(m, b) : (TSNode){0};
+  return !ts_node_is_null(v) && tl_value_is_tensor(m, v, src, b->func, depth + 1);
+}
+
 static tl_valkind tl_combine(tl_valkind a, tl_valkind b) {
   if (a == TL_VAL_DEVICE || b == TL_VAL_DEVICE) return TL_VAL_DEVICE;
   if (a == TL_VAL_UNKNOWN || b == TL_VAL_UNKNOWN) return TL_VAL_UNKNOWN;
@@ -23,6 +84,27 @@ static tl_valkind tl_device_arg(const char *src, TSNode arg) {
       tl_icontains(src + s, e - s, "gpu") || tl_icontains(src + s, e - s, "rank"))
     return TL_VAL_DEVICE;
   return TL_VAL_UNKNOWN;
+}
+
+/* Is `callee` (called at `at` in function `func`) a layer of the framework: a name or attribute made
+ * by `torch.nn.Linear(...)`, `nn.Sequential(...)`, `paddle.nn.Conv2D(...)`? Calling one runs its
+ * forward: its result lives where the layer's parameters do, on the device in a training program. */
+static bool tl_values__calls_layer(const tl_file_model *m, const char *callee, int32_t func, uint32_t at) {
+  const char *ctor = NULL;
+  const tl_binding *b = tl_model_binding(m, callee, func, at);
+  if (b) ctor = b->ctor;
+  else if (!strncmp(callee, "self.", 5) && !strchr(callee + 5, '.') && func >= 0 && (size_t)func < m->funcs.n &&
+           m->funcs.v[func].cls >= 0) {
+    const tl_class *k = &m->classes.v[m->funcs.v[func].cls];
+    for (size_t i = 0; i < k->attrs.n && !ctor; i++)
+      if (!strcmp(k->attrs.v[i].name, callee + 5)) ctor = k->attrs.v[i].ctor;
+  }
+  if (!ctor) return false;
+  char *q = tl_model_resolve(m, ctor);
+  const char *rest = !strncmp(q, "torch.nn.", 9) ? q + 9 : !strncmp(q, "paddle.nn.", 10) ? q + 10 : NULL;
+  bool layer = rest && rest[0] >= 'A' && rest[0] <= 'Z' && !strchr(rest, '.');
+  free(q);
+  return layer;
 }
 
 static tl_valkind tl_classify_call(const tl_file_model *m, TSNode n, const char *src, int32_t func, int depth) {
@@ -95,6 +177,10 @@ static tl_valkind tl_classify_call(const tl_file_model *m, TSNode n, const char 
     }
   }
   if (out == TL_VAL_UNKNOWN && (tl_model_call_work(callee) & TL_WORK_MODEL)) out = TL_VAL_DEVICE;
+  if (out == TL_VAL_UNKNOWN && tl_values__calls_layer(m, callee, func, ts_node_start_byte(n))) out = TL_VAL_DEVICE;
+  if (out == TL_VAL_UNKNOWN && depth < 20 && (tl_node_is(fn, "identifier") || tl_node_is(fn, "attribute")) &&
+      tl_value_classify(m, fn, src, func, depth + 1) == TL_VAL_DEVICE)
+    out = TL_VAL_DEVICE; /* calling a module moved to the device (`net = Net().to(device)`; `net(x)`) */
   if (out == TL_VAL_UNKNOWN && (tl_icontains(last, ln, "criterion") || tl_icontains(last, ln, "loss")) &&
       !strchr(callee, '(') && strncmp(q, "torch.", 6) && strncmp(q, "paddle.", 7))
     out = TL_VAL_DEVICE;
@@ -102,6 +188,43 @@ static tl_valkind tl_classify_call(const tl_file_model *m, TSNode n, const char 
   free(q);
   free(callee);
   return out;
+}
+
+/* Where the elements of a container live, when one place holds for all of them: the element of a
+ * comprehension (`{k: v.to(device) for k, v in batch.items()}`), the elements of a literal, or of
+ * the container a name is bound to; else unknown. */
+static tl_valkind tl_values__elements(const tl_file_model *m, TSNode n, const char *src, int32_t func, int depth) {
+  n = tl_unparen(n);
+  if (depth > 24 || ts_node_is_null(n)) return TL_VAL_UNKNOWN;
+  if (tl_node_is(n, "list_comprehension") || tl_node_is(n, "set_comprehension") || tl_node_is(n, "generator_expression"))
+    return tl_value_classify(m, TL_CHILD(n, body), src, func, depth + 1);
+  if (tl_node_is(n, "dictionary_comprehension")) {
+    TSNode pair = TL_CHILD(n, body);
+    return tl_node_is(pair, "pair") ? tl_value_classify(m, TL_CHILD(pair, value), src, func, depth + 1) : TL_VAL_UNKNOWN;
+  }
+  if (tl_node_is(n, "list") || tl_node_is(n, "tuple") || tl_node_is(n, "dictionary")) {
+    uint32_t k = ts_node_named_child_count(n);
+    tl_valkind out = TL_VAL_UNKNOWN;
+    for (uint32_t i = 0; i < k; i++) {
+      TSNode el = ts_node_named_child(n, i);
+      if (tl_node_is(el, "pair")) el = TL_CHILD(el, value);
+      else if (tl_node_is(n, "dictionary")) return TL_VAL_UNKNOWN; /* **other */
+      tl_valkind e = tl_value_classify(m, el, src, func, depth + 1);
+      if (i > 0 && e != out) return TL_VAL_UNKNOWN;
+      out = e;
+    }
+    return out;
+  }
+  if (!tl_node_is(n, "identifier")) return TL_VAL_UNKNOWN;
+  char *d = tl_dotted(n, src);
+  const tl_binding *b = d ? tl_model_binding(m, d, func, ts_node_start_byte(n)) : NULL;
+  free(d);
+  TSNode v = b && !b->elem ? tl_bvalue(m, b) : (TSNode){0};
+  return ts_node_is_null(v) ? TL_VAL_UNKNOWN : tl_values__elements(m, v, src, b->func, depth + 1);
+}
+
+tl_valkind tl_value_elements(const tl_file_model *m, TSNode container, const char *src, int32_t func) {
+  return tl_values__elements(m, container, src, func, 0);
 }
 
 tl_valkind tl_value_classify(const tl_file_model *m, TSNode n, const char *src, int32_t func, int depth) {
@@ -125,6 +248,7 @@ tl_valkind tl_value_classify(const tl_file_model *m, TSNode n, const char *src, 
     if (b) {
       TSNode bv = tl_bvalue(m, b);
       k = ts_node_is_null(bv) ? b->kind : tl_value_classify(m, bv, src, b->func, depth + 1);
+      if (b->elem && k != TL_VAL_DEVICE) k = TL_VAL_UNKNOWN; /* an element of a host container: unknown */
     } else if (!strncmp(d, "self.", 5) && !strchr(d + 5, '.')) {
       /* An attribute of the enclosing class, set in any method. */
       int32_t cls = func >= 0 && (size_t)func < m->funcs.n ? m->funcs.v[func].cls : -1;
@@ -160,8 +284,10 @@ tl_valkind tl_value_classify(const tl_file_model *m, TSNode n, const char *src, 
   }
   if (!strcmp(t, "call")) return tl_classify_call(m, n, src, func, depth);
   if (!strcmp(t, "subscript")) {
-    tl_valkind k = tl_value_classify(m, TL_CHILD(n, value), src, func, depth + 1);
-    return (k == TL_VAL_LIST || k == TL_VAL_PY) ? TL_VAL_UNKNOWN : k;
+    TSNode v = TL_CHILD(n, value);
+    tl_valkind k = tl_value_classify(m, v, src, func, depth + 1);
+    if (k == TL_VAL_LIST) return tl_values__elements(m, v, src, func, depth + 1);
+    return k == TL_VAL_PY ? TL_VAL_UNKNOWN : k;
   }
   if (!strcmp(t, "binary_operator") || !strcmp(t, "comparison_operator") || !strcmp(t, "boolean_operator")) {
     tl_valkind k = TL_VAL_PY;
@@ -181,4 +307,155 @@ tl_valkind tl_value_classify(const tl_file_model *m, TSNode n, const char *src, 
     return a == b ? a : TL_VAL_UNKNOWN;
   }
   return TL_VAL_UNKNOWN;
+}
+
+/* ---- what an unknown value depends on, and the functions' summaries ---- */
+
+/* A parameter of function `func` named by `name` (n bytes): its position, or -1. */
+static int tl_values__param(const tl_file_model *m, int32_t func, const char *name, size_t n) {
+  if (func <= 0 || (size_t)func >= m->funcs.n) return -1;
+  const tl_func *f = &m->funcs.v[func];
+  for (uint16_t i = 0; i < f->nparams; i++) {
+    const char *p = m->params.v[f->param_first + i];
+    if (strlen(p) == n && !memcmp(p, name, n)) return i;
+  }
+  return -1;
+}
+
+/* What the place of an expression the file cannot classify depends on: the result of a call it is
+ * (or is bound to), or a parameter of the enclosing function; a method of a tensor keeps its
+ * receiver's place (`out.mean()`), and so do an element and an attribute of a value (`out[0]`). */
+static tl_vdep tl_values__dep(const tl_file_model *m, TSNode n, const char *src, int32_t func, int depth) {
+  tl_vdep none = {TL_VDEP_NONE, false, 0};
+  n = tl_unparen(n);
+  if (depth > 12 || ts_node_is_null(n)) return none;
+  if (tl_node_is(n, "call")) {
+    TSNode fn = TL_CHILD(n, function);
+    if (tl_node_is(fn, "attribute")) {
+      TSNode at = TL_CHILD(fn, attribute);
+      if (tl_node_text_in(at, src, tl_vocab_tensor_methods) || tl_node_text_in(at, src, tl_vocab_reduction_methods) ||
+          tl_node_text_in(at, src, tl_vocab_dtype_keeping_methods) || tl_node_text_in(at, src, tl_vocab_mask_methods) ||
+          tl_node_text_in(at, src, tl_vocab_graphless_methods) || tl_node_text_in(at, src, tl_vocab_same_place_methods))
+        return tl_values__dep(m, TL_CHILD(fn, object), src, func, depth + 1);
+    }
+    tl_vdep d = {TL_VDEP_CALL, false, ts_node_start_byte(n)};
+    return d;
+  }
+  if (tl_node_is(n, "subscript")) {
+    tl_vdep d = tl_values__dep(m, TL_CHILD(n, value), src, func, depth + 1);
+    d.elem = true;
+    return d;
+  }
+  if (tl_node_is(n, "binary_operator") || tl_node_is(n, "comparison_operator") || tl_node_is(n, "unary_operator") ||
+      tl_node_is(n, "boolean_operator")) { /* pred == labels, a & b, ~mask: the first operand that depends */
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+      tl_vdep d = tl_values__dep(m, ts_node_named_child(n, i), src, func, depth + 1);
+      if (d.how != TL_VDEP_NONE) return d;
+    }
+    return none;
+  }
+  if (!tl_node_is(n, "identifier") && !tl_node_is(n, "attribute")) return none;
+  char *d = tl_dotted(n, src);
+  if (!d) return none;
+  const tl_binding *b = tl_model_binding(m, d, func, ts_node_start_byte(n));
+  tl_vdep out = none;
+  if (b) {
+    TSNode v = tl_bvalue(m, b);
+    if (!ts_node_is_null(v) && tl_value_classify(m, v, src, b->func, 0) == TL_VAL_UNKNOWN) {
+      out = tl_values__dep(m, v, src, b->func, depth + 1);
+      out.elem = out.elem || b->elem;
+    }
+  } else if (tl_node_is(n, "identifier")) {
+    int pos = tl_values__param(m, func, d, strlen(d));
+    if (pos >= 0) out = (tl_vdep){TL_VDEP_PARAM, false, (uint32_t)pos};
+  } else if (strncmp(d, "self.", 5)) { /* an attribute of a value lives with it: out.loss, x.data */
+    free(d);
+    tl_vdep o = tl_values__dep(m, TL_CHILD(n, object), src, func, depth + 1);
+    o.elem = true;
+    return o;
+  }
+  free(d);
+  return out;
+}
+
+tl_valkind tl_value_classify_dep(const tl_file_model *m, TSNode n, const char *src, int32_t func, tl_vdep *dep) {
+  tl_valkind k = tl_value_classify(m, n, src, func, 0);
+  *dep = k == TL_VAL_UNKNOWN ? tl_values__dep(m, n, src, func, 0) : (tl_vdep){TL_VDEP_NONE, false, 0};
+  return k;
+}
+
+#define TL_VAL_BOTTOM 0xffu /* a summary's start: nothing known yet */
+
+static uint8_t tl_values__join(uint8_t a, uint8_t b) {
+  if (a == TL_VAL_BOTTOM) return b;
+  if (b == TL_VAL_BOTTOM || a == b) return a;
+  if (a == TL_VAL_DEVICE || b == TL_VAL_DEVICE) return TL_VAL_DEVICE;
+  return TL_VAL_UNKNOWN;
+}
+
+void tl_values_summarise(tl_file_model *m, const TSNode *call_nodes, const TSNode *ret_nodes, const char *src) {
+  m->args.n = 0;
+  m->rdeps.n = 0;
+  TSSymbol call_sym = ts_language_symbol_for_name(tree_sitter_python(), "call", 4, true);
+  for (size_t i = 0; i < m->calls.n; i++) {
+    tl_call *c = &m->calls.v[i];
+    TSNode n = call_nodes[i];
+    if (ts_node_is_null(n)) n = tl_model_find_node(m, c->byte, c->end, call_sym);
+    c->arg_first = (uint32_t)m->args.n;
+    c->nargs = 0;
+    TSNode args = ts_node_is_null(n) ? n : TL_CHILD(n, arguments);
+    if (!tl_node_is(args, "argument_list")) continue;
+    bool positional = true; /* no position is known after a *args */
+    for (uint32_t k = 0; k < ts_node_named_child_count(args) && c->nargs < UINT16_MAX; k++) {
+      TSNode a = ts_node_named_child(args, k);
+      tl_arg arg = {NULL, TL_VAL_UNKNOWN, TL_VAL_UNKNOWN, {TL_VDEP_NONE, false, 0}};
+      if (tl_node_is(a, "keyword_argument")) {
+        TSNode kn = TL_CHILD(a, name);
+        uint32_t ks = ts_node_start_byte(kn);
+        arg.kw = tl_strtab_intern(&m->strs, src + ks, ts_node_end_byte(kn) - ks);
+        a = TL_CHILD(a, value);
+      } else if (tl_node_is(a, "list_splat") || tl_node_is(a, "dictionary_splat")) {
+        positional = false;
+        continue;
+      } else if (tl_node_is(a, "comment") || !positional) {
+        continue;
+      }
+      tl_vdep dep;
+      arg.kind = (uint8_t)tl_value_classify_dep(m, a, src, c->func, &dep);
+      arg.dep = dep;
+      if (arg.kind == TL_VAL_LIST) arg.elems = (uint8_t)tl_values__elements(m, a, src, c->func, 0);
+      tl_vec_push(&m->args, arg);
+      c->nargs++;
+    }
+  }
+  /* the returns' kinds, then their dependencies grouped by function (a counting sort) */
+  size_t nr = m->rets.n, nf = m->funcs.n;
+  tl_vdep *deps = tl_malloc((nr + 1) * sizeof *deps);
+  uint32_t *count = tl_calloc(nf + 1, sizeof *count);
+  for (size_t f = 0; f < nf; f++) m->funcs.v[f].ret_kind = TL_VAL_BOTTOM;
+  for (size_t i = 0; i < nr; i++) {
+    const tl_return *r = &m->rets.v[i];
+    deps[i].how = TL_VDEP_NONE;
+    if (r->func <= 0 || (size_t)r->func >= nf) continue;
+    tl_func *fu = &m->funcs.v[r->func];
+    TSNode v = ret_nodes[i];
+    if (ts_node_is_null(v)) v = tl_model_find_node(m, r->start, r->end, r->sym);
+    tl_valkind k = ts_node_is_null(v) ? TL_VAL_UNKNOWN : tl_value_classify_dep(m, v, src, r->func, &deps[i]);
+    if (deps[i].how != TL_VDEP_NONE) count[r->func]++;
+    else fu->ret_kind = tl_values__join(fu->ret_kind, (uint8_t)k);
+  }
+  uint32_t at = 0;
+  for (size_t f = 0; f < nf; f++) {
+    m->funcs.v[f].rdep_first = at;
+    m->funcs.v[f].nrdeps = (uint16_t)(count[f] < UINT16_MAX ? count[f] : UINT16_MAX);
+    at += count[f];
+    count[f] = m->funcs.v[f].rdep_first;
+  }
+  tl_vec_free(&m->rdeps);
+  m->rdeps.v = tl_malloc((at + 1) * sizeof *m->rdeps.v);
+  m->rdeps.n = m->rdeps.cap = at;
+  for (size_t i = 0; i < nr; i++)
+    if (deps[i].how != TL_VDEP_NONE) m->rdeps.v[count[m->rets.v[i].func]++] = deps[i];
+  free(count);
+  free(deps);
 }

@@ -8,6 +8,12 @@ const char *const tl_vocab_reduction_methods[] = {"max", "_max", "min", "_min", 
 const char *const tl_vocab_tensor_methods[] = {"sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin",
   "norm", "std", "var", "prod", "any", "all", "abs", "float", "double", "half", "detach", "clone", "_max", "_min",
   "logsumexp", "squeeze", "unsqueeze", "view", "reshape", "cuda", NULL};
+const char *const tl_vocab_tensor_only_methods[] = {"detach", "detach_", "cuda", "cpu", "numpy", "contiguous",
+  "permute", "unsqueeze", "type_as", "masked_fill", "masked_fill_", "masked_select", "expand", "expand_as", "clone",
+  "half", "bfloat16", "long", "int", "float", "double", "bool", "byte", "size", "dim", "numel", "nelement",
+  "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor", "index_select", "gather", "scatter", "scatter_",
+  "scatter_add", "scatter_add_", "softmax", "log_softmax", "sigmoid", "topk", "backward", "requires_grad_",
+  "pin_memory", "flatten", "transpose", "view_as", "reshape_as", "norm", "chunk", "unbind", NULL};
 const char *const tl_vocab_host_value_methods[] = {"item", "tolist", "numpy", NULL};
 const char *const tl_vocab_host_read_methods[] = {"item", "tolist", "numpy", "cpu", NULL};
 const char *const tl_vocab_truth_methods[] = {"any", "all", "max", "_max", "min", "_min", "sum", "amax", "amin",
@@ -24,7 +30,12 @@ const char *const tl_vocab_graphless_methods[] = {"detach", "detach_", "item", "
   "bincount", "sign", NULL};
 const char *const tl_vocab_graphless_attrs[] = {"data", "grad", "shape", "dtype", "device", "ndim", "is_cuda",
   "requires_grad", "grad_fn", "is_leaf", NULL};
-const char *const tl_vocab_same_place_attrs[] = {"data", "grad", "T", "mT", "H", "mH", "real", "imag", NULL};
+const char *const tl_vocab_same_place_methods[] = {"type_as", "type", "to", "masked_fill", "masked_fill_",
+  "clamp", "clamp_", "sigmoid", "softmax", "log_softmax", "exp", "log", "sqrt", "pow", "neg", "add", "sub", "mul",
+  "div", "matmul", "mm", "bmm", "gather", "index_select", "masked_select", "topk", "sort", "cumsum", "flip", "roll",
+  "narrow", "select", "split", "chunk", "unbind", "round", "floor", "ceil", "square", NULL};
+const char *const tl_vocab_same_place_attrs[] = {"data", "grad", "T", "mT", "H", "mH", "real", "imag", "values",
+  "indices", NULL};
 
 const char *const tl_vocab_torch_ctors[] = {
   "zeros", "ones", "empty", "full", "arange", "range", "linspace", "logspace", "eye", "rand", "randn",

@@ -9,6 +9,8 @@
 extern const char *const tl_vocab_reduction_methods[];
 /* Methods that return a tensor: evidence that their receiver is one (`t.mean()`, `t.cuda()`). */
 extern const char *const tl_vocab_tensor_methods[];
+/* Methods only framework tensors have (NumPy arrays and Python values have none of them). */
+extern const char *const tl_vocab_tensor_only_methods[];
 /* Methods that copy a tensor's value to the host as a Python value or array. */
 extern const char *const tl_vocab_host_value_methods[];
 /* The same and `.cpu()`: every method that reads a device tensor on the host. */
@@ -23,6 +25,9 @@ extern const char *const tl_vocab_dtype_keeping_methods[];
  * detached values), and attributes likewise. */
 extern const char *const tl_vocab_graphless_methods[];
 extern const char *const tl_vocab_graphless_attrs[];
+/* Methods whose result lives where their tensor does (`x.type_as(y)`, `x.to(torch.float16)`,
+ * `x.masked_fill(m, 0)`), besides the reductions and the ones listed above. */
+extern const char *const tl_vocab_same_place_methods[];
 /* Attributes that live where their tensor lives: `x.data`, `p.grad`, `x.T`. */
 extern const char *const tl_vocab_same_place_attrs[];
 

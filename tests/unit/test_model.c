@@ -216,7 +216,7 @@ static void test_crossfile_chain(tl_ruleset *rs) {
      "def main(loader):\n"
      "    trainer = Trainer()\n"
      "    for batch in loader:\n"            /* line 4: the step loop */
-     "        trainer.step(batch)\n"},
+     "        trainer.step(batch.cuda())\n"},  /* a device batch: the helpers' reads sync */
     {"proj/trainer.py",
      "from model import Net\n"
      "class Trainer:\n"
