@@ -122,6 +122,8 @@ typedef struct tl_project {
   unsigned **loop_work;     /* per file, per loop: TL_WORK_* anywhere in it, through calls too */
   size_t nwork;             /* files in loop_work */
   TL_VEC(tl_pmatch) pmatch; /* #project-match? verdicts of this run */
+  TL_VEC(tl_range) *optin;  /* per file: blocks that run only when a flag off by default is set */
+  bool **call_optin;        /* per file, per call: in such a block */
   uint8_t **ret_kind;       /* per file, per function: the place of what it returns (tl_summaries.c) */
   uint8_t **param_kind;     /* per file, per parameter (tl_file_model.params): the place of its arguments */
   uint8_t **param_elems;    /* the same, for the elements of container arguments */

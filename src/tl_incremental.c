@@ -380,7 +380,8 @@ tl_segment tl_segment_end(const tl_file_model *m, size_t i) {
   tl_segment e = {0, 0, 0, (uint32_t)m->funcs.n, (uint32_t)m->classes.n, (uint32_t)m->loops.n, (uint32_t)m->calls.n,
                   (uint32_t)m->bindings.n, (uint32_t)m->guards.n, (uint32_t)m->loader_names.n,
                   (uint32_t)m->collate_names.n, (uint32_t)m->import_log.n, (uint32_t)m->guard_log.n,
-                  (uint32_t)m->suppressions.n, (uint32_t)m->params.n, (uint32_t)m->rets.n, false};
+                  (uint32_t)m->suppressions.n, (uint32_t)m->params.n, (uint32_t)m->rets.n,
+                  (uint32_t)m->flag_guards.n, (uint32_t)m->off_names.n, false};
   return e;
 }
 
@@ -417,7 +418,18 @@ void tl_segment_copy(tl_walk_ctx *c, const tl_seg_copy *k) {
     f.param_first = (uint32_t)(f.param_first + dparam);
     tl_vec_push(&m->funcs, f);
   }
-  for (uint32_t i = b->params; i < e->params; i++) tl_vec_push(&m->params, o->params.v[i]);
+  for (uint32_t i = b->params; i < e->params; i++) {
+    tl_vec_push(&m->params, o->params.v[i]);
+    tl_vec_push(&m->param_off, o->param_off.v[i]);
+  }
+  for (uint32_t i = b->flags; i < e->flags; i++) {
+    tl_flag_guard g = o->flag_guards.v[i];
+    g.start = TL_MV(g.start);
+    g.end = TL_MV(g.end);
+    g.func = TL_RF(g.func);
+    tl_vec_push(&m->flag_guards, g);
+  }
+  for (uint32_t i = b->optnames; i < e->optnames; i++) tl_vec_push(&m->off_names, o->off_names.v[i]);
   for (uint32_t i = b->rets; i < e->rets; i++) {
     tl_return r = o->rets.v[i];
     r.func = TL_RF(r.func);
@@ -529,6 +541,7 @@ void tl_segment_open(tl_file_model *m, TSNode ch) {
                   (uint32_t)m->classes.n, (uint32_t)m->loops.n, (uint32_t)m->calls.n, (uint32_t)m->bindings.n,
                   (uint32_t)m->guards.n, (uint32_t)m->loader_names.n, (uint32_t)m->collate_names.n,
                   (uint32_t)m->import_log.n, (uint32_t)m->guard_log.n, (uint32_t)m->suppressions.n,
-                  (uint32_t)m->params.n, (uint32_t)m->rets.n, ts_node_has_error(ch)};
+                  (uint32_t)m->params.n, (uint32_t)m->rets.n, (uint32_t)m->flag_guards.n, (uint32_t)m->off_names.n,
+                  ts_node_has_error(ch)};
   tl_vec_push(&m->segs, s);
 }

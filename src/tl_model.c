@@ -170,8 +170,72 @@ static void tl_walk_guarded(tl_walk_ctx *c, TSNode block, bool guarded, int dept
   if (guarded || scope) c->guard_depth--;
 }
 
+/* Is n a literal that is off: False, None, 0, "" ? */
+static bool tl_model__off_literal(TSNode n, const char *src) {
+  n = tl_unparen(n);
+  return tl_node_is(n, "false") || tl_node_is(n, "none") || tl_node_text_eq(n, src, "0") ||
+         tl_node_text_eq(n, src, "\"\"") || tl_node_text_eq(n, src, "''");
+}
+
+/* An argparse option (`add_argument("--dump", "-d", action="store_true", dest=...)`): "--dump" in
+ * off_names when it is off by default (store_true, or a default that is off), else "!--dump". */
+static void tl_model__option(tl_walk_ctx *c, TSNode args) {
+  const char *src = c->src;
+  char *name = NULL;
+  for (uint32_t i = 0; i < ts_node_named_child_count(args) && !name; i++) {
+    TSNode a = ts_node_named_child(args, i);
+    if (!tl_node_is(a, "string") || ts_node_end_byte(a) - ts_node_start_byte(a) < 5) continue;
+    const char *s = src + ts_node_start_byte(a) + 1;
+    if (s[0] == '-' && s[1] == '-') name = tl_strndup(s + 2, ts_node_end_byte(a) - ts_node_start_byte(a) - 4);
+  }
+  TSNode dest = tl_kwarg_value(args, src, "dest");
+  if (tl_node_is(dest, "string") && ts_node_end_byte(dest) - ts_node_start_byte(dest) > 2) {
+    free(name);
+    name = tl_strndup(src + ts_node_start_byte(dest) + 1, ts_node_end_byte(dest) - ts_node_start_byte(dest) - 2);
+  }
+  if (!name) return;
+  for (char *p = name; *p; p++)
+    if (*p == '-') *p = '_';
+  TSNode action = tl_kwarg_value(args, src, "action"), dflt = tl_kwarg_value(args, src, "default");
+  bool store_true = tl_node_text_eq(action, src, "\"store_true\"") || tl_node_text_eq(action, src, "'store_true'");
+  bool off = ts_node_is_null(action) ? ts_node_is_null(dflt) || tl_model__off_literal(dflt, src)
+                                     : store_true && (ts_node_is_null(dflt) || tl_model__off_literal(dflt, src));
+  char *opt = tl_concat(off ? "" : "!", "--", name);
+  tl_vec_push(&c->m->off_names, tl_model__str(c->m, opt));
+  free(opt);
+  free(name);
+}
+
+/* The flags block `block` needs set, from its condition: `flag`, `a.flag`, either side of `and`,
+ * `x is not None`. */
+static void tl_model__flag_guards(tl_walk_ctx *c, TSNode cond, TSNode block, int depth) {
+  cond = tl_unparen(cond);
+  if (depth > 8 || ts_node_is_null(cond) || ts_node_is_null(block)) return;
+  if (tl_node_is(cond, "boolean_operator")) {
+    TSNode op = TL_CHILD(cond, operator);
+    if (ts_node_is_null(op) || strncmp(c->src + ts_node_start_byte(op), "and", 3)) return;
+    tl_model__flag_guards(c, TL_CHILD(cond, left), block, depth + 1);
+    tl_model__flag_guards(c, TL_CHILD(cond, right), block, depth + 1);
+    return;
+  }
+  if (tl_node_is(cond, "comparison_operator") && ts_node_named_child_count(cond) == 2 &&
+      tl_node_is(ts_node_named_child(cond, 1), "none")) {
+    bool is_not = false;
+    for (uint32_t i = 0; i < ts_node_child_count(cond); i++)
+      is_not = is_not || !strcmp(ts_node_type(ts_node_child(cond, i)), "is not");
+    if (!is_not) return;
+    cond = ts_node_named_child(cond, 0);
+  }
+  if (!tl_node_is(cond, "identifier") && !tl_node_is(cond, "attribute")) return;
+  const char *d = tl_strtab_take(&c->m->strs, tl_dotted(cond, c->src));
+  if (!d) return;
+  tl_flag_guard g = {ts_node_start_byte(block), ts_node_end_byte(block), c->func, d};
+  tl_vec_push(&c->m->flag_guards, g);
+}
+
 static void tl_walk_if(tl_walk_ctx *c, TSNode n, int depth) {
   TSNode cond = TL_CHILD(n, condition);
+  tl_model__flag_guards(c, cond, TL_CHILD(n, consequence), 0);
   tl_walk_visit(c, cond, depth + 1);
   tl_freq f = tl_freq_test(cond, c->src, c->guard_vars.v, c->guard_vars.n);
   tl_walk_guarded(c, TL_CHILD(n, consequence), f == TL_FREQ_RARE_THEN, depth + 1);
@@ -186,6 +250,7 @@ static void tl_walk_if(tl_walk_ctx *c, TSNode n, int depth) {
       bool g = f == TL_FREQ_RARE_ELSE;
       if (g) { tl_range r = {ts_node_start_byte(alt), ts_node_end_byte(alt), 0}; tl_vec_push(&c->m->guards, r); c->guard_depth++; }
       TSNode ec = TL_CHILD(alt, condition);
+      tl_model__flag_guards(c, ec, TL_CHILD(alt, consequence), 0);
       tl_walk_visit(c, ec, depth + 1);
       tl_freq ef = tl_freq_test(ec, c->src, c->guard_vars.v, c->guard_vars.n);
       tl_walk_guarded(c, TL_CHILD(alt, consequence), ef == TL_FREQ_RARE_THEN, depth + 1);
@@ -305,6 +370,11 @@ static void tl_walk_assignment(tl_walk_ctx *c, TSNode n, int depth) {
     char *d = tl_dotted(left, c->src);
     if (!d) return;
     tl_add_binding(c, d, at, right, TL_VAL_UNKNOWN);
+    if (c->func == 0 && c->cls < 0 && tl_node_is(left, "identifier")) { /* a module-level flag: off, or set */
+      char *on = tl_concat("!", "", d);
+      tl_vec_push(&c->m->off_names, tl_model__str(c->m, tl_model__off_literal(right, c->src) ? d : on));
+      free(on);
+    }
     if (tl_node_is(right, "call")) {
       char *callee = tl_dotted(TL_CHILD(right, function), c->src);
       if (tl_is_dataloader_callee(c->m, callee)) tl_vec_push(&c->m->loader_names, tl_model__str(c->m, d));
@@ -355,15 +425,25 @@ static void tl_walk_call(tl_walk_ctx *c, TSNode n, int depth) {
   const char *callee = tl_strtab_take(&c->m->strs, tl_dotted(fn, c->src));
   if (callee) {
     TSPoint p = ts_node_start_point(n);
-    tl_call call = {callee, ts_node_start_byte(n), p.row + 1, p.column + 1, ts_node_end_byte(n), 0, 0, c->func, c->loop,
-                    c->loop < 0 || c->m->loops.v[c->loop].func != c->func, c->guard_depth > 0, tl_call_work(callee)};
+    tl_call call = {.callee = callee,
+                    .byte = ts_node_start_byte(n),
+                    .line = p.row + 1,
+                    .col = p.column + 1,
+                    .end = ts_node_end_byte(n),
+                    .func = c->func,
+                    .loop = c->loop,
+                    .top = c->loop < 0 || c->m->loops.v[c->loop].func != c->func,
+                    .guarded = c->guard_depth > 0,
+                    .work = tl_call_work(callee)};
     tl_vec_push(&c->m->calls, call);
     tl_vec_push(&c->call_nodes, n);
     if (call.work && c->loop >= 0 && c->m->loops.v[c->loop].func == c->func && !call.guarded)
       c->m->loops.v[c->loop].work |= call.work;
   }
-  /* collate_fn=<name> marks a per-sample function. */
+  /* parser.add_argument("--dump", action="store_true"): an option off unless asked for */
   TSNode args = TL_CHILD(n, arguments);
+  if (callee && tl_dotted_last_is(callee, "add_argument") && !ts_node_is_null(args)) tl_model__option(c, args);
+  /* collate_fn=<name> marks a per-sample function. */
   for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++) {
     TSNode a = ts_node_named_child(args, i);
     if (!tl_node_is(a, "keyword_argument")) continue;
@@ -424,7 +504,12 @@ static void tl_walk_function(tl_walk_ctx *c, TSNode n, int depth) {
     if (tl_node_is(q, "default_parameter") || tl_node_is(q, "typed_default_parameter")) q = TL_CHILD(q, name);
     else if (tl_node_is(q, "typed_parameter") && ts_node_named_child_count(q)) q = ts_node_named_child(q, 0);
     if (!tl_node_is(q, "identifier")) continue;
+    TSNode dv = tl_node_is(ts_node_named_child(ps, i), "default_parameter") ||
+                        tl_node_is(ts_node_named_child(ps, i), "typed_default_parameter")
+                    ? TL_CHILD(ts_node_named_child(ps, i), value)
+                    : (TSNode){0};
     tl_vec_push(&c->m->params, tl_strtab_take(&c->m->strs, tl_node_text(q, c->src)));
+    tl_vec_push(&c->m->param_off, (uint8_t)(!ts_node_is_null(dv) && tl_model__off_literal(dv, c->src)));
     f.nparams++;
   }
   tl_vec_push(&c->m->funcs, f);
@@ -901,6 +986,9 @@ void tl_model_free(tl_file_model *m) {
   tl_vec_free(&m->calls);
   tl_vec_free(&m->bindings);
   tl_vec_free(&m->params);
+  tl_vec_free(&m->param_off);
+  tl_vec_free(&m->flag_guards);
+  tl_vec_free(&m->off_names);
   tl_vec_free(&m->rets);
   tl_vec_free(&m->args);
   tl_vec_free(&m->rdeps);

@@ -48,6 +48,15 @@ typedef struct {
   TSSymbol sym;
 } tl_return;
 
+/* A block that runs only when a flag is set: the `then` block of `if flag:`, `if args.dump and x:`,
+ * `if self.cache is not None:`. Whether the flag is off unless asked for (opt-in) is decided by the
+ * project pass (tl_project.c). */
+typedef struct {
+  uint32_t start, end;  /* the block */
+  int32_t func;
+  const char *flag;     /* dotted name: "profile", "args.dump", "self.autobalance" */
+} tl_flag_guard;
+
 /* A binding of a local name at a point of a function, in source order. */
 typedef struct {
   const char *name; /* "x", "self.model" */
@@ -69,6 +78,7 @@ typedef struct {
   uint32_t end;    /* the call node's end byte */
   uint32_t arg_first; /* its arguments: args.v[arg_first .. + nargs) (tl_values_summarise) */
   uint16_t nargs;
+  bool splat;      /* it passes `*args` or `**kwargs`: any parameter may be given */
   int32_t func, loop;
   bool top;        /* not inside any loop of its function */
   bool guarded;    /* under a frequency guard inside its function */
@@ -118,7 +128,8 @@ typedef struct { uint32_t start, end, scope; } tl_range;
  * the statement's place, and where its entries start in each list of the model. */
 typedef struct {
   uint32_t start, end, row;
-  uint32_t funcs, classes, loops, calls, bindings, guards, loaders, collates, imports, gvars, supps, params, rets;
+  uint32_t funcs, classes, loops, calls, bindings, guards, loaders, collates, imports, gvars, supps, params, rets,
+      flags, optnames;
   bool error;             /* the statement holds a syntax error (its parse may differ with the same text) */
 } tl_segment;
 
@@ -138,6 +149,10 @@ typedef struct tl_file_model {
   TL_VEC(tl_call) calls;
   TL_VEC(tl_binding) bindings;
   TL_VEC(const char *) params;  /* every function's parameters, in order (tl_func.param_first) */
+  TL_VEC(uint8_t) param_off;    /* per parameter: its default is off (False, None, 0, "") */
+  TL_VEC(tl_flag_guard) flag_guards;
+  TL_VEC(const char *) off_names; /* module-level names bound to False/None/0 ("profile"), argparse
+                                   * options off by default ("--dump"); "!profile", "!--dump": set on */
   TL_VEC(tl_return) rets;       /* `return <value>` statements in source order */
   TL_VEC(tl_arg) args;          /* the calls' arguments (tl_call.arg_first), made after the walk */
   TL_VEC(tl_vdep) rdeps;        /* the functions' return dependencies (tl_func.rdep_first), likewise */

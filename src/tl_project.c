@@ -7,6 +7,29 @@
 
 #include "tl_vocab.h"
 
+static bool tl_guarded_after(const tl_file_model *m, uint32_t byte, uint32_t from) {
+  for (size_t i = 0; i < m->guards.n; i++) {
+    const tl_range *g = &m->guards.v[i];
+    if (g->start >= from && from >= g->scope && g->start <= byte && byte < g->end) return true;
+  }
+  return false;
+}
+
+/* Is call c of file fi under a frequency guard, or in a block that runs only when a flag off by
+ * default is set? */
+static bool tl_project__call_guarded(const tl_project *pj, size_t fi, size_t c) {
+  return pj->files[fi].model.calls.v[c].guarded || (pj->call_optin && pj->call_optin[fi][c]);
+}
+
+/* Does byte `byte` of file fi run only under a frequency guard that counts from `from` on, or only
+ * when a flag off by default is set? */
+static bool tl_project__guarded(const tl_project *pj, size_t fi, uint32_t byte, uint32_t from) {
+  if (tl_guarded_after(&pj->files[fi].model, byte, from)) return true;
+  for (size_t i = 0; pj->optin && i < pj->optin[fi].n; i++)
+    if (pj->optin[fi].v[i].start <= byte && byte < pj->optin[fi].v[i].end) return true;
+  return false;
+}
+
 
 
 /* An evaluation loop: a step loop that runs no backward pass and no optimizer step anywhere in it
@@ -144,13 +167,6 @@ bool tl_project_deferred_hold(tl_analysis *a, size_t fi, const tl_candidate *c, 
   return true;
 }
 
-static bool tl_guarded_after(const tl_file_model *m, uint32_t byte, uint32_t from) {
-  for (size_t i = 0; i < m->guards.n; i++) {
-    const tl_range *g = &m->guards.v[i];
-    if (g->start >= from && from >= g->scope && g->start <= byte && byte < g->end) return true;
-  }
-  return false;
-}
 
 typedef struct {
   int32_t file, func;
@@ -182,7 +198,7 @@ static void tl_project__train_top(tl_project *pj, const tl_callgraph *p, bool **
       tl_ref k;
       bool ctor = cl->work == TL_WORK_MODEL && !p->targets[i][c].instance &&
                   tl_callgraph_class_ref(p, (int32_t)i, cl->callee, &k);
-      if (cl->top && !cl->guarded && ((cl->work && !ctor) || p->targets[i][c].instance))
+      if (cl->top && !tl_project__call_guarded(pj, i, c) && ((cl->work && !ctor) || p->targets[i][c].instance))
         pj->fstate[i][cl->func].train_top = true;
     }
   }
@@ -194,7 +210,7 @@ static void tl_project__train_top(tl_project *pj, const tl_callgraph *p, bool **
         const tl_call *cl = &m->calls.v[c];
         tl_ref ts[TL_MAX_TARGETS];
         size_t nt = tl_callgraph_targets(p, (int32_t)i, c, ts, TL_MAX_TARGETS);
-        if (!cl->top || cl->guarded || !nt || pj->fstate[i][cl->func].train_top) continue;
+        if (!cl->top || tl_project__call_guarded(pj, i, c) || !nt || pj->fstate[i][cl->func].train_top) continue;
         for (size_t k = 0; k < nt; k++)
           if (pj->fstate[ts[k].file][ts[k].idx].train_top && !whole[ts[k].file][ts[k].idx]) {
             pj->fstate[i][cl->func].train_top = true;
@@ -225,12 +241,21 @@ static void tl_project__step_loops(tl_project *pj, const tl_callgraph *p, bool *
     size_t nl = m->loops.n;
     bool *weak = tl_calloc(nl + 1, sizeof *weak), *holds = tl_calloc(nl + 1, sizeof *holds);
     bool *strong = pj->step_loops[i];
+    /* what each loop's body does itself (its own calls, not a nested loop's), leaving out the calls
+     * that run only when a flag off by default is set */
+    unsigned *own = tl_calloc(nl + 1, sizeof *own);
+    for (size_t c = 0; c < m->calls.n; c++) {
+      const tl_call *cl = &m->calls.v[c];
+      if (cl->work && cl->loop >= 0 && m->loops.v[cl->loop].func == cl->func && !tl_project__call_guarded(pj, i, c))
+        own[cl->loop] |= cl->work;
+    }
     for (size_t l = 0; l < nl; l++) {
       const tl_loop *lp = &m->loops.v[l];
-      strong[l] = lp->iterates_loader || (lp->work & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP));
+      strong[l] = lp->iterates_loader || (own[l] & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP));
       int32_t at = tl_project__unsmall(m, (int32_t)l);
-      if (lp->work && at >= 0) weak[at] = true;
+      if (own[l] && at >= 0) weak[at] = true;
     }
+    free(own);
     for (size_t c = 0; c < m->calls.n; c++) {
       const tl_call *cl = &m->calls.v[c];
       if (cl->loop < 0) continue;
@@ -241,7 +266,7 @@ static void tl_project__step_loops(tl_project *pj, const tl_callgraph *p, bool *
       if (calls_whole) /* an epoch loop: this loop and those around it in the function */
         for (int32_t l = cl->loop; l >= 0 && m->loops.v[l].func == cl->func; l = m->loops.v[l].parent) holds[l] = true;
       int32_t at = tl_project__unsmall(m, cl->loop);
-      if (cl->guarded || at < 0) continue;
+      if (tl_project__call_guarded(pj, i, c) || at < 0) continue;
       bool work = p->targets[i][c].instance;
       for (size_t k = 0; k < nt && !work; k++) work = pj->fstate[ts[k].file][ts[k].idx].train_top && !whole[ts[k].file][ts[k].idx];
       if (work) weak[at] = true;
@@ -292,6 +317,151 @@ static bool tl_project__whole(tl_project *pj, const tl_callgraph *p, bool **whol
   return changed;
 }
 
+/* ---- opt-in blocks ---- */
+
+/* Is `name` in a list of names, or set on there ("!name")? */
+static bool tl_project__listed(const tl_file_model *m, const char *name, bool on) {
+  for (size_t i = 0; i < m->off_names.n; i++) {
+    const char *x = m->off_names.v[i];
+    if (on ? (x[0] == '!' && !strcmp(x + 1, name)) : !strcmp(x, name)) return true;
+  }
+  return false;
+}
+
+/* Does a call pass parameter `pos` (named `name`) of its target, a method when `method` (self takes
+ * no argument)? */
+static bool tl_project__passes(const tl_file_model *m, const tl_call *cl, uint16_t pos, const char *name, bool method) {
+  if (cl->splat) return true;
+  uint16_t positional = 0;
+  for (uint16_t a = 0; a < cl->nargs; a++) {
+    const tl_arg *arg = &m->args.v[cl->arg_first + a];
+    if (arg->kw ? !strcmp(arg->kw, name) : false) return true;
+    if (!arg->kw) positional++;
+  }
+  return positional + (method ? 1u : 0u) > pos;
+}
+
+/* Is a flag off unless asked for, where guard g of file fi tests it? A parameter of the function
+ * that defaults to off and that no call passes; a module-level name bound to an off value and never
+ * to another; `args.dump` where `--dump` is an argparse option off by default in the project and
+ * never on; `self.x` where every assignment of the attribute is an off value or such a parameter of
+ * the method it is in (`self.autobalance = autobalance` with `autobalance=False`), and no call of
+ * the class passes it. */
+static bool tl_project__off(const tl_project *pj, size_t fi, const tl_flag_guard *g) {
+  const tl_file_model *m = &pj->files[fi].model;
+  const char *d = g->flag, *dot = strrchr(d, '.');
+  if (!dot) {
+    const tl_func *f = g->func > 0 ? &m->funcs.v[g->func] : NULL;
+    for (uint16_t i = 0; f && i < f->nparams; i++) {
+      if (strcmp(m->params.v[f->param_first + i], d)) continue;
+      return m->param_off.v[f->param_first + i]; /* (whether a call passes it: tl_project__optin) */
+    }
+    return tl_project__listed(m, d, false) && !tl_project__listed(m, d, true);
+  }
+  if (!strncmp(d, "self.", 5) && dot == d + 4) {
+    int32_t cls = g->func > 0 ? m->funcs.v[g->func].cls : -1;
+    if (cls < 0) return false;
+    const tl_class *k = &m->classes.v[cls];
+    bool any = false;
+    for (size_t i = 0; i < k->attrs.n; i++) {
+      const tl_binding *a = &k->attrs.v[i];
+      if (strcmp(a->name, d + 5)) continue;
+      any = true;
+      if (a->vsym == 0) return false; /* a loop target, an unpacking: not an off value */
+      const char *v = pj->files[fi].text + a->vstart;
+      size_t vl = a->vend - a->vstart;
+      bool off = (vl == 5 && !memcmp(v, "False", 5)) || (vl == 4 && !memcmp(v, "None", 4)) || (vl == 1 && v[0] == '0');
+      if (!off) { /* a parameter of its method that defaults to off */
+        const tl_func *f = a->func > 0 ? &m->funcs.v[a->func] : NULL;
+        for (uint16_t p = 0; f && p < f->nparams && !off; p++)
+          off = strlen(m->params.v[f->param_first + p]) == vl && !memcmp(m->params.v[f->param_first + p], v, vl) &&
+                m->param_off.v[f->param_first + p];
+      }
+      if (!off) return false;
+    }
+    return any;
+  }
+  char *opt = tl_concat("--", "", dot + 1);
+  bool off = false, on = false;
+  for (size_t i = 0; i < pj->nfiles; i++) {
+    off = off || tl_project__listed(&pj->files[i].model, opt, false);
+    on = on || tl_project__listed(&pj->files[i].model, opt, true);
+  }
+  free(opt);
+  return off && !on;
+}
+
+/* The blocks that run only when a flag off by default is set (tl_flag_guard, tl_project__off), and
+ * the calls in them: they run only on request, so they are no per-step work. A parameter that
+ * defaults to off is off only when no call of its function passes it. */
+static void tl_project__optin(tl_project *pj, const tl_callgraph *cg) {
+  size_t nf = pj->nfiles;
+  pj->optin = tl_calloc(nf ? nf : 1, sizeof *pj->optin);
+  pj->call_optin = tl_calloc(nf ? nf : 1, sizeof *pj->call_optin);
+  /* the calls of each function, for parameters that a call may pass */
+  tl_refs **callers = tl_calloc(nf ? nf : 1, sizeof *callers);
+  for (size_t i = 0; i < nf; i++) callers[i] = tl_calloc(pj->files[i].model.funcs.n + 1, sizeof **callers);
+  for (size_t i = 0; i < nf; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    pj->call_optin[i] = tl_calloc(m->calls.n + 1, sizeof **pj->call_optin);
+    for (size_t c = 0; c < m->calls.n; c++) {
+      tl_ref ts[TL_MAX_TARGETS];
+      size_t nt = tl_callgraph_targets(cg, (int32_t)i, c, ts, TL_MAX_TARGETS);
+      for (size_t k = 0; k < nt; k++) {
+        tl_ref at = {(int32_t)i, (int32_t)c};
+        tl_vec_push(&callers[ts[k].file][ts[k].idx], at);
+      }
+    }
+  }
+  for (size_t i = 0; i < nf; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    for (size_t gi = 0; gi < m->flag_guards.n; gi++) {
+      const tl_flag_guard *g = &m->flag_guards.v[gi];
+      if (!tl_project__off(pj, i, g)) continue;
+      if (!strchr(g->flag, '.') && g->func > 0) { /* a parameter: does a call pass it? */
+        const tl_func *f = &m->funcs.v[g->func];
+        bool passed = false;
+        for (uint16_t p = 0; p < f->nparams && !passed; p++) {
+          if (strcmp(m->params.v[f->param_first + p], g->flag)) continue;
+          const tl_refs *cs = &callers[i][g->func];
+          passed = !cs->n; /* no call known: its callers may pass it */
+          for (size_t k = 0; k < cs->n && !passed; k++) {
+            const tl_file_model *cm = &pj->files[cs->v[k].file].model;
+            const tl_call *cl = &cm->calls.v[cs->v[k].idx];
+            bool method = f->cls >= 0 && strchr(cl->callee, '.');
+            passed = tl_project__passes(cm, cl, p, g->flag, method);
+          }
+        }
+        if (passed) continue;
+      } else if (!strncmp(g->flag, "self.", 5)) { /* an attribute: does a call of the class pass it? */
+        const tl_class *k = &m->classes.v[m->funcs.v[g->func].cls];
+        bool passed = false;
+        for (size_t fj = 0; fj < nf && !passed; fj++) {
+          const tl_file_model *cm = &pj->files[fj].model;
+          for (size_t c = 0; c < cm->calls.n && !passed; c++)
+            if (tl_dotted_last_is(cm->calls.v[c].callee, k->name)) {
+              passed = cm->calls.v[c].splat;
+              for (uint16_t a = 0; a < cm->calls.v[c].nargs && !passed; a++) {
+                const tl_arg *arg = &cm->args.v[cm->calls.v[c].arg_first + a];
+                passed = arg->kw && !strcmp(arg->kw, g->flag + 5);
+              }
+            }
+        }
+        if (passed) continue;
+      }
+      tl_range r = {g->start, g->end, 0};
+      tl_vec_push(&pj->optin[i], r);
+      for (size_t c = 0; c < m->calls.n; c++)
+        if (m->calls.v[c].byte >= g->start && m->calls.v[c].byte < g->end) pj->call_optin[i][c] = true;
+    }
+  }
+  for (size_t i = 0; i < nf; i++) {
+    for (size_t f = 0; f < pj->files[i].model.funcs.n; f++) tl_vec_free(&callers[i][f]);
+    free(callers[i]);
+  }
+  free(callers);
+}
+
 void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_strlist *hot_functions) {
   memset(pj, 0, sizeof *pj);
   pj->files = files;
@@ -302,6 +472,7 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
   pj->nfuncs = tl_calloc(nf ? nf : 1, sizeof *pj->nfuncs);
   tl_callgraph p;
   tl_callgraph_build(&p, files, nfiles, &pj->targets_kept);
+  tl_project__optin(pj, &p);
   for (size_t i = 0; i < nf; i++) {
     tl_file_model *m = &pj->files[i].model;
     pj->fstate[i] = tl_calloc(m->funcs.n + 1, sizeof **pj->fstate);
@@ -396,7 +567,7 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
         /* the outermost step loop containing the call, unguarded from it */
         for (int32_t l = cl->loop; l >= 0; l = m->loops.v[l].parent) {
           const tl_loop *lp = &m->loops.v[l];
-          if (lp->func != cl->func || !pj->step_loops[i][l] || tl_guarded_after(m, cl->byte, lp->start)) continue;
+          if (lp->func != cl->func || !pj->step_loops[i][l] || tl_project__guarded(pj, i, cl->byte, lp->start)) continue;
           if (tl_eval_loop(pj, i, l) == (pass == 0)) break;
           for (size_t k = 0; k < nt; k++) {
             tl_hot_reason r = {(int32_t)i, -1, lp->line, lp->col, 2, NULL};
@@ -412,7 +583,7 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
     const tl_func *fu = &m->funcs.v[it.func];
     for (size_t c = 0; c < m->calls.n; c++) {
       const tl_call *cl = &m->calls.v[c];
-      if (cl->func != it.func || tl_guarded_after(m, cl->byte, fu->start)) continue;
+      if (cl->func != it.func || tl_project__guarded(pj, (size_t)it.file, cl->byte, fu->start)) continue;
       tl_ref ts[TL_MAX_TARGETS];
       size_t nt = tl_callgraph_targets(&p, it.file, c, ts, TL_MAX_TARGETS);
       for (size_t k = 0; k < nt; k++) {
@@ -447,7 +618,7 @@ unsigned tl_project_hot_at(const tl_project *pj, size_t fi, int32_t func, uint32
   if (kinds & TL_HOT_STEP) {
     int32_t l = tl_model_loop_at(m, byte), best = -1;
     for (; l >= 0; l = m->loops.v[l].parent)
-      if (m->loops.v[l].func == func && pj->step_loops[fi][l] && !tl_guarded_after(m, byte, m->loops.v[l].start)) best = l;
+      if (m->loops.v[l].func == func && pj->step_loops[fi][l] && !tl_project__guarded(pj, fi, byte, m->loops.v[l].start)) best = l;
     if (best >= 0) {
       const tl_func_state *fs = &pj->fstate[fi][func];
       bool ev = tl_eval_loop(pj, fi, best), rare = func > 0 && fs->rare && fs->rare_file >= 0;
@@ -470,7 +641,7 @@ unsigned tl_project_hot_at(const tl_project *pj, size_t fi, int32_t func, uint32
   const tl_func_state *st = &pj->fstate[fi][func];
   for (int k = 0; k < 2; k++) {
     unsigned bit = 1u << k;
-    if (!(kinds & bit) || !(st->hot & bit) || func == 0 || tl_guarded_after(m, byte, m->funcs.v[func].start)) continue;
+    if (!(kinds & bit) || !(st->hot & bit) || func == 0 || tl_project__guarded(pj, fi, byte, m->funcs.v[func].start)) continue;
     int32_t cf = (int32_t)fi, cfn = func;
     /* an entry point itself needs no "in `f`": its reason says it all */
     if (st->reason[k].kind != 0)
@@ -516,6 +687,12 @@ void tl_project_free(tl_project *pj) {
   free(pj->step_loops);
   free(pj->nfuncs);
   free(pj->loop_work);
+  for (size_t i = 0; pj->optin && i < pj->nfiles; i++) {
+    tl_vec_free(&pj->optin[i]);
+    free(pj->call_optin[i]);
+  }
+  free(pj->optin);
+  free(pj->call_optin);
   for (size_t i = 0; pj->ret_kind && i < pj->nfiles; i++) {
     free(pj->ret_kind[i]);
     free(pj->param_kind[i]);

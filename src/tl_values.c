@@ -403,6 +403,7 @@ void tl_values_summarise(tl_file_model *m, const TSNode *call_nodes, const TSNod
     if (ts_node_is_null(n)) n = tl_model_find_node(m, c->byte, c->end, call_sym);
     c->arg_first = (uint32_t)m->args.n;
     c->nargs = 0;
+    c->splat = false;
     TSNode args = ts_node_is_null(n) ? n : TL_CHILD(n, arguments);
     if (!tl_node_is(args, "argument_list")) continue;
     bool positional = true; /* no position is known after a *args */
@@ -416,6 +417,7 @@ void tl_values_summarise(tl_file_model *m, const TSNode *call_nodes, const TSNod
         a = TL_CHILD(a, value);
       } else if (tl_node_is(a, "list_splat") || tl_node_is(a, "dictionary_splat")) {
         positional = false;
+        c->splat = true;
         continue;
       } else if (tl_node_is(a, "comment") || !positional) {
         continue;
