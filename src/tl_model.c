@@ -266,6 +266,9 @@ static unsigned tl_call_work(const char *callee) {
   const char *last = tl_dotted_last(callee, &n);
   if ((n == 8 && !memcmp(last, "backward", 8)) || (n == 15 && !memcmp(last, "manual_backward", 15)))
     return TL_WORK_BACKWARD;
+  if ((n == 9 && !memcmp(last, "zero_grad", 9)) || (n == 10 && !memcmp(last, "clear_grad", 10)) ||
+      (n == 15 && !memcmp(last, "clear_gradients", 15)))
+    return TL_WORK_GRAD;
   if ((n == 4 && !memcmp(last, "step", 4)) || (n == 8 && !memcmp(last, "minimize", 8))) {
     /* receiver: the component before the last */
     size_t end = (size_t)(last - callee);

@@ -85,7 +85,9 @@ typedef struct {
   unsigned work;   /* TL_WORK_* */
 } tl_call;
 
-enum { TL_WORK_BACKWARD = 1, TL_WORK_OPT_STEP = 2, TL_WORK_MODEL = 4 };
+/* What a call does for training: a backward pass, an optimizer step, a model call, clearing the
+ * gradients (`optimizer.zero_grad()`, Paddle's `clear_grad()`: only a training step does it). */
+enum { TL_WORK_BACKWARD = 1, TL_WORK_OPT_STEP = 2, TL_WORK_MODEL = 4, TL_WORK_GRAD = 8 };
 
 typedef struct {
   const char *name;    /* "forward" */

@@ -30,17 +30,16 @@ static bool tl_project__guarded(const tl_project *pj, size_t fi, uint32_t byte, 
   return false;
 }
 
-
-
-/* An evaluation loop: a step loop that runs no backward pass and no optimizer step anywhere in it
- * (nor in what it calls), over a DataLoader, or over anything but time or tokens in a function that
- * evaluates: named so (`evaluate`, `estimate_loss`), or run without gradients (`@torch.no_grad()`),
- * and not named after decoding (`sample`, `generate`: its loop is a decoding loop). Its per-batch costs are real but paid once per evaluation, not once per
- * training step. */
+/* An evaluation loop: a step loop that runs no backward pass, no optimizer step and does not clear
+ * gradients anywhere in it (nor in what it calls), over a DataLoader, or over anything but time or
+ * tokens in a function that evaluates: named so (`evaluate`, `estimate_loss`), or run without
+ * gradients (`@torch.no_grad()`), and not named after decoding (`sample`, `generate`: its loop is a
+ * decoding loop). Its per-batch costs are real but paid once per evaluation, not once per training
+ * step. */
 static bool tl_eval_loop(const tl_project *pj, size_t fi, int32_t l) {
   const tl_file_model *m = &pj->files[fi].model;
   if (l < 0 || (size_t)l >= m->loops.n || fi >= pj->nwork) return false;
-  if (pj->loop_work[fi][l] & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP)) return false;
+  if (pj->loop_work[fi][l] & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP | TL_WORK_GRAD)) return false;
   const tl_loop *lp = &m->loops.v[l];
   if (lp->iterates_loader) return true;
   if (lp->decoding || lp->func <= 0) return false;
