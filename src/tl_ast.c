@@ -81,8 +81,9 @@ char *tl_node_text(TSNode n, const char *src) {
 }
 
 /* The dotted text of n into out[*len..cap): false when n is no dotted name, nests deeper than 64
- * or does not fit. */
-static bool tl_dotted_into(TSNode n, const char *src, char *out, size_t *len, size_t cap, int depth) {
+ * or does not fit. With `subs`, a subscript is a component too, written without its index
+ * ("opts[].step" for `opts["g"].step`). */
+static bool tl_dotted_into(TSNode n, const char *src, char *out, size_t *len, size_t cap, int depth, bool subs) {
   if (depth > 64) return false;
   if (tl_node_is(n, "identifier")) {
     uint32_t s = ts_node_start_byte(n), l = ts_node_end_byte(n) - s;
@@ -93,7 +94,7 @@ static bool tl_dotted_into(TSNode n, const char *src, char *out, size_t *len, si
   }
   if (tl_node_is(n, "attribute")) {
     TSNode o = TL_CHILD(n, object), a = TL_CHILD(n, attribute);
-    if (ts_node_is_null(o) || ts_node_is_null(a) || !tl_dotted_into(o, src, out, len, cap, depth + 1)) return false;
+    if (ts_node_is_null(o) || ts_node_is_null(a) || !tl_dotted_into(o, src, out, len, cap, depth + 1, subs)) return false;
     uint32_t s = ts_node_start_byte(a), l = ts_node_end_byte(a) - s;
     if (*len + 1 + l >= cap) return false;
     out[(*len)++] = '.';
@@ -103,29 +104,40 @@ static bool tl_dotted_into(TSNode n, const char *src, char *out, size_t *len, si
   }
   if (tl_node_is(n, "call")) {
     TSNode f = TL_CHILD(n, function);
-    if (ts_node_is_null(f) || !tl_dotted_into(f, src, out, len, cap, depth + 1) || *len + 2 >= cap) return false;
+    if (ts_node_is_null(f) || !tl_dotted_into(f, src, out, len, cap, depth + 1, subs) || *len + 2 >= cap) return false;
     out[(*len)++] = '(';
     out[(*len)++] = ')';
+    return true;
+  }
+  if (subs && tl_node_is(n, "subscript")) {
+    TSNode v = TL_CHILD(n, value);
+    if (ts_node_is_null(v) || !tl_dotted_into(v, src, out, len, cap, depth + 1, subs) || *len + 2 >= cap) return false;
+    out[(*len)++] = '[';
+    out[(*len)++] = ']';
     return true;
   }
   return false;
 }
 
-char *tl_dotted(TSNode n, const char *src) {
+static char *tl_ast__dotted(TSNode n, const char *src, bool subs) {
   if (ts_node_is_null(n)) return NULL;
   char tmp[256];
   size_t len = 0;
-  if (tl_dotted_into(n, src, tmp, &len, sizeof tmp, 0)) return tl_strndup(tmp, len);
+  if (tl_dotted_into(n, src, tmp, &len, sizeof tmp, 0, subs)) return tl_strndup(tmp, len);
   /* a dotted name is never longer than the node's text: when that fits, n is no dotted name */
   uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
   size_t cap = (size_t)(e - s) + 1;
   if (cap <= sizeof tmp) return NULL;
   char *big = tl_malloc(cap);
   len = 0;
-  if (!tl_dotted_into(n, src, big, &len, cap, 0)) { free(big); return NULL; }
+  if (!tl_dotted_into(n, src, big, &len, cap, 0, subs)) { free(big); return NULL; }
   big[len] = 0;
   return big;
 }
+
+char *tl_dotted(TSNode n, const char *src) { return tl_ast__dotted(n, src, false); }
+
+char *tl_callee_text(TSNode n, const char *src) { return tl_ast__dotted(n, src, true); }
 
 /* The last component of a dotted name ("self.model.fwd" -> "fwd"); "()" suffixes are ignored. */
 const char *tl_dotted_last(const char *dotted, size_t *len) {

@@ -40,6 +40,9 @@ TSNode tl_kwarg_value(TSNode args, const char *src, const char *name);
 /* Dotted text of a name/attribute chain ("self.model.fwd"), or NULL for other expressions.
  * Calls in the chain are kept as "()" ("trainer.loader()"). Caller frees. */
 char *tl_dotted(TSNode n, const char *src);
+/* The same for a called expression, where a subscript is a component too, without its index:
+ * "optimizers[].step" for `optimizers["g"].step`. Caller frees. */
+char *tl_callee_text(TSNode n, const char *src);
 /* The last component of a dotted name ("self.model.fwd" -> "fwd", `len` 3); "()" suffixes are
  * ignored. Points into `dotted`. */
 const char *tl_dotted_last(const char *dotted, size_t *len);

@@ -169,7 +169,7 @@ static tl_target tl_resolve(tl_callgraph *p, int32_t fi, const tl_call *c) {
     }
     return t;
   }
-  if (strchr(callee, '(')) return t;
+  if (strpbrk(callee, "([")) return t;
   const char *dot = strrchr(callee, '.');
   if (!strcmp(callee, "self") && cls >= 0) {
     if (tl_method(p, (tl_ref){fi, cls}, "forward", &t.tgt, 0)) t.instance = true;

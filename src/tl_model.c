@@ -274,7 +274,8 @@ static unsigned tl_call_work(const char *callee) {
     size_t end = (size_t)(last - callee);
     if (end == 0) return 0;
     end--; /* the dot */
-    while (end >= 2 && callee[end - 2] == '(' && callee[end - 1] == ')') end -= 2;
+    while (end >= 2 && ((callee[end - 2] == '(' && callee[end - 1] == ')') || (callee[end - 2] == '[' && callee[end - 1] == ']')))
+      end -= 2;
     size_t s = end;
     while (s > 0 && callee[s - 1] != '.') s--;
     if (tl_icontains(callee + s, end - s, "optim") || tl_icontains(callee + s, end - s, "scaler") ||
@@ -285,7 +286,7 @@ static unsigned tl_call_work(const char *callee) {
   /* Calling a model object: model(x), self.model(x), self.net(x), self(x), self.forward(x). */
   if (!strcmp(callee, "self") || !strcmp(callee, "self.forward")) return TL_WORK_MODEL;
   char low[64];
-  if (n >= sizeof low || strchr(callee, '(')) return 0;
+  if (n >= sizeof low || strpbrk(callee, "([")) return 0;
   /* Model(cfg), GPTModel(...), TransformerNet(...): a CapWords name is a class; calling it
    * constructs an object, it does not run a forward pass. */
   bool lower_seen = false;
@@ -425,7 +426,7 @@ static void tl_walk_assignment(tl_walk_ctx *c, TSNode n, int depth) {
 
 static void tl_walk_call(tl_walk_ctx *c, TSNode n, int depth) {
   TSNode fn = TL_CHILD(n, function);
-  const char *callee = tl_strtab_take(&c->m->strs, tl_dotted(fn, c->src));
+  const char *callee = tl_strtab_take(&c->m->strs, tl_callee_text(fn, c->src));
   if (callee) {
     TSPoint p = ts_node_start_point(n);
     tl_call call = {.callee = callee,

@@ -126,7 +126,7 @@ static tl_verdict tl_calls__loop_model_from(tl_match_env *c, const tl_pred *p, T
   const tl_loop *lp = &c->m->loops.v[l];
   for (size_t i = 0; i < c->m->calls.n; i++) {
     const tl_call *cl = &c->m->calls.v[i];
-    if (cl->func != c->func || cl->byte < lp->start || cl->byte >= lp->end || strchr(cl->callee, '(')) continue;
+    if (cl->func != c->func || cl->byte < lp->start || cl->byte >= lp->end || strpbrk(cl->callee, "([")) continue;
     if (tl_calls__object_from(c, cl->callee, cl->byte, re)) return TL_PRED_TRUE;
   }
   return TL_PRED_FALSE;
@@ -162,7 +162,7 @@ static tl_verdict tl_calls__loop_model_param(tl_match_env *c, const tl_pred *p, 
   if (ts_node_is_null(fn)) return TL_PRED_FALSE;
   for (size_t i = 0; i < c->m->calls.n; i++) {
     const tl_call *cl = &c->m->calls.v[i];
-    if (cl->func != c->func || cl->byte < lp->start || cl->byte >= lp->end || strchr(cl->callee, '(') ||
+    if (cl->func != c->func || cl->byte < lp->start || cl->byte >= lp->end || strpbrk(cl->callee, "([") ||
         !(tl_model_call_work(cl->callee) & TL_WORK_MODEL))
       continue;
     if (!strchr(cl->callee, '.')) {

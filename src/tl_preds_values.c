@@ -128,7 +128,7 @@ static bool tl_values__is_tensor_at(const tl_match_env *e, TSNode n, int depth) 
       bool lib = q && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7)) && !tl_value_lib_not_tensor(q);
       /* losses_m = AverageMeter(): a CapWords callee outside torch/paddle constructs a Python
        * object; the name says nothing then */
-      const char *cl = callee && !strchr(callee, '(') ? strrchr(callee, '.') : NULL;
+      const char *cl = callee && !strpbrk(callee, "([") ? strrchr(callee, '.') : NULL;
       cl = cl ? cl + 1 : callee;
       bool ctor = !lib && cl && isupper((unsigned char)cl[0]) && strpbrk(cl + 1, "abcdefghijklmnopqrstuvwxyz");
       free(q);

@@ -182,7 +182,7 @@ static tl_valkind tl_classify_call(const tl_file_model *m, TSNode n, const char 
       tl_value_classify(m, fn, src, func, depth + 1) == TL_VAL_DEVICE)
     out = TL_VAL_DEVICE; /* calling a module moved to the device (`net = Net().to(device)`; `net(x)`) */
   if (out == TL_VAL_UNKNOWN && (tl_icontains(last, ln, "criterion") || tl_icontains(last, ln, "loss")) &&
-      !strchr(callee, '(') && strncmp(q, "torch.", 6) && strncmp(q, "paddle.", 7))
+      !strpbrk(callee, "([") && strncmp(q, "torch.", 6) && strncmp(q, "paddle.", 7))
     out = TL_VAL_DEVICE;
   free(meth);
   free(q);

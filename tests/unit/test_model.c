@@ -209,6 +209,26 @@ static void test_string_calls(void) {
   fx_free(&x);
 }
 
+/* A call through a subscript is in the model, its callee written with "[]" ("opts[].step"): an
+ * optimizer kept in a dict still steps; a subscript is no dotted name elsewhere. */
+static void test_subscript_calls(void) {
+  const char *src = "opts['g'].step()\nself.nets[k](x)\nsched[0][1].step()\nv = a[0].b\n";
+  model_fx x;
+  fx_build(&x, src, "mod", "mod.py");
+  tl_file_model *m = &x.m;
+  char got[256] = "";
+  for (size_t i = 0; i < m->calls.n; i++) {
+    strncat(got, m->calls.v[i].callee, sizeof got - strlen(got) - 2);
+    strncat(got, " ", sizeof got - strlen(got) - 1);
+  }
+  CHECK_STR(got, "opts[].step self.nets[] sched[][].step ");
+  CHECK_INT((int)m->calls.v[0].work, TL_WORK_OPT_STEP);
+  CHECK_INT((int)m->calls.v[1].work, 0);
+  const tl_binding *b = tl_model_binding(m, "v", 0, (uint32_t)strlen(src));
+  CHECK(b != NULL);
+  fx_free(&x);
+}
+
 static void test_crossfile_chain(tl_ruleset *rs) {
   src_file files[] = {
     {"proj/train.py",
@@ -512,6 +532,7 @@ int main(void) {
   test_ifind();
   test_rx_pre();
   test_string_calls();
+  test_subscript_calls();
   test_resolve();
   test_field_ids();
   test_node_is();
