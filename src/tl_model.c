@@ -320,9 +320,15 @@ static void tl_add_binding(tl_walk_ctx *c, const char *name, uint32_t byte, TSNo
     b.vstart = ts_node_start_byte(value);
     b.vend = ts_node_end_byte(value);
     b.vsym = ts_node_symbol(value);
-    if (tl_node_is(value, "call")) {
+    /* `Ema(model) if rank == 0 else None`: an object of that class, where there is one */
+    TSNode made = tl_unparen(value);
+    for (int guard = 0; guard < 4 && tl_node_is(made, "conditional_expression"); guard++) {
+      TSNode a = tl_unparen(ts_node_named_child(made, 0)), b2 = tl_unparen(ts_node_named_child(made, 2));
+      made = tl_node_is(b2, "none") ? a : tl_node_is(a, "none") ? b2 : (TSNode){0};
+    }
+    if (tl_node_is(made, "call")) {
       /* Net(cfg).to(device), Net().cuda().eval(): the object is what the innermost call made */
-      TSNode call = value;
+      TSNode call = made;
       static const char *const moves[] = {"to", "cuda", "cpu", "eval", "train", "float", "half", "double", "bfloat16",
                                           "requires_grad_", NULL};
       for (int guard = 0; guard < 8; guard++) {

@@ -229,6 +229,23 @@ static void test_subscript_calls(void) {
   fx_free(&x);
 }
 
+/* An object made on one branch of a conditional expression, None on the other, is of that class. */
+static void test_conditional_ctor(void) {
+  const char *src = "ema = Ema(model).cuda() if rank == 0 else None\nalt = None if r else (Ema(m))\n"
+                    "both = A() if r else B()\n";
+  model_fx x;
+  fx_build(&x, src, "mod", "mod.py");
+  tl_file_model *m = &x.m;
+  uint32_t end = (uint32_t)strlen(src);
+  const tl_binding *b = tl_model_binding(m, "ema", 0, end);
+  CHECK_STR(b && b->ctor ? b->ctor : "(null)", "Ema");
+  b = tl_model_binding(m, "alt", 0, end);
+  CHECK_STR(b && b->ctor ? b->ctor : "(null)", "Ema");
+  b = tl_model_binding(m, "both", 0, end);
+  CHECK(b && !b->ctor);
+  fx_free(&x);
+}
+
 static void test_crossfile_chain(tl_ruleset *rs) {
   src_file files[] = {
     {"proj/train.py",
@@ -533,6 +550,7 @@ int main(void) {
   test_rx_pre();
   test_string_calls();
   test_subscript_calls();
+  test_conditional_ctor();
   test_resolve();
   test_field_ids();
   test_node_is();
