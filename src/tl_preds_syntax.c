@@ -320,6 +320,41 @@ static tl_verdict tl_syntax__early_exit(tl_match_env *e, const tl_pred *p, TSNod
                         tl_node_is(ts_node_named_child(body, 0), "return_statement")));
 }
 
+/* Does `n` (a for statement's left side) bind a name of `len` bytes at src + name? */
+static bool tl_syntax__binds(TSNode n, const char *src, const char *name, uint32_t len, int depth) {
+  if (ts_node_is_null(n) || depth > 4) return false;
+  if (tl_node_is(n, "identifier"))
+    return ts_node_end_byte(n) - ts_node_start_byte(n) == len && !memcmp(src + ts_node_start_byte(n), name, len);
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+    if (tl_syntax__binds(ts_node_named_child(n, i), src, name, len, depth + 1)) return true;
+  return false;
+}
+
+/* An augmented assignment in `n` (not in a nested function) whose target is a name the loop binds. */
+static bool tl_syntax__updates(TSNode n, TSNode left, const char *src, int depth) {
+  if (depth > 64) return false;
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+    TSNode k = ts_node_named_child(n, i);
+    if (tl_node_is(k, "function_definition") || tl_node_is(k, "class_definition")) continue;
+    if (tl_node_is(k, "augmented_assignment")) {
+      TSNode t = TL_CHILD(k, left);
+      if (tl_node_is(t, "identifier") &&
+          tl_syntax__binds(left, src, src + ts_node_start_byte(t), ts_node_end_byte(t) - ts_node_start_byte(t), 0))
+        return true;
+    }
+    if (tl_syntax__updates(k, left, src, depth + 1)) return true;
+  }
+  return false;
+}
+
+/* #updates-target? @for: the loop's body updates an element in place (`for k, v in sd.items(): v *= d`) */
+static tl_verdict tl_syntax__updates_target(tl_match_env *e, const tl_pred *p, TSNode a) {
+  (void)p;
+  if (!tl_node_is(a, "for_statement")) return TL_PRED_VACUOUS;
+  TSNode body = TL_CHILD(a, body);
+  return tl_verdict_of(!ts_node_is_null(body) && tl_syntax__updates(body, TL_CHILD(a, left), e->src, 0));
+}
+
 /* name, captures, strings, regex, gate, flags, function, project function, prepare */
 const tl_pred_def tl_preds_syntax[] = {
   {"eq?", 1, 1, -1, TL_GATE_STRINGS, TL_PF_TEXT | TL_PF_OR_CAPTURE, tl_syntax__eq, NULL, NULL},
@@ -347,5 +382,6 @@ const tl_pred_def tl_preds_syntax[] = {
   {"assignment-target?", 1, 0, -1, TL_GATE_NONE, 0, tl_syntax__assignment_target, NULL, NULL},
   {"next-statement-match?", 1, 1, 0, TL_GATE_NONE, 0, tl_syntax__next_statement, NULL, NULL},
   {"early-exit?", 1, 0, -1, TL_GATE_NONE, 0, tl_syntax__early_exit, NULL, NULL},
+  {"updates-target?", 1, 0, -1, TL_GATE_NONE, TL_PF_TEXT, tl_syntax__updates_target, NULL, NULL},
   {NULL, 0, 0, -1, TL_GATE_NONE, 0, NULL, NULL, NULL},
 };
