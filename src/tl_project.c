@@ -461,6 +461,37 @@ static void tl_project__optin(tl_project *pj, const tl_callgraph *cg) {
   free(callers);
 }
 
+/* Step functions: a function no call in the project reaches, that runs a backward pass and an
+ * optimizer step at its top level (unguarded, not in a loop of its own) and holds no step loop, is
+ * called once per step by code outside the project (a trainer that a registry or a config builds
+ * and calls: `model.train_iter(optimizers)`). Marks each such function in `out` with the lines of
+ * its backward pass and optimizer step. */
+static void tl_project__step_functions(tl_project *pj, const tl_callgraph *p, bool **whole, uint32_t **out) {
+  size_t nf = pj->nfiles;
+  bool **called = tl_calloc(nf ? nf : 1, sizeof *called);
+  for (size_t i = 0; i < nf; i++) called[i] = tl_calloc(pj->files[i].model.funcs.n + 1, sizeof **called);
+  for (size_t i = 0; i < nf; i++)
+    for (size_t c = 0; c < pj->files[i].model.calls.n; c++) {
+      tl_ref ts[TL_MAX_TARGETS];
+      size_t nt = tl_callgraph_targets(p, (int32_t)i, c, ts, TL_MAX_TARGETS);
+      for (size_t k = 0; k < nt; k++) called[ts[k].file][ts[k].idx] = true;
+    }
+  for (size_t i = 0; i < nf; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    out[i] = tl_calloc(2 * (m->funcs.n + 1), sizeof **out);
+    for (size_t c = 0; c < m->calls.n; c++) {
+      const tl_call *cl = &m->calls.v[c];
+      if (cl->func <= 0 || !cl->top || tl_project__call_guarded(pj, i, c)) continue;
+      if ((cl->work & TL_WORK_BACKWARD) && !out[i][2 * cl->func]) out[i][2 * cl->func] = cl->line;
+      if ((cl->work & TL_WORK_OPT_STEP) && !out[i][2 * cl->func + 1]) out[i][2 * cl->func + 1] = cl->line;
+    }
+    for (size_t f = 1; f < m->funcs.n; f++)
+      if (called[i][f] || whole[i][f] || !out[i][2 * f] || !out[i][2 * f + 1]) out[i][2 * f] = out[i][2 * f + 1] = 0;
+  }
+  for (size_t i = 0; i < nf; i++) free(called[i]);
+  free(called);
+}
+
 void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_strlist *hot_functions) {
   memset(pj, 0, sizeof *pj);
   pj->files = files;
@@ -499,6 +530,8 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
   tl_project__rare(pj, &p);
   tl_summaries_solve(pj, &p);
   tl_summaries_resolve(pj, &p);
+  uint32_t **stepfn = tl_calloc(nf ? nf : 1, sizeof *stepfn);
+  tl_project__step_functions(pj, &p, whole, stepfn);
   for (size_t i = 0; i < nf; i++) free(whole[i]);
   free(whole);
   /* A program (an entry point and a step loop of its own) that never names an accelerator runs on
@@ -553,6 +586,20 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
       }
     }
   }
+  for (size_t i = 0; i < nf; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    for (size_t fn = 1; fn < m->funcs.n; fn++) {
+      if (!stepfn[i][2 * fn]) continue;
+      const tl_func *fu = &m->funcs.v[fn];
+      tl_hot_reason r = {-1, -1, fu->line, fu->col, 0,
+                         tl_printf("`%s` runs one training step per call (backward pass at line %u, optimizer step at "
+                                   "line %u), and it is called from outside the project",
+                                   fu->display, stepfn[i][2 * fn], stepfn[i][2 * fn + 1])};
+      tl_mark(pj, &q, (tl_ref){(int32_t)i, (int32_t)fn}, 0, r);
+    }
+    free(stepfn[i]);
+  }
+  free(stepfn);
   /* Calls in step loops: training loops first, so that a function called from a training loop and
    * from an evaluation loop keeps the training loop's chain (the first chain wins). */
   for (int pass = 0; pass < 2; pass++)
