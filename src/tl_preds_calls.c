@@ -98,9 +98,32 @@ static bool tl_calls__value_call_matches(const tl_match_env *c, TSNode v, const 
 
 /* Was the object named `d` (called at `at` in the function) made by a matching call: a local
  * binding, `self.x` set in any method of the class, or a module-level binding? */
-static bool tl_calls__object_from(const tl_match_env *c, const char *d, uint32_t at, const pcre2_code *re) {
+/* Is the statement at byte `byte` in a branch or a loop body that does not hold byte `at` (so that
+ * what it binds may not reach `at`, and an earlier binding may)? */
+static bool tl_calls__conditional(TSNode root, uint32_t byte, uint32_t at) {
+  TSNode n = ts_node_descendant_for_byte_range(root, byte, byte + 1);
+  tl_up up;
+  tl_up_init(&up, n);
+  for (TSNode p = tl_up_next(&up); !ts_node_is_null(p) && !tl_is_scope(p); p = tl_up_next(&up))
+    if ((tl_node_is(p, "if_statement") || tl_node_is(p, "try_statement") || tl_node_is(p, "for_statement") ||
+         tl_node_is(p, "while_statement")) &&
+        !(ts_node_start_byte(p) <= at && at < ts_node_end_byte(p)))
+      return true;
+  return false;
+}
+
+/* `root`: the file's tree, to look past bindings made only on some paths (`if use_fleet: model =
+ * fleet.distributed_model(model)` after `if parallel: model = paddle.DataParallel(model)`). */
+static bool tl_calls__object_from(const tl_match_env *c, TSNode root, const char *d, uint32_t at, const pcre2_code *re) {
   const tl_binding *b = tl_model_binding(c->m, d, c->func, at);
-  if (b) return tl_calls__callee_matches(c, b->ctor, re) || tl_calls__value_call_matches(c, tl_bvalue(c->m, b), re, 0);
+  for (int k = 0; b && k < 8; k++) {
+    if (tl_calls__callee_matches(c, b->ctor, re) || tl_calls__value_call_matches(c, tl_bvalue(c->m, b), re, 0)) return true;
+    /* (a binding takes effect where its statement ends: test where its value starts) */
+    uint32_t where = b->vsym ? b->vstart : b->byte ? b->byte - 1 : 0;
+    if (ts_node_is_null(root) || !b->byte || !tl_calls__conditional(root, where, at)) return false;
+    b = tl_model_binding(c->m, d, c->func, b->byte - 1);
+  }
+  if (b) return false;
   if (!strncmp(d, "self.", 5) && !strchr(d + 5, '.') && c->func >= 0 && (size_t)c->func < c->m->funcs.n) {
     int32_t cls = c->m->funcs.v[c->func].cls;
     const tl_class *k = cls >= 0 ? &c->m->classes.v[cls] : NULL;
@@ -127,7 +150,7 @@ static tl_verdict tl_calls__loop_model_from(tl_match_env *c, const tl_pred *p, T
   for (size_t i = 0; i < c->m->calls.n; i++) {
     const tl_call *cl = &c->m->calls.v[i];
     if (cl->func != c->func || cl->byte < lp->start || cl->byte >= lp->end || strpbrk(cl->callee, "([")) continue;
-    if (tl_calls__object_from(c, cl->callee, cl->byte, re)) return TL_PRED_TRUE;
+    if (tl_calls__object_from(c, ts_tree_root_node(n.tree), cl->callee, cl->byte, re)) return TL_PRED_TRUE;
   }
   return TL_PRED_FALSE;
 }

@@ -192,6 +192,30 @@ static bool tl_flow__is_optimizer_step(const char *callee) {
   return tl_icontains(last, strlen(last), "optim") && tl_icontains(last, strlen(last), "step");
 }
 
+/* Do a and b sit in different branches of one `if` (its block, an `elif`, the `else`), at or after
+ * byte `from`? Then no iteration runs both. */
+static bool tl_flow__exclusive(TSNode a, TSNode b, uint32_t from) {
+  uint32_t bb = ts_node_start_byte(b);
+  tl_up up;
+  tl_up_init(&up, a);
+  for (TSNode p = tl_up_next(&up); !ts_node_is_null(p) && !tl_is_scope(p) && ts_node_start_byte(p) >= from;
+       p = tl_up_next(&up)) {
+    if (!tl_node_is(p, "if_statement") || bb < ts_node_start_byte(p) || bb >= ts_node_end_byte(p)) continue;
+    uint32_t ab = ts_node_start_byte(a);
+    int ia = -1, ib = -1;
+    for (uint32_t i = 0; i < ts_node_child_count(p); i++) {
+      TSNode k = ts_node_child(p, i);
+      if (ts_node_start_byte(k) <= ab && ab < ts_node_end_byte(k)) ia = (int)i;
+      if (ts_node_start_byte(k) <= bb && bb < ts_node_end_byte(k)) ib = (int)i;
+    }
+    TSNode cond = ts_node_child_by_field_name(p, "condition", 9);
+    bool in_cond = !ts_node_is_null(cond) && ((ts_node_start_byte(cond) <= ab && ab < ts_node_end_byte(cond)) ||
+                                              (ts_node_start_byte(cond) <= bb && bb < ts_node_end_byte(cond)));
+    return ia >= 0 && ib >= 0 && ia != ib && !in_cond;
+  }
+  return false;
+}
+
 static bool tl_flow__accumulation_step(const tl_match_env *c, TSNode n) {
   int32_t l = tl_flow__own_loop(c, ts_node_start_byte(n));
   if (l < 0) return false;
@@ -206,7 +230,7 @@ static bool tl_flow__accumulation_step(const tl_match_env *c, TSNode n) {
     tl_up up;
     tl_up_init(&up, call);
     while (!ts_node_is_null(call) && !tl_node_is(call, "call")) call = tl_up_next(&up);
-    if (ts_node_is_null(call)) continue;
+    if (ts_node_is_null(call) || tl_flow__exclusive(n, call, lp->start)) continue; /* another mode's step */
     if (!tl_flow__every_n(c, call, lp->start)) return false; /* an optimizer step on every iteration */
     every_n = true;
   }
