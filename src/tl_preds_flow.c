@@ -401,6 +401,81 @@ static bool tl_flow__training_loader(tl_match_env *e, TSNode call) {
   return true;
 }
 
+/* Does `n` name the loader: the text `name` itself, or a call with it as first argument
+ * (`enumerate(loader)`, `tqdm(loader)`)? */
+static bool tl_flow__names_loader(TSNode n, const char *src, const char *name) {
+  n = tl_unparen(n);
+  if (tl_node_is(n, "identifier") || tl_node_is(n, "attribute")) return tl_node_text_eq(n, src, name);
+  if (!tl_node_is(n, "call")) return false;
+  TSNode args = TL_CHILD(n, arguments);
+  return !ts_node_is_null(args) && ts_node_named_child_count(args) > 0 &&
+         tl_flow__names_loader(ts_node_named_child(args, 0), src, name);
+}
+
+/* Is `n` inside a `while` loop, or any loop when `any`, below `scope`? */
+static bool tl_flow__in_loop(TSNode n, bool any) {
+  tl_up up;
+  tl_up_init(&up, n);
+  for (TSNode p = tl_up_next(&up); !ts_node_is_null(p) && !tl_is_scope(p); p = tl_up_next(&up))
+    if (tl_node_is(p, "while_statement") || (any && tl_node_is(p, "for_statement"))) return true;
+  return false;
+}
+
+/* Is the loader `name` iterated again and again in `n` (a scope's subtree): a `for` over it inside a
+ * `while` (`while it < iters: for batch in loader:`), `iter(loader)` made again inside a loop, or
+ * `cycle(loader)`? */
+static bool tl_flow__reiterates(TSNode n, const char *src, const char *name, int depth) {
+  if (depth > 200) return false;
+  if (tl_node_is(n, "for_statement") && tl_flow__names_loader(TL_CHILD(n, right), src, name) && tl_flow__in_loop(n, false))
+    return true;
+  if (tl_node_is(n, "call")) {
+    TSNode fn = TL_CHILD(n, function), args = TL_CHILD(n, arguments);
+    bool first = !ts_node_is_null(args) && ts_node_named_child_count(args) > 0 &&
+                 tl_flow__names_loader(ts_node_named_child(args, 0), src, name);
+    char *d = first ? tl_dotted(fn, src) : NULL;
+    size_t ln = 0;
+    const char *last = d ? tl_dotted_last(d, &ln) : NULL;
+    bool r = last && ((ln == 5 && !memcmp(last, "cycle", 5)) || (ln == 4 && !memcmp(last, "iter", 4) && tl_flow__in_loop(n, true)));
+    free(d);
+    if (r) return true;
+  }
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+    TSNode k = ts_node_named_child(n, i);
+    if (tl_node_is(k, "function_definition") || tl_node_is(k, "class_definition")) continue;
+    if (tl_flow__reiterates(k, src, name, depth + 1)) return true;
+  }
+  return false;
+}
+
+/* Is the DataLoader made by `call` iterated again and again in its scope, where each pass restarts
+ * its workers: passed to `cycle()` directly, or bound to a name that tl_flow__reiterates finds? */
+static bool tl_flow__loader_reiterated(const tl_match_env *e, TSNode call) {
+  TSNode p = ts_node_parent(call);
+  if (tl_node_is(p, "argument_list")) {
+    TSNode c = ts_node_parent(p);
+    char *d = tl_node_is(c, "call") ? tl_dotted(TL_CHILD(c, function), e->src) : NULL;
+    size_t ln = 0;
+    const char *last = d ? tl_dotted_last(d, &ln) : NULL;
+    bool r = last && ln == 5 && !memcmp(last, "cycle", 5);
+    free(d);
+    return r;
+  }
+  if (!tl_node_is(p, "assignment")) return false;
+  TSNode l = TL_CHILD(p, left);
+  if (!tl_node_is(l, "identifier") && !tl_node_is(l, "attribute")) return false;
+  char *name = tl_node_text(l, e->src);
+  TSNode scope = p;
+  tl_up up;
+  tl_up_init(&up, p);
+  for (TSNode q = tl_up_next(&up); !ts_node_is_null(q); q = tl_up_next(&up)) {
+    scope = q;
+    if (tl_is_scope(q)) break;
+  }
+  bool r = tl_flow__reiterates(scope, e->src, name, 0);
+  free(name);
+  return r;
+}
+
 /* ---- the predicates ---- */
 
 /* #in-if? @a "regex": @a runs only when an enclosing `if` tests a flag named like the regex */
@@ -454,6 +529,18 @@ static tl_verdict tl_flow__training(tl_match_env *e, const tl_pred *p, TSNode a)
   return tl_verdict_of(tl_flow__training_loader(e, a));
 }
 
+/* #loader-restarts! @call "regex": the DataLoader's workers restart during a run. When it is
+ * iterated again and again within a run bounded by steps (tl_flow__loader_reiterated) the finding
+ * is a warning; else it holds, at the rule's severity, when the file matches the regex (an epoch
+ * loop), and fails otherwise. */
+static tl_verdict tl_flow__loader_restarts(tl_match_env *e, const tl_pred *p, TSNode a) {
+  if (tl_flow__loader_reiterated(e, a)) {
+    e->severity = TL_SEVERITY_WARNING;
+    return TL_PRED_TRUE;
+  }
+  return tl_verdict_of(tl_match_code(e->w, e->file, p->re));
+}
+
 /* name, captures, strings, regex, gate, flags, function, project function, prepare */
 const tl_pred_def tl_preds_flow[] = {
   {"in-if?", 1, 1, 0, TL_GATE_NONE, 0, tl_flow__in_if, NULL, NULL},
@@ -463,5 +550,6 @@ const tl_pred_def tl_preds_flow[] = {
   {"batch-bound?", 1, 0, -1, TL_GATE_NONE, 0, tl_flow__batch_bound, NULL, NULL},
   {"indexes-with?", 2, 0, -1, TL_GATE_NONE, 0, tl_flow__indexes, NULL, NULL},
   {"training-loader?", 1, 0, -1, TL_GATE_NONE, 0, tl_flow__training, NULL, NULL},
+  {"loader-restarts!", 1, 1, 0, TL_GATE_NONE, TL_PF_IMPURE | TL_PF_MULTILINE, tl_flow__loader_restarts, NULL, NULL},
   {NULL, 0, 0, -1, TL_GATE_NONE, 0, NULL, NULL, NULL},
 };
