@@ -26,8 +26,47 @@ static bool tl_freq__has_remainder(TSNode n, const char *src, int depth) {
 
 bool tl_freq_has_remainder(TSNode n, const char *src) { return tl_freq__has_remainder(n, src, 0); }
 
+static bool tl_freq__enumerates(TSNode scope, const char *src, TSNode e, uint32_t before, int depth);
+
+/* Is a name bound, somewhere in `scope` before byte `before`, to what enumerates: `pbar =
+ * enumerate(loader)`, then `pbar = tqdm(pbar, total=n)`? (Searched in the statements of the
+ * function, not in nested ones.) */
+static bool tl_freq__bound_to_enumerate(TSNode n, TSNode scope, const char *src, TSNode name, uint32_t before, int depth) {
+  if (depth > 64 || ts_node_start_byte(n) >= before) return false;
+  if (tl_node_is(n, "assignment")) {
+    TSNode l = TL_CHILD(n, left), r = TL_CHILD(n, right);
+    uint32_t a = ts_node_start_byte(name), b = ts_node_end_byte(name);
+    if (tl_node_is(l, "identifier") && ts_node_end_byte(l) - ts_node_start_byte(l) == b - a &&
+        !memcmp(src + ts_node_start_byte(l), src + a, b - a) && tl_freq__enumerates(scope, src, r, ts_node_start_byte(n), 1))
+      return true;
+  }
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+    TSNode k = ts_node_named_child(n, i);
+    if (tl_node_is(k, "function_definition") || tl_node_is(k, "class_definition") || tl_node_is(k, "lambda")) continue;
+    if (tl_freq__bound_to_enumerate(k, scope, src, name, before, depth + 1)) return true;
+  }
+  return false;
+}
+
+/* Does expression `e` yield (counter, item) pairs: `enumerate(...)`, or a wrapper called with one
+ * as first argument (`tqdm(enumerate(loader))`, `tqdm(pbar)` with `pbar = enumerate(loader)`)? */
+static bool tl_freq__enumerates(TSNode scope, const char *src, TSNode e, uint32_t before, int depth) {
+  e = tl_unparen(e);
+  if (depth > 4) return false;
+  if (tl_node_is(e, "identifier"))
+    return !ts_node_is_null(scope) && tl_freq__bound_to_enumerate(scope, scope, src, e, before, depth);
+  if (!tl_node_is(e, "call")) return false;
+  TSNode fn = TL_CHILD(e, function), args = TL_CHILD(e, arguments);
+  if (tl_node_is(fn, "identifier") && ts_node_end_byte(fn) - ts_node_start_byte(fn) == 9 &&
+      !memcmp(src + ts_node_start_byte(fn), "enumerate", 9))
+    return true;
+  return !ts_node_is_null(args) && ts_node_named_child_count(args) > 0 &&
+         !tl_node_is(ts_node_named_child(args, 0), "keyword_argument") &&
+         tl_freq__enumerates(scope, src, ts_node_named_child(args, 0), before, depth + 1);
+}
+
 /* Is `name` the counter of a loop around `at` in the same function: `for i in range(...)`,
- * `for step, batch in enumerate(...)`? */
+ * `for step, batch in enumerate(...)`, `for i, batch in pbar` with `pbar = tqdm(enumerate(...))`? */
 static bool tl_freq__is_loop_counter(TSNode at, const char *src, TSNode name) {
   tl_up up;
   tl_up_init(&up, at);
@@ -35,16 +74,23 @@ static bool tl_freq__is_loop_counter(TSNode at, const char *src, TSNode name) {
     if (tl_node_is(p, "function_definition") || tl_node_is(p, "class_definition") || tl_node_is(p, "lambda")) break;
     if (!tl_node_is(p, "for_statement")) continue;
     TSNode left = TL_CHILD(p, left), right = TL_CHILD(p, right);
-    if (!tl_node_is(right, "call")) continue;
-    TSNode fn = TL_CHILD(right, function);
+    TSNode fn = tl_node_is(right, "call") ? TL_CHILD(right, function) : (TSNode){0};
     TSNode target = (TSNode){0};
+    bool pair = (tl_node_is(left, "pattern_list") || tl_node_is(left, "tuple_pattern")) && ts_node_named_child_count(left);
     if (tl_node_is(fn, "identifier") && ts_node_end_byte(fn) - ts_node_start_byte(fn) == 5 &&
-        !memcmp(src + ts_node_start_byte(fn), "range", 5))
+        !memcmp(src + ts_node_start_byte(fn), "range", 5)) {
       target = left;
-    else if (tl_node_is(fn, "identifier") && ts_node_end_byte(fn) - ts_node_start_byte(fn) == 9 &&
-             !memcmp(src + ts_node_start_byte(fn), "enumerate", 9) &&
-             (tl_node_is(left, "pattern_list") || tl_node_is(left, "tuple_pattern")) && ts_node_named_child_count(left))
-      target = ts_node_named_child(left, 0);
+    } else if (pair) {
+      /* the function around the loop, where `pbar = enumerate(loader)` may be bound */
+      TSNode scope = p;
+      tl_up up2;
+      tl_up_init(&up2, p);
+      for (TSNode q = tl_up_next(&up2); !ts_node_is_null(q); q = tl_up_next(&up2)) {
+        scope = q;
+        if (tl_node_is(q, "function_definition")) break;
+      }
+      if (tl_freq__enumerates(scope, src, right, ts_node_start_byte(p), 0)) target = ts_node_named_child(left, 0);
+    }
     uint32_t a = ts_node_start_byte(name), b = ts_node_end_byte(name);
     if (tl_node_is(target, "identifier") && ts_node_end_byte(target) - ts_node_start_byte(target) == b - a &&
         !memcmp(src + ts_node_start_byte(target), src + a, b - a))
