@@ -158,7 +158,7 @@ void tl_findings_make(tl_analysis *a) {
       fd.end_byte = rend;
       fd.end_line = tl_lines_line(&f->lines, rend);
       fd.end_col = tl_lines_col(&f->lines, f->text, rend);
-      int sev = c->vinfo && c->vkind == TL_VAL_DEVICE ? -1 : c->severity; /* placed on the device after all */
+      int sev = c->vinfo && c->vkind == TL_VAL_DEVICE ? c->vsev : c->severity; /* placed on the device after all */
       fd.severity = sev >= 0 ? (tl_severity)sev : rule->severity;
       if (hot_bits & TL_HOT_EVAL) fd.severity = TL_SEVERITY_INFO; /* paid per evaluation, not per training step */
       fd.message = tl_strdup(c->message);

@@ -46,6 +46,7 @@ struct tl_match_env {
   TSNode focus, configured;     /* @focus and @configured, when a predicate set them */
   int severity;                 /* -1: the rule's; else a tl_severity set by #set-severity! */
   bool vinfo;                   /* #device-or-info? lowered the severity: the value's place is unknown */
+  int vsev;                     /* the severity before it did (-1: the rule's) */
   tl_vdep vdep;                 /* what it depends on */
   const tl_strlist *frameworks; /* configured frameworks, or empty: all */
   tl_filematches *fmatch;       /* #file-match? verdicts of this file, computed once each */

@@ -458,6 +458,7 @@ static void tl_match__pattern(tl_analysis *a, tl_file *f, tl_worker *w, const TS
   e.focus = e.configured = (TSNode){0};
   e.severity = -1;
   e.vinfo = false;
+  e.vsev = -1;
   e.vdep.how = TL_VDEP_NONE;
   e.vdep.pos = 0;
   e.frameworks = &a->frameworks;
@@ -517,6 +518,7 @@ static void tl_match__pattern(tl_analysis *a, tl_file *f, tl_worker *w, const TS
   c.func = tl_model_func_at(&f->model, c.start);
   c.severity = e.severity;
   c.vinfo = e.vinfo;
+  c.vsev = e.vsev;
   c.vdep = e.vdep;
   c.vkind = TL_VAL_UNKNOWN;
   c.deferred.v = e.deferred.v; /* moved */

@@ -619,6 +619,7 @@ static tl_verdict tl_values__device_or_info(tl_match_env *e, const tl_pred *p, T
                                                      tl_node_text_eq(TL_CHILD(up, attribute), e->src, "cpu"));
   if (k == TL_VAL_UNKNOWN && (tensor_read || tl_value_is_tensor(e->m, a, e->src, e->func, 0))) return TL_PRED_TRUE;
   if (k == TL_VAL_UNKNOWN) {
+    e->vsev = e->severity;
     e->severity = TL_SEVERITY_INFO;
     e->vinfo = true;
     e->vdep = dep;
