@@ -640,6 +640,7 @@ static void tl_walk_loop(tl_walk_ctx *c, TSNode n, int depth) {
   tl_loop l = {c->func, c->loop, ts_node_start_byte(n), ts_node_end_byte(n), p.row + 1, p.column + 1, !is_for, false,
                false, !is_for, 0};
   const char *iter = NULL;
+  bool counted = false; /* `for i, batch in enumerate(...)`: the first target counts, it is no batch */
   if (is_for) {
     TSNode right = TL_CHILD(n, right);
     l.small = tl_model__small_iterable(c, right, 0);
@@ -651,6 +652,7 @@ static void tl_walk_loop(tl_walk_ctx *c, TSNode n, int depth) {
       size_t fl = 0;
       const char *last = fn ? tl_dotted_last(fn, &fl) : NULL;
       bool wrapper = last && tl_str_in(last, fl, tl_vocab_iter_wrappers);
+      counted = counted || (last && fl == 9 && !memcmp(last, "enumerate", 9));
       free(fn);
       if (!wrapper) break;
       TSNode args = TL_CHILD(right, arguments);
@@ -679,6 +681,13 @@ static void tl_walk_loop(tl_walk_ctx *c, TSNode n, int depth) {
     size_t first = c->m->bindings.n;
     tl_bind_targets(c, left, at, TL_VAL_UNKNOWN, 0);
     for (size_t i = first; i < c->m->bindings.n; i++) c->m->bindings.v[i].from_loop = idx; /* kind set after the walk */
+    TSNode t0 = (tl_node_is(left, "pattern_list") || tl_node_is(left, "tuple_pattern")) && ts_node_named_child_count(left)
+                    ? ts_node_named_child(left, 0)
+                    : (TSNode){0};
+    if (counted && tl_node_is(t0, "identifier") && first < c->m->bindings.n) {
+      c->m->bindings.v[first].from_loop = -1;
+      c->m->bindings.v[first].kind = TL_VAL_PY;
+    }
     tl_walk_visit(c, body, depth + 1);
     tl_walk_visit(c, TL_CHILD(n, alternative), depth + 1);
   } else {
@@ -941,14 +950,16 @@ static long tl_model_walk(tl_file_model *m, tl_file_model *old, TSNode root, con
   }
   m->funcs_sorted = true;
   for (size_t i = 2; i < m->funcs.n && m->funcs_sorted; i++) m->funcs_sorted = m->funcs.v[i - 1].start <= m->funcs.v[i].start;
-  /* Now that every DataLoader binding is known: which loops iterate a loader. */
+  /* Now that every DataLoader binding is known: which loops iterate a loader. Its batches are in
+   * host memory until moved (Paddle's DataLoader too: it yields pinned host tensors). */
   for (size_t i = 0; i < m->loops.n; i++) {
     const char *it = m->loop_iters.v[i];
     m->loops.v[i].iterates_loader = it && tl_is_loader_name(m, it);
   }
   for (size_t i = 0; i < m->bindings.n; i++) {
     int32_t l = m->bindings.v[i].from_loop;
-    if (l >= 0) m->bindings.v[i].kind = m->loops.v[l].iterates_loader ? TL_VAL_CPU : TL_VAL_UNKNOWN;
+    if (l >= 0)
+      m->bindings.v[i].kind = m->loops.v[l].iterates_loader ? TL_VAL_CPU : TL_VAL_UNKNOWN;
   }
   tl_values_summarise(m, c.call_nodes.v, c.ret_nodes.v, src);
   tl_vec_free(&c.call_nodes);

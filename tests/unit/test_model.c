@@ -246,6 +246,30 @@ static void test_conditional_ctor(void) {
   fx_free(&x);
 }
 
+/* The counter of `for i, batch in enumerate(loader)` is a Python int; the batch is the loader's (in
+ * host memory until moved), also through a progress bar around enumerate. */
+static void test_enumerate_counter(void) {
+  const char *src = "from torch.utils.data import DataLoader\nloader = DataLoader(ds)\n"
+                    "for i, (x, y) in enumerate(loader):\n    pass\n"
+                    "for j, b in tqdm(enumerate(loader)):\n    pass\n"
+                    "for k, v in items:\n    pass\n";
+  model_fx x;
+  fx_build(&x, src, "mod", "mod.py");
+  tl_file_model *m = &x.m;
+  uint32_t end = (uint32_t)strlen(src);
+  const tl_binding *b = tl_model_binding(m, "i", 0, end);
+  CHECK_INT(b ? (int)b->kind : -1, TL_VAL_PY);
+  b = tl_model_binding(m, "x", 0, end);
+  CHECK_INT(b ? (int)b->kind : -1, TL_VAL_CPU);
+  b = tl_model_binding(m, "j", 0, end);
+  CHECK_INT(b ? (int)b->kind : -1, TL_VAL_PY);
+  b = tl_model_binding(m, "b", 0, end);
+  CHECK_INT(b ? (int)b->kind : -1, TL_VAL_CPU);
+  b = tl_model_binding(m, "k", 0, end);
+  CHECK_INT(b ? (int)b->kind : -1, TL_VAL_UNKNOWN);
+  fx_free(&x);
+}
+
 static void test_crossfile_chain(tl_ruleset *rs) {
   src_file files[] = {
     {"proj/train.py",
@@ -551,6 +575,7 @@ int main(void) {
   test_string_calls();
   test_subscript_calls();
   test_conditional_ctor();
+  test_enumerate_counter();
   test_resolve();
   test_field_ids();
   test_node_is();
