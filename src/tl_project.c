@@ -346,7 +346,49 @@ static bool tl_project__passes(const tl_file_model *m, const tl_call *cl, uint16
  * never on; `self.x` where every assignment of the attribute is an off value or such a parameter of
  * the method it is in (`self.autobalance = autobalance` with `autobalance=False`), and no call of
  * the class passes it. */
-static bool tl_project__off(const tl_project *pj, size_t fi, const tl_flag_guard *g) {
+/* What the project knows of its flags, indexed once: per argparse option ("--name"), whether it is
+ * declared off (bit 1) and on (bit 2) anywhere; per class name and keyword ("Net\x1fdebug"), and
+ * per class name and "*" for a call that unpacks arguments (`Net(*a, **kw)`), whether a call of
+ * that name passes it. */
+typedef struct {
+  tl_map options;
+  tl_map passed;
+} tl_flag_index;
+
+static void tl_project__flag_index(const tl_project *pj, tl_flag_index *x) {
+  memset(x, 0, sizeof *x);
+  for (size_t i = 0; i < pj->nfiles; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    for (size_t k = 0; k < m->off_names.n; k++) {
+      const char *o = m->off_names.v[k];
+      size_t on = o[0] == '!';
+      if (strncmp(o + on, "--", 2)) continue;
+      intptr_t v = 0;
+      tl_map_get(&x->options, o + on, &v);
+      tl_map_set(&x->options, o + on, v | (on ? 2 : 1));
+    }
+    for (size_t c = 0; c < m->calls.n; c++) {
+      const tl_call *cl = &m->calls.v[c];
+      size_t ln;
+      const char *last = tl_dotted_last(cl->callee, &ln);
+      if (!ln || (!cl->nargs && !cl->splat)) continue;
+      for (uint32_t a = 0; a < cl->nargs + (cl->splat ? 1u : 0u); a++) {
+        const char *kw = a < cl->nargs ? m->args.v[cl->arg_first + a].kw : "*";
+        if (!kw) continue;
+        char *key = tl_printf("%.*s\x1f%s", (int)ln, last, kw);
+        tl_map_set(&x->passed, key, 1);
+        free(key);
+      }
+    }
+  }
+}
+
+static void tl_project__flag_index_free(tl_flag_index *x) {
+  tl_map_free(&x->options);
+  tl_map_free(&x->passed);
+}
+
+static bool tl_project__off(const tl_project *pj, size_t fi, const tl_flag_guard *g, const tl_flag_index *x) {
   const tl_file_model *m = &pj->files[fi].model;
   const char *d = g->flag, *dot = strrchr(d, '.');
   if (!dot) {
@@ -381,13 +423,10 @@ static bool tl_project__off(const tl_project *pj, size_t fi, const tl_flag_guard
     return any;
   }
   char *opt = tl_concat("--", "", dot + 1);
-  bool off = false, on = false;
-  for (size_t i = 0; i < pj->nfiles; i++) {
-    off = off || tl_project__listed(&pj->files[i].model, opt, false);
-    on = on || tl_project__listed(&pj->files[i].model, opt, true);
-  }
+  intptr_t v = 0;
+  tl_map_get(&x->options, opt, &v);
   free(opt);
-  return off && !on;
+  return v == 1; /* declared off, and nowhere on */
 }
 
 /* The blocks that run only when a flag off by default is set (tl_flag_guard, tl_project__off), and
@@ -397,6 +436,8 @@ static void tl_project__optin(tl_project *pj, const tl_callgraph *cg) {
   size_t nf = pj->nfiles;
   pj->optin = tl_calloc(nf ? nf : 1, sizeof *pj->optin);
   pj->call_optin = tl_calloc(nf ? nf : 1, sizeof *pj->call_optin);
+  tl_flag_index x;
+  tl_project__flag_index(pj, &x);
   /* the calls of each function, for parameters that a call may pass */
   tl_refs **callers = tl_calloc(nf ? nf : 1, sizeof *callers);
   for (size_t i = 0; i < nf; i++) callers[i] = tl_calloc(pj->files[i].model.funcs.n + 1, sizeof **callers);
@@ -416,7 +457,7 @@ static void tl_project__optin(tl_project *pj, const tl_callgraph *cg) {
     const tl_file_model *m = &pj->files[i].model;
     for (size_t gi = 0; gi < m->flag_guards.n; gi++) {
       const tl_flag_guard *g = &m->flag_guards.v[gi];
-      if (!tl_project__off(pj, i, g)) continue;
+      if (!tl_project__off(pj, i, g, &x)) continue;
       if (!strchr(g->flag, '.') && g->func > 0) { /* a parameter: does a call pass it? */
         const tl_func *f = &m->funcs.v[g->func];
         bool passed = false;
@@ -434,18 +475,11 @@ static void tl_project__optin(tl_project *pj, const tl_callgraph *cg) {
         if (passed) continue;
       } else if (!strncmp(g->flag, "self.", 5)) { /* an attribute: does a call of the class pass it? */
         const tl_class *k = &m->classes.v[m->funcs.v[g->func].cls];
-        bool passed = false;
-        for (size_t fj = 0; fj < nf && !passed; fj++) {
-          const tl_file_model *cm = &pj->files[fj].model;
-          for (size_t c = 0; c < cm->calls.n && !passed; c++)
-            if (tl_dotted_last_is(cm->calls.v[c].callee, k->name)) {
-              passed = cm->calls.v[c].splat;
-              for (uint16_t a = 0; a < cm->calls.v[c].nargs && !passed; a++) {
-                const tl_arg *arg = &cm->args.v[cm->calls.v[c].arg_first + a];
-                passed = arg->kw && !strcmp(arg->kw, g->flag + 5);
-              }
-            }
-        }
+        char *any = tl_printf("%s\x1f*", k->name), *kw = tl_printf("%s\x1f%s", k->name, g->flag + 5);
+        intptr_t v;
+        bool passed = tl_map_get(&x.passed, any, &v) || tl_map_get(&x.passed, kw, &v);
+        free(any);
+        free(kw);
         if (passed) continue;
       }
       tl_range r = {g->start, g->end, 0};
@@ -459,6 +493,7 @@ static void tl_project__optin(tl_project *pj, const tl_callgraph *cg) {
     free(callers[i]);
   }
   free(callers);
+  tl_project__flag_index_free(&x);
 }
 
 /* Step functions: a function no call in the project reaches, that runs a backward pass and an
