@@ -74,7 +74,7 @@ static bool tl_model_same_outside(const tl_region *g, const tl_file_model *a, co
   for (size_t i = 0; i < a->funcs.n; i++) {
     const tl_func *x = &a->funcs.v[i], *y = &b->funcs.v[i];
     if (!tl_str_eq0(x->name, y->name) || !tl_str_eq0(x->qual, y->qual) || !tl_str_eq0(x->display, y->display) ||
-        x->cls != y->cls || x->is_collate != y->is_collate || x->no_grad != y->no_grad || !tl_pos_eq(g, x->start, y->start) ||
+        x->cls != y->cls || x->is_collate != y->is_collate || !tl_pos_eq(g, x->start, y->start) ||
         (x->end > 0 ? !tl_pos_eq(g, x->end - 1, y->end - 1) : y->end != 0))
       return false;
   }
@@ -98,7 +98,7 @@ static bool tl_model_same_outside(const tl_region *g, const tl_file_model *a, co
     if (!tl_pos_eq(g, x->start, y->start)) return false;
     if (tl_in_old(g, x->start)) continue;
     if (x->func != y->func || x->parent != y->parent || x->is_while != y->is_while ||
-        x->iterates_loader != y->iterates_loader || x->small != y->small || x->decoding != y->decoding || x->work != y->work || !tl_pos_eq(g, x->end - 1, y->end - 1))
+        x->iterates_loader != y->iterates_loader || x->small != y->small || x->work != y->work || !tl_pos_eq(g, x->end - 1, y->end - 1))
       return false;
   }
   /* bindings and calls, except those of functions inside the region */

@@ -269,6 +269,11 @@ static unsigned tl_call_work(const char *callee) {
   if ((n == 9 && !memcmp(last, "zero_grad", 9)) || (n == 10 && !memcmp(last, "clear_grad", 10)) ||
       (n == 15 && !memcmp(last, "clear_gradients", 15)))
     return TL_WORK_GRAD;
+  /* train_step(batch), self.model.train_iter(optimizers), training_step(...): a training step that
+   * the call graph may not follow */
+  if (n >= 9 && (!strncasecmp(last, "train_", 6) || !strncasecmp(last, "training_", 9)) &&
+      (tl_icontains(last, n, "step") || tl_icontains(last, n, "iter") || tl_icontains(last, n, "batch")))
+    return TL_WORK_GRAD;
   if ((n == 4 && !memcmp(last, "step", 4)) || (n == 8 && !memcmp(last, "minimize", 8))) {
     /* receiver: the component before the last */
     size_t end = (size_t)(last - callee);
@@ -494,18 +499,6 @@ static void tl_walk_function(tl_walk_ctx *c, TSNode n, int depth) {
   size_t nl = strlen(nm);
   f.is_collate = !strcmp(nm, "collate_fn") || !strcmp(nm, "collate") ||
                  (nl > 8 && !strcmp(nm + nl - 8, "_collate")) || (nl > 11 && !strcmp(nm + nl - 11, "_collate_fn"));
-  /* @torch.no_grad(), @torch.inference_mode(), @paddle.no_grad() */
-  TSNode dd = ts_node_parent(n);
-  for (uint32_t i = 0; tl_node_is(dd, "decorated_definition") && i < ts_node_named_child_count(dd) && !f.no_grad; i++) {
-    TSNode dec = ts_node_named_child(dd, i);
-    if (!tl_node_is(dec, "decorator") || !ts_node_named_child_count(dec)) continue;
-    TSNode e = ts_node_named_child(dec, 0);
-    char *d = tl_dotted(tl_node_is(e, "call") ? TL_CHILD(e, function) : e, c->src);
-    char *q = d ? tl_model_resolve(c->m, d) : NULL;
-    f.no_grad = q && tl_str_in(q, strlen(q), tl_vocab_no_grad_calls);
-    free(q);
-    free(d);
-  }
   /* the parameters' names, in order (`*args`, `**kw` and a bare `*` are not positions) */
   f.param_first = (uint32_t)c->m->params.n;
   TSNode ps = TL_CHILD(n, parameters);
@@ -569,25 +562,6 @@ static int tl_model__name_words(const char *s, size_t n) {
   return tl_name_has_word(s, n, tl_vocab_structure_words) ? TL_NAME_STRUCTURE : 0;
 }
 
-/* Does a `for` over this iterable generate step by step, in time or tokens: `timesteps`,
- * `range(max_len)`, `enumerate(self.scheduler.timesteps)`? (The names of the iterable, or of a
- * range's stop.) */
-static bool tl_model__decoding_iterable(const char *src, TSNode n, int depth) {
-  n = tl_unparen(n);
-  if (depth > 6 || ts_node_is_null(n)) return false;
-  if (tl_node_is(n, "identifier") || tl_node_is(n, "attribute")) {
-    uint32_t s = ts_node_start_byte(n);
-    return tl_name_has_word(src + s, ts_node_end_byte(n) - s, tl_vocab_decoding_words);
-  }
-  if (tl_node_is(n, "binary_operator")) return tl_model__decoding_iterable(src, TL_CHILD(n, left), depth + 1);
-  if (!tl_node_is(n, "call")) return false;
-  TSNode fn = TL_CHILD(n, function), args = TL_CHILD(n, arguments);
-  uint32_t na = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
-  if (!na) return false;
-  if (tl_node_text_eq(fn, src, "range")) return tl_model__decoding_iterable(src, ts_node_named_child(args, na == 1 ? 0 : 1), depth + 1);
-  return tl_model__decoding_iterable(src, ts_node_named_child(args, 0), depth + 1);
-}
-
 /* Does a `for` iterate a small collection that the program fixes, rather than data: a literal
  * container; range() of a literal, of a count named after a part of the model (`num_layers`,
  * `len(self.blocks)`); zip() with one such argument; enumerate(), reversed(), sorted(), list() or
@@ -637,14 +611,18 @@ static bool tl_model__small_iterable(tl_walk_ctx *c, TSNode n, int depth) {
 static void tl_walk_loop(tl_walk_ctx *c, TSNode n, int depth) {
   bool is_for = tl_node_is(n, "for_statement");
   TSPoint p = ts_node_start_point(n);
-  tl_loop l = {c->func, c->loop, ts_node_start_byte(n), ts_node_end_byte(n), p.row + 1, p.column + 1, !is_for, false,
-               false, !is_for, 0};
+  tl_loop l = {.func = c->func,
+               .parent = c->loop,
+               .start = ts_node_start_byte(n),
+               .end = ts_node_end_byte(n),
+               .line = p.row + 1,
+               .col = p.column + 1,
+               .is_while = !is_for};
   const char *iter = NULL;
   bool counted = false; /* `for i, batch in enumerate(...)`: the first target counts, it is no batch */
   if (is_for) {
     TSNode right = TL_CHILD(n, right);
     l.small = tl_model__small_iterable(c, right, 0);
-    l.decoding = tl_model__decoding_iterable(c->src, right, 0);
     tl_walk_visit(c, right, depth + 1); /* the iterable is evaluated once, outside the loop */
     /* Unwrap enumerate(...), tqdm(...), zip(...): take the first argument that names something. */
     for (int guard = 0; guard < 4 && tl_node_is(right, "call"); guard++) {

@@ -97,7 +97,6 @@ typedef struct {
   uint32_t start, end, line, col;
   bool is_collate; /* passed as collate_fn= somewhere in this file */
   int32_t outer;   /* the enclosing function (0: the module body; -1 for the module itself) */
-  bool no_grad;    /* decorated with torch.no_grad(), inference_mode() or the like */
   uint32_t param_first; /* its parameters' names: params.v[param_first .. + nparams) */
   uint16_t nparams;
   uint8_t ret_kind;     /* tl_valkind of what it returns as far as the file tells (tl_values_summarise) */
@@ -118,7 +117,6 @@ typedef struct {
   bool is_while;
   bool iterates_loader;
   bool small;      /* a `for` over a small collection fixed by the program (tl_walk_loop), not over data */
-  bool decoding;   /* a `while`, or a `for` over time or tokens (`timesteps`, `range(max_len)`) */
   unsigned work;   /* TL_WORK_* of calls directly in the body (not nested loops) */
 } tl_loop;
 

@@ -30,23 +30,15 @@ static bool tl_project__guarded(const tl_project *pj, size_t fi, uint32_t byte, 
   return false;
 }
 
-/* An evaluation loop: a step loop that runs no backward pass, no optimizer step and does not clear
- * gradients anywhere in it (nor in what it calls), over a DataLoader, or over anything but time or
- * tokens in a function that evaluates: named so (`evaluate`, `estimate_loss`), or run without
- * gradients (`@torch.no_grad()`), and not named after decoding (`sample`, `generate`: its loop is a
- * decoding loop). Its per-batch costs are real but paid once per evaluation, not once per training
- * step. */
+/* An evaluation or inference loop: a step loop that runs no backward pass, no optimizer step, does
+ * not clear gradients and calls nothing named after a training step anywhere in it (nor in what it
+ * calls): an evaluation over a loader, a sampling or decoding loop, a pipeline's denoising loop.
+ * Its per-iteration costs are real, but they are paid when the model is evaluated or used, not by
+ * training. */
 static bool tl_eval_loop(const tl_project *pj, size_t fi, int32_t l) {
   const tl_file_model *m = &pj->files[fi].model;
   if (l < 0 || (size_t)l >= m->loops.n || fi >= pj->nwork) return false;
-  if (pj->loop_work[fi][l] & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP | TL_WORK_GRAD)) return false;
-  const tl_loop *lp = &m->loops.v[l];
-  if (lp->iterates_loader) return true;
-  if (lp->decoding || lp->func <= 0) return false;
-  const tl_func *f = &m->funcs.v[lp->func];
-  size_t n = strlen(f->name);
-  if (tl_name_has_word(f->name, n, tl_vocab_decoding_words)) return false; /* sample(), generate(): decoding */
-  return f->no_grad || tl_name_has_word(f->name, n, tl_vocab_eval_words);
+  return !(pj->loop_work[fi][l] & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP | TL_WORK_GRAD));
 }
 
 /* Rare functions: every call of one runs under a frequency guard, or in a rare function (the
@@ -704,7 +696,7 @@ unsigned tl_project_hot_at(const tl_project *pj, size_t fi, int32_t func, uint32
       const tl_func_state *fs = &pj->fstate[fi][func];
       bool ev = tl_eval_loop(pj, fi, best), rare = func > 0 && fs->rare && fs->rare_file >= 0;
       tl_chain_add(&v, f->path, m->loops.v[best].line, m->loops.v[best].col,
-                   tl_strdup(ev     ? "in the evaluation loop (no backward pass or optimizer step in it)"
+                   tl_strdup(ev     ? "in the evaluation or inference loop (no backward pass or optimizer step in it)"
                              : rare ? "in the loop"
                                     : "in the step loop"));
       if (rare) { /* the loop runs only when its function does: now and then */
@@ -738,7 +730,7 @@ unsigned tl_project_hot_at(const tl_project *pj, size_t fi, int32_t func, uint32
       if (r->kind == 2) {
         bool ev = k == 0 && tl_eval_loop(pj, (size_t)r->file, tl_loop_at_pos(&rf->model, r->line, r->col));
         tl_chain_add(&v, rf->path, r->line, r->col,
-                     tl_strdup(ev ? "called from the evaluation loop (no backward pass or optimizer step in it)"
+                     tl_strdup(ev ? "called from the evaluation or inference loop (no backward pass or optimizer step in it)"
                                   : "called from the step loop"));
         if (ev) bit |= TL_HOT_EVAL;
         break;

@@ -90,11 +90,6 @@ const char *const tl_vocab_data_words[] = {"loader", "dataloader", "dataset", "d
   "iter", "iteration", "epoch", "timestep", "time", "token", "seq", "sequence", "episode", "frame", "example",
   "instance", "record", "item", "row", "line", "chunk", "shard", "micro", "microbatch", "round", "trial", "gen",
   "generation", NULL};
-const char *const tl_vocab_decoding_words[] = {"time", "timestep", "t", "token", "len", "length", "decode",
-  "decoding", "generate", "generation", "gen", "infer", "inference", "denoise", "denoising", "sample", "sampling",
-  "cur", "beam", "search", NULL};
-const char *const tl_vocab_eval_words[] = {"eval", "evaluate", "evaluation", "val", "valid", "validate",
-  "validation", "test", "testing", "estimate", "predict", "prediction", NULL};
 const char *const tl_vocab_structure_methods[] = {"parameters", "named_parameters", "modules", "named_modules",
   "children", "named_children", "buffers", "named_buffers", "state_dict", "items", "keys", "values", NULL};
 const char tl_vocab_eval_names_re[] =

@@ -71,11 +71,6 @@ extern const char *const tl_vocab_structure_words[];
 /* Words of names that count data or time (`num_steps`, `max_iters`, `timesteps`, `batches`): a loop
  * over such a count may be a step loop whatever else its name says. In lower case, singular. */
 extern const char *const tl_vocab_data_words[];
-/* Words of names of loops, and of functions, that generate step by step, in time or tokens
- * (`timesteps`, `range(max_new_tokens)`, `def sample(...)`): decoding loops. Lower case, singular. */
-extern const char *const tl_vocab_decoding_words[];
-/* Words of names of functions that evaluate (`evaluate`, `estimate_loss`, `validate`). */
-extern const char *const tl_vocab_eval_words[];
 /* Methods that list a model's parts (`model.parameters()`, `named_modules()`, `.items()`). */
 extern const char *const tl_vocab_structure_methods[];
 /* A regular expression (PCRE2) for names of validation or test data (`val_loader`, `test_set`). */

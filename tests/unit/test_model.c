@@ -396,7 +396,7 @@ static void test_eval_loop(tl_ruleset *rs) {
   tl_analysis_delete(a);
   char *got = tl_buf_take(&b);
   CHECK_STR(got, "3 warning | in `record` at e/train.py:2, called from the step loop at e/train.py:10\n"
-                 "9 info | in the evaluation loop (no backward pass or optimizer step in it) at e/train.py:6\n"
+                 "9 info | in the evaluation or inference loop (no backward pass or optimizer step in it) at e/train.py:6\n"
                  "15 warning | in the step loop at e/train.py:10\n");
   free(got);
 }
@@ -434,7 +434,7 @@ static void test_kinds_and_guards(tl_ruleset *rs) {
      "    return torch.FloatTensor(samples[0])\n" /* 28: per-sample code */
      "def generate(model, x, max_len):\n"
      "    cur = 0\n"
-     "    while cur < max_len:\n"               /* 31: decoding loop */
+     "    while cur < max_len:\n"               /* 31: decoding loop: inference, not training */
      "        scores = model(x)\n"
      "        best = scores.max().item()\n"      /* 33 */
      "        cur += 1\n"},
@@ -443,9 +443,9 @@ static void test_kinds_and_guards(tl_ruleset *rs) {
   CHECK_STR(got,
     "k.py:4 TL601 | \n" /* the project's first CUDA training loop, no mixed precision anywhere */
     "k.py:11 TL101 | in the step loop at k.py:4\n"
-    "k.py:26 TL101 | in the evaluation loop (no backward pass or optimizer step in it) at k.py:23\n"
+    "k.py:26 TL101 | in the evaluation or inference loop (no backward pass or optimizer step in it) at k.py:23\n"
     "k.py:28 TL204 | `collate_fn` runs once per batch in the loader (collate_fn) at k.py:27\n"
-    "k.py:33 TL101 | in the step loop at k.py:31\n");
+    "k.py:33 TL101 | in the evaluation or inference loop (no backward pass or optimizer step in it) at k.py:31\n");
   free(got);
 }
 
