@@ -152,16 +152,42 @@ static bool tl_values__is_tensor_at(const tl_match_env *e, TSNode n, int depth) 
  * its arguments, an f-string interpolation in one, an argument of a `.format(...)` call in one, or
  * the right operand of `%` in one (or an element of it, when it is a tuple). What a pattern with
  * those four alternatives under the argument list would find, in one pass over the arguments. */
+/* Is v a tensor, or a read of one (`loss.item()`, `acc.tolist()`, `float(loss)`)? */
+static bool tl_values__tensor_or_read(const tl_match_env *e, TSNode v) {
+  if (tl_values__is_tensor(e, v)) return true;
+  if (!tl_node_is(v, "call")) return false;
+  TSNode f = TL_CHILD(v, function), a = TL_CHILD(v, arguments);
+  if (tl_node_is(f, "attribute")) {
+    TSNode at = TL_CHILD(f, attribute);
+    return (tl_node_text_eq(at, e->src, "item") || tl_node_text_eq(at, e->src, "tolist")) &&
+           tl_values__is_tensor(e, TL_CHILD(f, object));
+  }
+  return (tl_node_text_eq(f, e->src, "float") || tl_node_text_eq(f, e->src, "int")) && tl_node_is(a, "argument_list") &&
+         ts_node_named_child_count(a) == 1 && tl_values__is_tensor(e, ts_node_named_child(a, 0));
+}
+
 static bool tl_values__passes_tensor(const tl_match_env *e, TSNode args) {
   uint32_t n = ts_node_named_child_count(args);
   for (uint32_t i = 0; i < n; i++) {
     TSNode a = ts_node_named_child(args, i);
-    if (tl_values__is_tensor(e, a)) return true;
+    if (tl_node_is(a, "keyword_argument")) a = TL_CHILD(a, value); /* set_postfix(loss=loss) */
+    if (ts_node_is_null(a)) continue;
+    if (tl_values__tensor_or_read(e, a)) return true;
+    if (tl_node_is(a, "dictionary") || tl_node_is(a, "list") || tl_node_is(a, "tuple")) {
+      /* wandb.log({"loss": loss}), add_scalars("l", {"a": a}): the values of a literal */
+      uint32_t k = ts_node_named_child_count(a);
+      for (uint32_t j = 0; j < k; j++) {
+        TSNode el = ts_node_named_child(a, j);
+        if (tl_node_is(el, "pair")) el = TL_CHILD(el, value);
+        if (!ts_node_is_null(el) && tl_values__tensor_or_read(e, el)) return true;
+      }
+      continue;
+    }
     if (tl_node_is(a, "string")) {
       uint32_t k = ts_node_named_child_count(a);
       for (uint32_t j = 0; j < k; j++) {
         TSNode ip = ts_node_named_child(a, j), v;
-        if (tl_node_is(ip, "interpolation") && !ts_node_is_null(v = TL_CHILD(ip, expression)) && tl_values__is_tensor(e, v))
+        if (tl_node_is(ip, "interpolation") && !ts_node_is_null(v = TL_CHILD(ip, expression)) && tl_values__tensor_or_read(e, v))
           return true;
       }
     } else if (tl_node_is(a, "call")) {
@@ -171,15 +197,15 @@ static bool tl_values__passes_tensor(const tl_match_env *e, TSNode args) {
       if (!tl_node_is(at, "identifier") || !tl_node_text_eq(at, e->src, "format")) continue;
       uint32_t k = ts_node_named_child_count(fa);
       for (uint32_t j = 0; j < k; j++)
-        if (tl_values__is_tensor(e, ts_node_named_child(fa, j))) return true;
+        if (tl_values__tensor_or_read(e, ts_node_named_child(fa, j))) return true;
     } else if (tl_node_is(a, "binary_operator")) {
       TSNode op = TL_CHILD(a, operator), r = TL_CHILD(a, right);
       if (!tl_node_is(op, "%") || ts_node_is_null(r)) continue;
-      if (tl_values__is_tensor(e, r)) return true;
+      if (tl_values__tensor_or_read(e, r)) return true;
       if (tl_node_is(r, "tuple")) {
         uint32_t k = ts_node_named_child_count(r);
         for (uint32_t j = 0; j < k; j++)
-          if (tl_values__is_tensor(e, ts_node_named_child(r, j))) return true;
+          if (tl_values__tensor_or_read(e, ts_node_named_child(r, j))) return true;
       }
     }
   }
