@@ -229,13 +229,36 @@ static void tl_model__flag_guards(tl_walk_ctx *c, TSNode cond, TSNode block, int
   if (!tl_node_is(cond, "identifier") && !tl_node_is(cond, "attribute")) return;
   const char *d = tl_strtab_take(&c->m->strs, tl_dotted(cond, c->src));
   if (!d) return;
-  tl_flag_guard g = {ts_node_start_byte(block), ts_node_end_byte(block), c->func, d};
+  tl_flag_guard g = {ts_node_start_byte(block), ts_node_end_byte(block), c->func, d, false};
+  tl_vec_push(&c->m->flag_guards, g);
+}
+
+/* `if self.training:` and `if not self.training:` in a method: the branch a module takes when it
+ * is not training (evaluation, inference, export) runs no training step. */
+static void tl_model__inference_branch(tl_walk_ctx *c, TSNode n, TSNode cond) {
+  cond = tl_unparen(cond);
+  bool neg = tl_node_is(cond, "not_operator");
+  TSNode t = neg ? tl_unparen(TL_CHILD(cond, argument)) : cond;
+  if (!tl_node_text_eq(t, c->src, "self.training")) return;
+  uint32_t start, end = ts_node_end_byte(n);
+  if (neg) {
+    TSNode b = TL_CHILD(n, consequence);
+    if (ts_node_is_null(b)) return;
+    start = ts_node_start_byte(b);
+    end = ts_node_end_byte(b);
+  } else {
+    TSNode alt = TL_CHILD(n, alternative);
+    if (ts_node_is_null(alt)) return;
+    start = ts_node_start_byte(alt);
+  }
+  tl_flag_guard g = {start, end, c->func, tl_strtab_intern(&c->m->strs, "self.training", 13), true};
   tl_vec_push(&c->m->flag_guards, g);
 }
 
 static void tl_walk_if(tl_walk_ctx *c, TSNode n, int depth) {
   TSNode cond = TL_CHILD(n, condition);
   tl_model__flag_guards(c, cond, TL_CHILD(n, consequence), 0);
+  tl_model__inference_branch(c, n, cond);
   tl_walk_visit(c, cond, depth + 1);
   tl_freq f = tl_freq_test(cond, c->src, c->guard_vars.v, c->guard_vars.n);
   tl_walk_guarded(c, TL_CHILD(n, consequence), f == TL_FREQ_RARE_THEN, depth + 1);

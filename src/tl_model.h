@@ -50,11 +50,13 @@ typedef struct {
 
 /* A block that runs only when a flag is set: the `then` block of `if flag:`, `if args.dump and x:`,
  * `if self.cache is not None:`. Whether the flag is off unless asked for (opt-in) is decided by the
- * project pass (tl_project.c). */
+ * project pass (tl_project.c). With `inference`, a block that runs only when the module is not
+ * training: the `else` (and `elif`s) of `if self.training:`, the block of `if not self.training:`. */
 typedef struct {
   uint32_t start, end;  /* the block */
   int32_t func;
   const char *flag;     /* dotted name: "profile", "args.dump", "self.autobalance" */
+  bool inference;
 } tl_flag_guard;
 
 /* A binding of a local name at a point of a function, in source order. */

@@ -421,6 +421,40 @@ static bool tl_project__off(const tl_project *pj, size_t fi, const tl_flag_guard
   return v == 1; /* declared off, and nowhere on */
 }
 
+/* Does the block of flag guard g (file fi) run only on request: a flag off by default
+ * (tl_project__off) that no call turns on, or a branch taken only when not training? */
+static bool tl_project__guard_optin(const tl_project *pj, size_t i, const tl_flag_guard *g, const tl_flag_index *x,
+                                    tl_refs **callers) {
+  if (g->inference) return true; /* not training: never a step */
+  const tl_file_model *m = &pj->files[i].model;
+  if (!tl_project__off(pj, i, g, x)) return false;
+  if (!strchr(g->flag, '.') && g->func > 0) { /* a parameter: does a call pass it? */
+    const tl_func *f = &m->funcs.v[g->func];
+    bool passed = false;
+    for (uint16_t p = 0; p < f->nparams && !passed; p++) {
+      if (strcmp(m->params.v[f->param_first + p], g->flag)) continue;
+      const tl_refs *cs = &callers[i][g->func];
+      passed = !cs->n; /* no call known: its callers may pass it */
+      for (size_t k = 0; k < cs->n && !passed; k++) {
+        const tl_file_model *cm = &pj->files[cs->v[k].file].model;
+        const tl_call *cl = &cm->calls.v[cs->v[k].idx];
+        bool method = f->cls >= 0 && strchr(cl->callee, '.');
+        passed = tl_project__passes(cm, cl, p, g->flag, method);
+      }
+    }
+    if (passed) return false;
+  } else if (!strncmp(g->flag, "self.", 5)) { /* an attribute: does a call of the class pass it? */
+    const tl_class *k = &m->classes.v[m->funcs.v[g->func].cls];
+    char *any = tl_printf("%s\x1f*", k->name), *kw = tl_printf("%s\x1f%s", k->name, g->flag + 5);
+    intptr_t v;
+    bool passed = tl_map_get(&x->passed, any, &v) || tl_map_get(&x->passed, kw, &v);
+    free(any);
+    free(kw);
+    if (passed) return false;
+  }
+  return true;
+}
+
 /* The blocks that run only when a flag off by default is set (tl_flag_guard, tl_project__off), and
  * the calls in them: they run only on request, so they are no per-step work. A parameter that
  * defaults to off is off only when no call of its function passes it. */
@@ -449,31 +483,7 @@ static void tl_project__optin(tl_project *pj, const tl_callgraph *cg) {
     const tl_file_model *m = &pj->files[i].model;
     for (size_t gi = 0; gi < m->flag_guards.n; gi++) {
       const tl_flag_guard *g = &m->flag_guards.v[gi];
-      if (!tl_project__off(pj, i, g, &x)) continue;
-      if (!strchr(g->flag, '.') && g->func > 0) { /* a parameter: does a call pass it? */
-        const tl_func *f = &m->funcs.v[g->func];
-        bool passed = false;
-        for (uint16_t p = 0; p < f->nparams && !passed; p++) {
-          if (strcmp(m->params.v[f->param_first + p], g->flag)) continue;
-          const tl_refs *cs = &callers[i][g->func];
-          passed = !cs->n; /* no call known: its callers may pass it */
-          for (size_t k = 0; k < cs->n && !passed; k++) {
-            const tl_file_model *cm = &pj->files[cs->v[k].file].model;
-            const tl_call *cl = &cm->calls.v[cs->v[k].idx];
-            bool method = f->cls >= 0 && strchr(cl->callee, '.');
-            passed = tl_project__passes(cm, cl, p, g->flag, method);
-          }
-        }
-        if (passed) continue;
-      } else if (!strncmp(g->flag, "self.", 5)) { /* an attribute: does a call of the class pass it? */
-        const tl_class *k = &m->classes.v[m->funcs.v[g->func].cls];
-        char *any = tl_printf("%s\x1f*", k->name), *kw = tl_printf("%s\x1f%s", k->name, g->flag + 5);
-        intptr_t v;
-        bool passed = tl_map_get(&x.passed, any, &v) || tl_map_get(&x.passed, kw, &v);
-        free(any);
-        free(kw);
-        if (passed) continue;
-      }
+      if (!tl_project__guard_optin(pj, i, g, &x, callers)) continue;
       tl_range r = {g->start, g->end, 0};
       tl_vec_push(&pj->optin[i], r);
       for (size_t c = 0; c < m->calls.n; c++)
