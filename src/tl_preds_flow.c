@@ -132,7 +132,7 @@ static bool tl_flow__step_accumulator(const tl_match_env *c, TSNode n) {
       for (int32_t l = tl_model_loop_at(c->m, at); l >= 0; l = c->m->loops.v[l].parent) {
         const tl_loop *lp = &c->m->loops.v[l];
         if (lp->func != c->func) break;
-        if (lp->iterates_loader || lp->work) step = l;
+        if (lp->iterates_loader || (lp->work & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP | TL_WORK_GRAD))) step = l;
       }
       r = step >= 0 && b->byte <= c->m->loops.v[step].start;
     }
