@@ -311,6 +311,8 @@ static bool tl_flow__is_batch_bound(const tl_match_env *e, TSNode n) {
         uint32_t ls = ts_node_start_byte(last), ll = ts_node_end_byte(last) - ls;
         if ((ll >= 4 && !strncasecmp(src + ls + ll - 4, "list", 4)) || (ll >= 4 && !strncasecmp(src + ls + ll - 4, "_lst", 4)))
           return false;
+        /* parts of the model: `len(self.fuse_layers)`, `len(self.axes_dims)`, `len(self.seg_num_grids)` */
+        if (tl_name_has_word(src + ls, ll, tl_vocab_structure_words)) return false;
       }
       tl_valkind k = tl_value_classify(e->m, x, src, e->func, 0);
       return k != TL_VAL_LIST && k != TL_VAL_PY;

@@ -80,7 +80,7 @@ const char *const tl_vocab_accel_words[] = {"cuda", "cudnn", "nccl", "gpu", "gpu
   "paddle", "paddlepaddle", "lightning", "deepspeed", "transformers", "dataparallel", "distributeddataparallel",
   "fsdp", "megatron", "colossalai", "apex", "triton", NULL};
 const char *const tl_vocab_structure_words[] = {"layer", "level", "stage", "head", "block", "scale", "encoder",
-  "decoder", "tokenizer", "branch", "dim", "axis", "channel", "group", "feat", "feature", "fpn", "stride", "anchor",
+  "decoder", "tokenizer", "branch", "dim", "axis", "axe", "grid", "channel", "group", "feat", "feature", "fpn", "stride", "anchor",
   "class", "cls", "module", "model", "net", "network", "component", "prompt", "tile", "expert", "task", "loss",
   "criterion", "optimizer", "opt", "scheduler", "metric", "meter", "key", "name", "param", "parameter", "weight",
   "buffer", "child", "children", "part", "view", "camera", "modality", "embedding", "embed", "adapter", "lora",
