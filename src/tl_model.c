@@ -292,6 +292,8 @@ static unsigned tl_call_work(const char *callee) {
   if ((n == 9 && !memcmp(last, "zero_grad", 9)) || (n == 10 && !memcmp(last, "clear_grad", 10)) ||
       (n == 15 && !memcmp(last, "clear_gradients", 15)))
     return TL_WORK_GRAD;
+  /* self.optimizer_step(), optim_step(...): a helper named after the optimizer step */
+  if (tl_icontains(last, n, "optim") && tl_icontains(last, n, "step")) return TL_WORK_OPT_STEP;
   /* train_step(batch), self.model.train_iter(optimizers), training_step(...): a training step that
    * the call graph may not follow */
   if (n >= 9 && (!strncasecmp(last, "train_", 6) || !strncasecmp(last, "training_", 9)) &&
