@@ -2,7 +2,7 @@
 #   format        clang-format -i (style: .clang-format) over the C sources of include/, src/, tests/unit/,
 #                 bench/
 #   format-check  the same as a dry run that fails when a file would change
-#   lint          compiles src/*.c with -Wmissing-prototypes -Wmissing-declarations into object files
+#   lint          compiles src/**/*.c with -Wmissing-prototypes -Wmissing-declarations into object files
 #                 (linked into nothing): a global function without a prior declaration in a header
 #                 should be static or declared (`cmake --build build --target lint -- -k` lists all)
 file(GLOB_RECURSE TL_FORMAT_SOURCES CONFIGURE_DEPENDS

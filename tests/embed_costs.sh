@@ -20,7 +20,7 @@ cmake -DOUT="$tmp/b.c" -DRESULTS_FILE="$judged" -P "$gen" >/dev/null 2>&1 && bad
 cmake -DOUT="$tmp/d.c" -DRESULTS_FILE="$data" -DALLOW_SYNTHETIC=1 -P "$gen" >/dev/null 2>&1 && bad "a file without verdicts accepted" || ok
 mkdir -p "$tmp/results" && cp "$judged" "$tmp/results/"
 cmake -DOUT="$tmp/c.c" -DRESULTS_DIR="$tmp/results" -P "$gen" && grep -q 'tl_costs_source\[\] = "none"' "$tmp/c.c" && ok || bad "synthetic file in results/ was used"
-cc -c -I"$src/src" "$tmp/a.c" -o "$tmp/a.o" && ok || bad "generated C does not compile"
+cc -c -I"$src/src/app/output" "$tmp/a.c" -o "$tmp/a.o" && ok || bad "generated C does not compile"
 "$bin" explain TL101 | grep -q '^## Measured cost' && ok || bad "explain lacks the measured-cost section"
 # With the committed results: every row names its GPU, date and file, or the rule says it is unmeasured.
 "$bin" explain TL101 | sed -n '/^## Measured cost/,$p' | tail -n +2 | grep -v -E '^- .*\[[^]]*; [^]]*, [0-9]{4}-[0-9]{2}-[0-9]{2}, [^]]*\.json\]$|^Not yet measured' | grep -q . && bad "a measured-cost line without GPU, date and file" || ok
