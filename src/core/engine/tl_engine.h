@@ -125,6 +125,7 @@ typedef struct tl_project {
   TL_VEC(tl_pmatch) pmatch; /* #project-match? verdicts of this run */
   TL_VEC(tl_range) *optin;  /* per file: blocks that run only when a flag off by default is set */
   bool **call_optin;        /* per file, per call: in such a block */
+  int8_t **class_kind;      /* per file, per class: TL_CK_MODULE / TL_CK_DATASET bits, through project bases */
   uint8_t **ret_kind;       /* per file, per function: the place of what it returns (tl_summaries.c) */
   uint8_t **param_kind;     /* per file, per parameter (tl_file_model.params): the place of its arguments */
   uint8_t **param_elems;    /* the same, for the elements of container arguments */

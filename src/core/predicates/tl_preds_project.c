@@ -1,6 +1,7 @@
 /* tl_preds_project.c - predicates decided once the whole project is known (deferred: the matcher
  * records their capture's range, tl_project_deferred_hold asks them after the project pass). */
 #include "tl_engine.h"
+#include "tl_callgraph.h"
 
 #include <string.h>
 
@@ -58,10 +59,34 @@ static bool tl_project__training_loop(tl_analysis *a, size_t file, const tl_pred
   return false;
 }
 
+/* #in-model-code? @a: @a is in a method of a Module/Layer subclass (through project bases), or a
+ * function nested in one: the model's own computation (a forward, a head's loss), run as part of
+ * every step whatever calls it. A LightningModule's methods are the training loop's, not the
+ * model's. */
+static bool tl_project__in_model_code(tl_analysis *a, size_t file, const tl_pred *p, uint32_t start, uint32_t end,
+                                      pcre2_match_data *md) {
+  (void)p;
+  (void)end;
+  (void)md;
+  if (file >= a->files.n || !a->project.class_kind) return false;
+  const tl_file_model *m = &a->files.v[file].model;
+  for (int32_t f = tl_model_func_at(m, start); f > 0; f = m->funcs.v[f].outer) {
+    int32_t cls = m->funcs.v[f].cls;
+    if (cls < 0) continue;
+    if (!(a->project.class_kind[file][cls] & TL_CK_MODULE)) return false;
+    const tl_class *k = &m->classes.v[cls];
+    for (size_t b = 0; b < k->bases.n; b++)
+      if (strstr(k->bases.v[b], "Lightning")) return false;
+    return true;
+  }
+  return false;
+}
+
 /* name, captures, strings, regex, gate, flags, function, project function, prepare */
 const tl_pred_def tl_preds_project[] = {
   {"project-match?", 0, 1, 0, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_MULTILINE | TL_PF_IMPURE, NULL, tl_project__match,
    NULL},
   {"training-loop?", 1, 0, -1, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_IMPURE, NULL, tl_project__training_loop, NULL},
+  {"in-model-code?", 1, 0, -1, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_IMPURE, NULL, tl_project__in_model_code, NULL},
   {NULL, 0, 0, -1, TL_GATE_NONE, 0, NULL, NULL, NULL},
 };

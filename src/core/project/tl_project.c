@@ -676,6 +676,12 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
     }
   }
   tl_vec_free(&q);
+  pj->class_kind = tl_calloc(nf ? nf : 1, sizeof *pj->class_kind);
+  for (size_t i = 0; i < nf; i++) {
+    size_t nc = pj->files[i].model.classes.n;
+    pj->class_kind[i] = tl_calloc(nc + 1, 1);
+    for (size_t k = 0; k < nc; k++) pj->class_kind[i][k] = (int8_t)tl_callgraph_class_kind(&p, (tl_ref){(int32_t)i, (int32_t)k});
+  }
   tl_callgraph_free(&p);
 }
 
@@ -776,6 +782,8 @@ void tl_project_free(tl_project *pj) {
   }
   free(pj->optin);
   free(pj->call_optin);
+  for (size_t i = 0; pj->class_kind && i < pj->nfiles; i++) free(pj->class_kind[i]);
+  free(pj->class_kind);
   for (size_t i = 0; pj->ret_kind && i < pj->nfiles; i++) {
     free(pj->ret_kind[i]);
     free(pj->param_kind[i]);
