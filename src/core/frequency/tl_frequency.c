@@ -212,8 +212,10 @@ static tl_freq tl_freq__counter_test(TSNode cond, const char *src) {
   }
   if (ts_node_is_null(ca)) return TL_FREQ_NONE;
   bool counter = tl_node_is(ca, "identifier") && tl_freq__is_loop_counter(cond, src, ca);
-  /* the other side: a literal, or an expression that does not mention the counter itself */
-  if (counter && (eq || ne) && !ts_node_is_null(b) && !tl_node_is(b, "string")) {
+  /* the other side: a literal, or an expression that does not mention the counter itself; the
+   * counter: a loop's, or a name that counts steps (`self.iter == cfg.BURN_UP_STEP`, which a run
+   * passes once) */
+  if ((counter || tl_freq__step_counter_name(ca, src)) && (eq || ne) && !ts_node_is_null(b) && !tl_node_is(b, "string")) {
     uint32_t cs = ts_node_start_byte(ca), cl = ts_node_end_byte(ca) - cs;
     const char *bs = src + ts_node_start_byte(b);
     size_t bl = ts_node_end_byte(b) - ts_node_start_byte(b);
