@@ -165,6 +165,10 @@ void tl_findings_clear(tl_analysis *a);
 
 /* Phase 2, the project pass (tl_project.c): resolves calls across files and marks hot functions and loops. */
 void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_strvec *hot_functions);
+/* Is loop l of file fi an evaluation or inference loop: a step loop that trains nothing (no
+ * optimizer step, no cleared gradients, nothing named after a training step, in it or in what it
+ * calls)? */
+bool tl_project_eval_loop(const tl_project *pj, size_t fi, int32_t l);
 /* Hot kinds of a byte position, with the chain; returns 0 when not hot for `kinds`. */
 unsigned tl_project_hot_at(const tl_project *pj, size_t file, int32_t func, uint32_t byte, unsigned kinds,
                            tl_hot_step **chain, size_t *nchain);

@@ -988,14 +988,12 @@ long tl_model_rebuild(tl_file_model *m, tl_file_model *old, TSNode root, const c
 }
 
 
-/* What only tl_model_rebuild reads: the segments and the logs of imports, guard names and loop
- * iterables. */
+/* What only tl_model_rebuild reads: the segments and the logs of imports and guard names. */
 static void tl_model_free_rebuild_data(tl_file_model *m) {
   tl_vec_free(&m->segs);
   tl_vec_free(&m->import_log);
   tl_vec_free(&m->guard_log);
   tl_vec_free(&m->guard_funcs);
-  tl_vec_free(&m->loop_iters);
 }
 
 void tl_model_free(tl_file_model *m) {
@@ -1007,6 +1005,7 @@ void tl_model_free(tl_file_model *m) {
   }
   tl_vec_free(&m->classes);
   tl_vec_free(&m->loops);
+  tl_vec_free(&m->loop_iters);
   tl_vec_free(&m->calls);
   tl_vec_free(&m->bindings);
   tl_vec_free(&m->params);

@@ -172,7 +172,7 @@ typedef struct tl_file_model {
   TL_VEC(tl_import_op) import_log;/* every import binding in walk order (the walk resolves through those so far) */
   TL_VEC(const char *) guard_log; /* names assigned a frequency test at the module level, in walk order */
   TL_VEC(const char *) guard_funcs; /* "name()" of the module's functions that return a remainder test */
-  TL_VEC(const char *) loop_iters;/* per loop: dotted text of the iterated object (or NULL) */
+  TL_VEC(const char *) loop_iters;/* per loop: dotted text of the iterated object (or NULL); read by #loader-trains? */
   TSNode lazy_root;               /* the tree where lazy bindings' values are found (null when the tree is gone) */
   bool deep;                      /* nesting too deep somewhere (a diagnostic was given) */
 } tl_file_model;

@@ -82,11 +82,37 @@ static bool tl_project__in_model_code(tl_analysis *a, size_t file, const tl_pred
   return false;
 }
 
+/* #loader-trains? @call: the DataLoader that the call makes (the value of `name = DataLoader(...)`)
+ * is iterated by a loop that trains, or by no loop of the function that makes it (where it goes is
+ * not known). A loader
+ * that only evaluation or inference loops iterate (the prompts of a one-off generation of class
+ * images before training) feeds no training step. */
+static bool tl_project__loader_trains(tl_analysis *a, size_t file, const tl_pred *p, uint32_t start, uint32_t end,
+                                      pcre2_match_data *md) {
+  (void)p;
+  (void)md;
+  if (file >= a->files.n || file >= a->project.nwork) return true;
+  const tl_file_model *m = &a->files.v[file].model;
+  const tl_binding *b = NULL;
+  for (size_t i = 0; i < m->bindings.n && !b; i++)
+    if (m->bindings.v[i].vsym && m->bindings.v[i].vstart == start && m->bindings.v[i].vend == end) b = &m->bindings.v[i];
+  if (!b) return true;
+  bool seen = false;
+  for (size_t l = 0; l < m->loops.n; l++) { /* the loops of the function that binds it */
+    const char *it = m->loop_iters.v[l];
+    if (!it || m->loops.v[l].func != b->func || strcmp(it, b->name)) continue;
+    seen = true;
+    if (!tl_project_eval_loop(&a->project, file, (int32_t)l)) return true;
+  }
+  return !seen;
+}
+
 /* name, captures, strings, regex, gate, flags, function, project function, prepare */
 const tl_pred_def tl_preds_project[] = {
   {"project-match?", 0, 1, 0, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_MULTILINE | TL_PF_IMPURE, NULL, tl_project__match,
    NULL},
   {"training-loop?", 1, 0, -1, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_IMPURE, NULL, tl_project__training_loop, NULL},
   {"in-model-code?", 1, 0, -1, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_IMPURE, NULL, tl_project__in_model_code, NULL},
+  {"loader-trains?", 1, 0, -1, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_IMPURE, NULL, tl_project__loader_trains, NULL},
   {NULL, 0, 0, -1, TL_GATE_NONE, 0, NULL, NULL, NULL},
 };

@@ -35,7 +35,7 @@ static bool tl_project__guarded(const tl_project *pj, size_t fi, uint32_t byte, 
  * calls): an evaluation over a loader, a sampling or decoding loop, a pipeline's denoising loop.
  * Its per-iteration costs are real, but they are paid when the model is evaluated or used, not by
  * training. */
-static bool tl_eval_loop(const tl_project *pj, size_t fi, int32_t l) {
+bool tl_project_eval_loop(const tl_project *pj, size_t fi, int32_t l) {
   const tl_file_model *m = &pj->files[fi].model;
   if (l < 0 || (size_t)l >= m->loops.n || fi >= pj->nwork) return false;
   return !(pj->loop_work[fi][l] & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP | TL_WORK_GRAD));
@@ -651,7 +651,7 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
         for (int32_t l = cl->loop; l >= 0; l = m->loops.v[l].parent) {
           const tl_loop *lp = &m->loops.v[l];
           if (lp->func != cl->func || !pj->step_loops[i][l] || tl_project__guarded(pj, i, cl->byte, lp->start)) continue;
-          if (tl_eval_loop(pj, i, l) == (pass == 0)) break;
+          if (tl_project_eval_loop(pj, i, l) == (pass == 0)) break;
           for (size_t k = 0; k < nt; k++) {
             tl_hot_reason r = {(int32_t)i, -1, lp->line, lp->col, 2, NULL};
             tl_mark(pj, &q, ts[k], 0, r);
@@ -710,7 +710,7 @@ unsigned tl_project_hot_at(const tl_project *pj, size_t fi, int32_t func, uint32
       if (m->loops.v[l].func == func && pj->step_loops[fi][l] && !tl_project__guarded(pj, fi, byte, m->loops.v[l].start)) best = l;
     if (best >= 0) {
       const tl_func_state *fs = &pj->fstate[fi][func];
-      bool ev = tl_eval_loop(pj, fi, best), rare = func > 0 && fs->rare && fs->rare_file >= 0;
+      bool ev = tl_project_eval_loop(pj, fi, best), rare = func > 0 && fs->rare && fs->rare_file >= 0;
       tl_chain_add(&v, f->path, m->loops.v[best].line, m->loops.v[best].col,
                    tl_strdup(ev     ? "in the evaluation or inference loop (no backward pass or optimizer step in it)"
                              : rare ? "in the loop"
@@ -744,7 +744,7 @@ unsigned tl_project_hot_at(const tl_project *pj, size_t fi, int32_t func, uint32
         break;
       }
       if (r->kind == 2) {
-        bool ev = k == 0 && tl_eval_loop(pj, (size_t)r->file, tl_loop_at_pos(&rf->model, r->line, r->col));
+        bool ev = k == 0 && tl_project_eval_loop(pj, (size_t)r->file, tl_loop_at_pos(&rf->model, r->line, r->col));
         tl_chain_add(&v, rf->path, r->line, r->col,
                      tl_strdup(ev ? "called from the evaluation or inference loop (no backward pass or optimizer step in it)"
                                   : "called from the step loop"));
