@@ -255,10 +255,25 @@ static void tl_model__inference_branch(tl_walk_ctx *c, TSNode n, TSNode cond) {
   tl_vec_push(&c->m->flag_guards, g);
 }
 
+/* `if not flag: ... else: <block>`: the `else` (and any `elif`) runs only when the flag is set. */
+static void tl_model__negated_flag(tl_walk_ctx *c, TSNode n, TSNode cond) {
+  cond = tl_unparen(cond);
+  TSNode alt = TL_CHILD(n, alternative);
+  if (!tl_node_is(cond, "not_operator") || ts_node_is_null(alt)) return;
+  TSNode t = tl_unparen(TL_CHILD(cond, argument));
+  if (!tl_node_is(t, "identifier") && !tl_node_is(t, "attribute")) return;
+  if (tl_node_text_eq(t, c->src, "self.training")) return; /* tl_model__inference_branch's */
+  const char *d = tl_strtab_take(&c->m->strs, tl_dotted(t, c->src));
+  if (!d) return;
+  tl_flag_guard g = {ts_node_start_byte(alt), ts_node_end_byte(n), c->func, d, false};
+  tl_vec_push(&c->m->flag_guards, g);
+}
+
 static void tl_walk_if(tl_walk_ctx *c, TSNode n, int depth) {
   TSNode cond = TL_CHILD(n, condition);
   tl_model__flag_guards(c, cond, TL_CHILD(n, consequence), 0);
   tl_model__inference_branch(c, n, cond);
+  tl_model__negated_flag(c, n, cond);
   tl_walk_visit(c, cond, depth + 1);
   tl_freq f = tl_freq_test(cond, c->src, c->guard_vars.v, c->guard_vars.n);
   tl_walk_guarded(c, TL_CHILD(n, consequence), f == TL_FREQ_RARE_THEN, depth + 1);
