@@ -38,11 +38,7 @@ enum {
 /* A problem with an input rather than a finding: an unreadable or binary file, a syntax error, a
  * rule file that does not parse. line and col are 1-based; both are 0 when the problem has no
  * position in the file. Owned by the rule set or analysis that reports it. */
-typedef enum {
-  TL_DIAG_ERROR,
-  TL_DIAG_WARNING,
-  TL_DIAG_NOTE
-} tl_diag_level;
+typedef enum { TL_DIAG_ERROR, TL_DIAG_WARNING, TL_DIAG_NOTE } tl_diag_level;
 
 typedef struct {
   tl_diag_level level;
@@ -65,8 +61,8 @@ bool tl_ruleset_add_text(tl_ruleset *self, const char *path, const char *text, s
 bool tl_ruleset_add_dir(tl_ruleset *self, const char *dir);
 /* Enables rules: `select` and `ignore` are codes or prefixes ("TL1", "TL101", "ALL").
  * With no select, the rules on by default are enabled. Call before tl_ruleset_compile. */
-void tl_ruleset_select(tl_ruleset *self, const char *const *select, size_t nselect,
-                       const char *const *ignore, size_t nignore);
+void tl_ruleset_select(tl_ruleset *self, const char *const *select, size_t nselect, const char *const *ignore,
+                       size_t nignore);
 /* Compiles the enabled rules into one query. Returns false on errors (in the diagnostics). */
 bool tl_ruleset_compile(tl_ruleset *self);
 /* The errors the loading and compiling calls met (file:line:col of the rule file), in order.
@@ -87,15 +83,15 @@ const tl_rule *tl_ruleset_find(const tl_ruleset *self, const char *code);
 const char *tl_rule_code(const tl_rule *r);
 const char *tl_rule_name(const tl_rule *r);
 const char *tl_rule_path(const tl_rule *r);
-const char *tl_rule_summary(const tl_rule *r);  /* one line: the message template */
-const char *tl_rule_doc(const tl_rule *r);      /* the Markdown docs (What it does, ...) */
-const char *tl_rule_fix_title(const tl_rule *r);/* may be "" */
-const char *tl_rule_help(const tl_rule *r);     /* what to do instead, one line; may be "" */
+const char *tl_rule_summary(const tl_rule *r);   /* one line: the message template */
+const char *tl_rule_doc(const tl_rule *r);       /* the Markdown docs (What it does, ...) */
+const char *tl_rule_fix_title(const tl_rule *r); /* may be "" */
+const char *tl_rule_help(const tl_rule *r);      /* what to do instead, one line; may be "" */
 tl_severity tl_rule_severity(const tl_rule *r);
 tl_fix_safety tl_rule_fix_safety(const tl_rule *r);
 bool tl_rule_enabled(const tl_rule *r);
 bool tl_rule_default_enabled(const tl_rule *r);
-unsigned tl_rule_hot(const tl_rule *r);         /* TL_HOT_* mask; 0: applies anywhere */
+unsigned tl_rule_hot(const tl_rule *r); /* TL_HOT_* mask; 0: applies anywhere */
 /* "error", "warning" or "info": a static string. */
 const char *tl_severity_name(tl_severity s);
 
@@ -124,19 +120,19 @@ typedef struct {
  * to the analysis; see tl_analysis_finding for how long. */
 typedef struct {
   const tl_rule *rule;
-  const char *path;       /* as given on the command line / to tl_analysis_add_* */
-  size_t file;            /* index of the file in the analysis */
+  const char *path;                      /* as given on the command line / to tl_analysis_add_* */
+  size_t file;                           /* index of the file in the analysis */
   uint32_t line, col, end_line, end_col; /* 1-based; columns in code points */
   uint32_t start_byte, end_byte;
   tl_severity severity;
   char *message;
-  tl_hot_step *hot;       /* innermost first */
+  tl_hot_step *hot; /* innermost first */
   size_t nhot;
-  tl_edit *fix;           /* the fix: nfix edits, none overlapping, in no particular order */
-  size_t nfix;            /* 0: the rule has no fix for this match */
+  tl_edit *fix; /* the fix: nfix edits, none overlapping, in no particular order */
+  size_t nfix;  /* 0: the rule has no fix for this match */
   tl_fix_safety fix_safety;
-  const char *scope;      /* enclosing function ("Trainer.step") or module name */
-  char fingerprint[17];   /* hex; stable across unrelated edits (rule, path, scope, code of the line) */
+  const char *scope;    /* enclosing function ("Trainer.step") or module name */
+  char fingerprint[17]; /* hex; stable across unrelated edits (rule, path, scope, code of the line) */
   uint32_t stmt_first_line, stmt_last_line; /* the statement holding the finding */
 } tl_finding;
 

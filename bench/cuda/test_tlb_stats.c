@@ -9,12 +9,12 @@
 
 static int failures;
 
-#define EXPECT(cond)                                                                               \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);                          \
-      failures++;                                                                                  \
-    }                                                                                              \
+#define EXPECT(cond) \
+  do { \
+    if (!(cond)) { \
+      fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond); \
+      failures++; \
+    } \
   } while (0)
 
 static int near(double a, double b) { return fabs(a - b) < 1e-9 * (1 + fabs(b)); }

@@ -37,14 +37,13 @@ struct ctx {
   int nitems;
 };
 
-#define CK(call)                                                                                   \
-  do {                                                                                             \
-    cudaError_t e_ = (call);                                                                       \
-    if (e_ != cudaSuccess) {                                                                       \
-      snprintf(c->err, sizeof c->err, "%s: %s (line %d)", #call, cudaGetErrorString(e_),           \
-               __LINE__);                                                                          \
-      return -1;                                                                                   \
-    }                                                                                              \
+#define CK(call) \
+  do { \
+    cudaError_t e_ = (call); \
+    if (e_ != cudaSuccess) { \
+      snprintf(c->err, sizeof c->err, "%s: %s (line %d)", #call, cudaGetErrorString(e_), __LINE__); \
+      return -1; \
+    } \
   } while (0)
 
 // Checks that the kernels launched so far were accepted.
@@ -112,9 +111,9 @@ int emit(ctx *c, const struct tlb_result *r) {
   return tlb_emit(stdout, r) == 0 ? 0 : fail(c, "internal: a variant has no samples");
 }
 
-#define TRY(expr)                                                                                  \
-  do {                                                                                             \
-    if ((expr) != 0) return -1;                                                                    \
+#define TRY(expr) \
+  do { \
+    if ((expr) != 0) return -1; \
   } while (0)
 
 // GPU time of one n x n SGEMM on stream s (median of 5), for calibrating "a few ms of work".
@@ -264,8 +263,7 @@ int bench_step_loop(ctx *c, const char *id) {
   const double target_ms = 3.0, host_us = 1000.0;
   const size_t loss_n = 65536;
   const int every[] = {0, 1, 10, 50};
-  const char *names[] = {"no-readback", "readback-every-step", "readback-every-10",
-                         "readback-every-50"};
+  const char *names[] = {"no-readback", "readback-every-step", "readback-every-10", "readback-every-50"};
   float *A, *B, *C, *d_loss, *h_loss;
   double *samples[4];
   cudaEvent_t e0, e1;
@@ -319,8 +317,7 @@ int bench_step_loop(ctx *c, const char *id) {
   r.unit = "ms/step";
   r.params_json = params;
   for (int v = 0; v < 4; v++)
-    r.v[v] = {names[v], v == 0 ? "fix" : v == 1 ? "anti" : "ref", "cuda-event", samples[v], nr,
-              nullptr};
+    r.v[v] = {names[v], v == 0 ? "fix" : v == 1 ? "anti" : "ref", "cuda-event", samples[v], nr, nullptr};
   r.nv = 4;
   r.anti = names[1];
   r.fix = names[0];
@@ -481,8 +478,7 @@ int bench_overlap(ctx *c, const char *id) {
   TRY(sgemm_ms(c, (const float *)buf[0], Bm, Cm, n, &gemm_ms));
   int k = clamp_count(copy_ms / gemm_ms, 1, 64);
 
-  const char *names[] = {"pageable-serial", "pinned-serial", "pageable-copy-stream",
-                         "pinned-copy-stream"};
+  const char *names[] = {"pageable-serial", "pinned-serial", "pageable-copy-stream", "pinned-copy-stream"};
   for (int v = 0; v < 4; v++) {
     const char *host = (v % 2) ? pin : page;
     int overlap = v >= 2;
@@ -697,8 +693,7 @@ int main(int argc, char **argv) {
   if (e != cudaSuccess || count == 0) {
     char detail[256];
     if (e != cudaSuccess)
-      snprintf(detail, sizeof detail, "cudaGetDeviceCount: %s (%s)", cudaGetErrorName(e),
-               cudaGetErrorString(e));
+      snprintf(detail, sizeof detail, "cudaGetDeviceCount: %s (%s)", cudaGetErrorName(e), cudaGetErrorString(e));
     else snprintf(detail, sizeof detail, "cudaGetDeviceCount: 0 devices");
     fputs("{\"kind\":\"device\",\"present\":false,\"detail\":", stdout);
     tlb_json_string(stdout, detail);
@@ -717,8 +712,7 @@ int main(int argc, char **argv) {
   if (cudaSetDevice(0) != cudaSuccess || cudaGetDeviceProperties(&prop, 0) != cudaSuccess ||
       cudaStreamCreateWithFlags(&c.s, cudaStreamNonBlocking) != cudaSuccess ||
       cudaStreamCreateWithFlags(&c.s2, cudaStreamNonBlocking) != cudaSuccess) {
-    fprintf(stderr, "tl_cudabench: cannot set up device 0: %s\n",
-            cudaGetErrorString(cudaGetLastError()));
+    fprintf(stderr, "tl_cudabench: cannot set up device 0: %s\n", cudaGetErrorString(cudaGetLastError()));
     return 1;
   }
   cudaRuntimeGetVersion(&rt);
@@ -739,8 +733,8 @@ int main(int argc, char **argv) {
     release_all(&c);
     if (rc != 0) {
       failures++;
-      tlb_emit_status(stdout, kBenches[b].id, kBenches[b].rule, kBenches[b].rule_name, "error",
-                      "benchmark failed", c.err);
+      tlb_emit_status(stdout, kBenches[b].id, kBenches[b].rule, kBenches[b].rule_name, "error", "benchmark failed",
+                      c.err);
       fprintf(stderr, "%s: error: %s\n", kBenches[b].id, c.err);
       cudaGetLastError(); // clear a non-sticky error so the next benchmark can run
     }

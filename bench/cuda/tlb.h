@@ -42,10 +42,10 @@ enum { TLB_MAX_VARIANTS = 8 };
 /* One benchmark's result, printed as one JSON object on one line. */
 struct tlb_result {
   const char *id;
-  const char *rule;      /* "TL101" */
-  const char *rule_name; /* "sync-in-hot-path" */
-  const char *what;      /* one sentence: what is measured */
-  const char *unit;      /* unit of every sample, e.g. "us" or "ms/step" */
+  const char *rule;        /* "TL101" */
+  const char *rule_name;   /* "sync-in-hot-path" */
+  const char *what;        /* one sentence: what is measured */
+  const char *unit;        /* unit of every sample, e.g. "us" or "ms/step" */
   const char *params_json; /* NULL, or a JSON object text */
   struct tlb_variant v[TLB_MAX_VARIANTS];
   int nv;
@@ -59,8 +59,8 @@ void tlb_json_string(FILE *f, const char *s);
 int tlb_emit(FILE *f, const struct tlb_result *r);
 
 /* Prints {"kind":"bench","id":...,"status":"skipped"|"error","reason":...,"detail":...}. */
-void tlb_emit_status(FILE *f, const char *id, const char *rule, const char *rule_name,
-                     const char *status, const char *reason, const char *detail);
+void tlb_emit_status(FILE *f, const char *id, const char *rule, const char *rule_name, const char *status,
+                     const char *reason, const char *detail);
 
 #ifdef __cplusplus
 }

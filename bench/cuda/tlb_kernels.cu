@@ -19,9 +19,7 @@ __global__ void k_empty() {}
 __global__ void k_spin_ns(long long ns) {
   unsigned long long start, now;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  do {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  } while (now - start < (unsigned long long)ns);
+  do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now)); } while (now - start < (unsigned long long)ns);
 }
 
 __global__ void k_sgemm(const float *A, const float *B, float *C, int n) {
@@ -55,16 +53,13 @@ __global__ void k_reduce_sum(const float *x, size_t n, float *out) {
 }
 
 __global__ void k_fill(float *x, size_t n, int pattern, float v) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-       i += (size_t)gridDim.x * blockDim.x)
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
     x[i] = pattern ? (float)(i % 1000) * 1e-3f : v;
 }
 
-__global__ void k_count_mismatch(const float *a, const float *b, size_t n,
-                                 unsigned long long *count) {
+__global__ void k_count_mismatch(const float *a, const float *b, size_t n, unsigned long long *count) {
   unsigned long long local = 0;
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-       i += (size_t)gridDim.x * blockDim.x)
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
     local += a[i] != b[i];
   if (local) atomicAdd(count, local);
 }
@@ -76,8 +71,7 @@ __global__ void k_init_prompt_idx(int *idx, int B, int P, int S) {
   idx[t] = (1 + 21 * j + 5 * i) % S;
 }
 
-__global__ void k_copy_row(float *dst, const float *src, const int *idx, int i, int j, int S,
-                           int H, int P) {
+__global__ void k_copy_row(float *dst, const float *src, const int *idx, int i, int j, int S, int H, int P) {
   int h = blockIdx.x * blockDim.x + threadIdx.x;
   if (h >= H) return;
   int pos = idx[i * P + j];
@@ -100,8 +94,7 @@ __global__ void k_init_candidates(int *ids, float *vals, int T, int K, int V) {
   vals[t] = 0.5f + (float)k;
 }
 
-__global__ void k_scatter_add(float *dense, const int *ids, const float *vals, int T, int K,
-                              int V) {
+__global__ void k_scatter_add(float *dense, const int *ids, const float *vals, int T, int K, int V) {
   size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
   if (t >= (size_t)T * K) return;
   size_t tok = t / K;
@@ -109,8 +102,7 @@ __global__ void k_scatter_add(float *dense, const int *ids, const float *vals, i
 }
 
 __global__ void k_add_inplace(float *y, const float *x, size_t n) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-       i += (size_t)gridDim.x * blockDim.x)
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
     y[i] += x[i];
 }
 
@@ -133,8 +125,7 @@ void tlk_fill(float *x, size_t n, int pattern, float v, cudaStream_t s) {
   k_fill<<<grid_for(n), kThreads, 0, s>>>(x, n, pattern, v);
 }
 
-void tlk_count_mismatch(const float *a, const float *b, size_t n, unsigned long long *count,
-                        cudaStream_t s) {
+void tlk_count_mismatch(const float *a, const float *b, size_t n, unsigned long long *count, cudaStream_t s) {
   k_count_mismatch<<<grid_for(n), kThreads, 0, s>>>(a, b, n, count);
 }
 
@@ -142,27 +133,22 @@ void tlk_init_prompt_idx(int *idx, int B, int P, int S, cudaStream_t s) {
   k_init_prompt_idx<<<grid_for((size_t)B * P), kThreads, 0, s>>>(idx, B, P, S);
 }
 
-void tlk_copy_row(float *dst, const float *src, const int *idx, int i, int j, int S, int H, int P,
-                  cudaStream_t s) {
+void tlk_copy_row(float *dst, const float *src, const int *idx, int i, int j, int S, int H, int P, cudaStream_t s) {
   k_copy_row<<<(H + kThreads - 1) / kThreads, kThreads, 0, s>>>(dst, src, idx, i, j, S, H, P);
 }
 
-void tlk_copy_rows(float *dst, const float *src, const int *idx, int B, int S, int H, int P,
-                   cudaStream_t s) {
+void tlk_copy_rows(float *dst, const float *src, const int *idx, int B, int S, int H, int P, cudaStream_t s) {
   k_copy_rows<<<B * P, kThreads, 0, s>>>(dst, src, idx, S, H, P);
 }
 
 void tlk_init_candidates(int *ids, float *vals, int T, int K, int V, cudaStream_t s) {
   size_t n = (size_t)T * K;
-  k_init_candidates<<<(unsigned)((n + kThreads - 1) / kThreads), kThreads, 0, s>>>(ids, vals, T,
-                                                                                   K, V);
+  k_init_candidates<<<(unsigned)((n + kThreads - 1) / kThreads), kThreads, 0, s>>>(ids, vals, T, K, V);
 }
 
-void tlk_scatter_add(float *dense, const int *ids, const float *vals, int T, int K, int V,
-                     cudaStream_t s) {
+void tlk_scatter_add(float *dense, const int *ids, const float *vals, int T, int K, int V, cudaStream_t s) {
   size_t n = (size_t)T * K;
-  k_scatter_add<<<(unsigned)((n + kThreads - 1) / kThreads), kThreads, 0, s>>>(dense, ids, vals,
-                                                                               T, K, V);
+  k_scatter_add<<<(unsigned)((n + kThreads - 1) / kThreads), kThreads, 0, s>>>(dense, ids, vals, T, K, V);
 }
 
 void tlk_add_inplace(float *y, const float *x, size_t n, cudaStream_t s) {

@@ -50,8 +50,7 @@ double tlb_now_s(void) {
 
 void tlb_host_work_us(double us) {
   double end = tlb_now_s() + us * 1e-6;
-  while (tlb_now_s() < end) {
-  }
+  while (tlb_now_s() < end) {}
 }
 
 void tlb_json_string(FILE *f, const char *s) {
@@ -124,8 +123,7 @@ int tlb_emit(FILE *f, const struct tlb_result *r) {
     tlb_json_string(f, v->clock);
     fprintf(f, ",\"reps\":%d", st[i].reps);
     const char *names[] = {"median", "min", "max", "mean", "p10", "p90", "spread"};
-    const double vals[] = {st[i].median, st[i].min, st[i].max, st[i].mean,
-                           st[i].p10,    st[i].p90, st[i].spread};
+    const double vals[] = {st[i].median, st[i].min, st[i].max, st[i].mean, st[i].p10, st[i].p90, st[i].spread};
     for (int k = 0; k < 7; k++) {
       fputc(',', f);
       json_key(f, names[k]);
@@ -151,8 +149,8 @@ int tlb_emit(FILE *f, const struct tlb_result *r) {
   return 0;
 }
 
-void tlb_emit_status(FILE *f, const char *id, const char *rule, const char *rule_name,
-                     const char *status, const char *reason, const char *detail) {
+void tlb_emit_status(FILE *f, const char *id, const char *rule, const char *rule_name, const char *status,
+                     const char *reason, const char *detail) {
   head(f, id, rule, rule_name);
   fputc(',', f);
   json_key(f, "status");

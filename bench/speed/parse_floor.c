@@ -96,9 +96,7 @@ static void collect_dir(const char *dir, path_list *out) {
   closedir(d);
 }
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 typedef struct {
   uint64_t files, lines, bytes, nodes, syntax_errors, read_errors;

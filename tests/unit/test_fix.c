@@ -168,8 +168,7 @@ static void check_applies(const char *a, size_t alen, const char *b, size_t blen
     return;
   }
   CHECK(strncmp(d, "--- a/pkg/m.py\n+++ b/pkg/m.py\n@@ -", 34) == 0);
-  static const char *const tools[] = {"patch -p1 -s --batch --no-backup-if-mismatch -i p.diff",
-                                      "git apply p.diff"};
+  static const char *const tools[] = {"patch -p1 -s --batch --no-backup-if-mismatch -i p.diff", "git apply p.diff"};
   for (size_t t = 0; t < 2; t++) {
     char *w = tl_printf("%s/apply%d", tmp, apply_counter++);
     char *pkg = tl_printf("%s/pkg", w);
@@ -305,10 +304,9 @@ static void test_diff_applies(void) {
       unsigned r = RND() % 10;
       if ((int)r < rate) {
         unsigned kind = RND() % 3;
-        if (kind == 0) continue; /* deleted */
+        if (kind == 0) continue;                         /* deleted */
         if (kind == 1) tl_buf_puts(&b, pool[RND() % 8]); /* replaced */
-        else {                                            /* inserted before */
-          tl_buf_puts(&b, pool[RND() % 8]);
+        else { /* inserted before */ tl_buf_puts(&b, pool[RND() % 8]);
           tl_buf_puts(&b, line);
         }
       } else {

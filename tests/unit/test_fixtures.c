@@ -20,15 +20,15 @@
 
 typedef struct {
   char *path;
-  uint32_t line;      /* the annotated line */
+  uint32_t line; /* the annotated line */
   char code[8];
-  int kind;           /* 1 ruleid, 0 ok, 2 todoruleid */
+  int kind; /* 1 ruleid, 0 ok, 2 todoruleid */
 } annot;
 
 typedef TL_VEC(annot) annots;
 
 typedef struct {
-  bool update;        /* rewrite snapshots that differ instead of failing */
+  bool update; /* rewrite snapshots that differ instead of failing */
   int checks;
   int noisy, missing, fixed, snapshots, other;
   int updated;
@@ -120,7 +120,8 @@ static void check_annotations(run_state *st, tl_analysis *a, const tl_strvec *fi
       for (size_t c = 0; c < codes.n; c++) checked = checked || !strcmp(codes.v[c], tl_rule_code(f->rule));
       if (!checked) continue;
       for (size_t x = first; x < an.n; x++)
-        expected = expected || (an.v[x].kind == 1 && an.v[x].line == f->line && !strcmp(an.v[x].code, tl_rule_code(f->rule)));
+        expected = expected ||
+                   (an.v[x].kind == 1 && an.v[x].line == f->line && !strcmp(an.v[x].code, tl_rule_code(f->rule)));
       if (!expected) {
         fprintf(stderr, "Noisy: %s:%u: %s %s\n", f->path, f->line, tl_rule_code(f->rule), f->message);
         st->noisy++;
@@ -138,7 +139,8 @@ static void check_annotations(run_state *st, tl_analysis *a, const tl_strvec *fi
         st->missing++;
       }
       if (an.v[x].kind == 2 && found)
-        fprintf(stderr, "note: %s:%u: %s is now found: turn `todoruleid` into `ruleid`\n", an.v[x].path, an.v[x].line, an.v[x].code);
+        fprintf(stderr, "note: %s:%u: %s is now found: turn `todoruleid` into `ruleid`\n", an.v[x].path, an.v[x].line,
+                an.v[x].code);
     }
     tl_strvec_free(&codes);
   }
@@ -174,7 +176,8 @@ static void check_fixed(run_state *st, tl_ruleset *rs, tl_analysis *a, tl_strvec
       if (glen != want.len || memcmp(got, want.text, glen)) {
         tl_buf diff = {0};
         tl_diff_unified(&diff, want_path, want.text, want.len, got, glen);
-        fprintf(stderr, "Fixed: %s after --fix --unsafe-fixes differs from %s:\n%s\n", files->v[fi], want_path, diff.data ? diff.data : "");
+        fprintf(stderr, "Fixed: %s after --fix --unsafe-fixes differs from %s:\n%s\n", files->v[fi], want_path,
+                diff.data ? diff.data : "");
         tl_buf_free(&diff);
         st->fixed++;
       }
@@ -199,11 +202,18 @@ static void check_fixed(run_state *st, tl_ruleset *rs, tl_analysis *a, tl_strvec
       free(again.paths.v[k]);
       free(again.texts.v[k]);
     }
-    tl_vec_free(&again.paths); tl_vec_free(&again.texts); tl_vec_free(&again.lens);
+    tl_vec_free(&again.paths);
+    tl_vec_free(&again.texts);
+    tl_vec_free(&again.lens);
     tl_analysis_delete(b);
   }
-  for (size_t k = 0; k < fo.paths.n; k++) { free(fo.paths.v[k]); free(fo.texts.v[k]); }
-  tl_vec_free(&fo.paths); tl_vec_free(&fo.texts); tl_vec_free(&fo.lens);
+  for (size_t k = 0; k < fo.paths.n; k++) {
+    free(fo.paths.v[k]);
+    free(fo.texts.v[k]);
+  }
+  tl_vec_free(&fo.paths);
+  tl_vec_free(&fo.texts);
+  tl_vec_free(&fo.lens);
   free(texts);
   free(lens);
 }
@@ -265,11 +275,12 @@ static void snap_finding(tl_buf *b, const tl_analysis *a, const tl_finding *f) {
   const char *text = tl_analysis_file_text(a, f->file, &len);
   if (text) snap_source(b, text, len, f);
   for (size_t i = 0; i < f->nhot; i++)
-    tl_buf_printf(b, "  %s %s at %s:%u:%u\n", i ? "        " : "why hot:", f->hot[i].what, f->hot[i].path, f->hot[i].line,
-                  f->hot[i].col);
+    tl_buf_printf(b, "  %s %s at %s:%u:%u\n", i ? "        " : "why hot:", f->hot[i].what, f->hot[i].path,
+                  f->hot[i].line, f->hot[i].col);
   if (f->nfix) {
     const char *title = tl_rule_fix_title(f->rule);
-    tl_buf_printf(b, "  fix (%s)%s%s\n", f->fix_safety == TL_FIXSAFE_SAFE ? "safe" : "unsafe", *title ? ": " : "", title);
+    tl_buf_printf(b, "  fix (%s)%s%s\n", f->fix_safety == TL_FIXSAFE_SAFE ? "safe" : "unsafe", *title ? ": " : "",
+                  title);
     if (text) snap_fix(b, text, len, f);
   }
 }
@@ -293,7 +304,10 @@ static bool write_all(const char *path, const char *data, size_t len) {
   bool ok = fp && fwrite(data, 1, len, fp) == len;
   if (fp) ok = fclose(fp) == 0 && ok;
   ok = ok && rename(tmp, path) == 0;
-  if (!ok) { fprintf(stderr, "cannot write %s: %s\n", path, strerror(errno)); remove(tmp); }
+  if (!ok) {
+    fprintf(stderr, "cannot write %s: %s\n", path, strerror(errno));
+    remove(tmp);
+  }
   free(tmp);
   return ok;
 }
@@ -302,22 +316,29 @@ static void snap_compare(run_state *st, const char *path, const char *got, size_
   st->checks++;
   size_t wlen = 0;
   char *want = read_all(path, &wlen);
-  if (want && wlen == glen && !memcmp(want, got, glen)) { free(want); return; }
+  if (want && wlen == glen && !memcmp(want, got, glen)) {
+    free(want);
+    return;
+  }
   if (st->update) {
     char *dir = tl_strndup(path, (size_t)(strrchr(path, '/') - path));
     mkdir(dir, 0777);
     free(dir);
-    if (write_all(path, got, glen)) { fprintf(stderr, "updated: %s\n", path); st->updated++; }
-    else st->other++;
+    if (write_all(path, got, glen)) {
+      fprintf(stderr, "updated: %s\n", path);
+      st->updated++;
+    } else st->other++;
   } else if (!want) {
-    fprintf(stderr, "Snapshot: %s is missing; scripts/update-snapshots.sh (or TRAINLINT_UPDATE_SNAPSHOTS=1) writes it\n",
-            path);
+    fprintf(stderr,
+            "Snapshot: %s is missing; scripts/update-snapshots.sh (or TRAINLINT_UPDATE_SNAPSHOTS=1) writes it\n", path);
     st->snapshots++;
   } else {
     tl_buf diff = {0};
     tl_diff_unified(&diff, path, want, wlen, got, glen);
-    fprintf(stderr, "Snapshot: %s differs (- snapshot, + this build); if the change is right, "
-            "scripts/update-snapshots.sh (or TRAINLINT_UPDATE_SNAPSHOTS=1) accepts it:\n%s\n", path, diff.data);
+    fprintf(stderr,
+            "Snapshot: %s differs (- snapshot, + this build); if the change is right, "
+            "scripts/update-snapshots.sh (or TRAINLINT_UPDATE_SNAPSHOTS=1) accepts it:\n%s\n",
+            path, diff.data);
     tl_buf_free(&diff);
     st->snapshots++;
   }
@@ -352,15 +373,16 @@ static void check_snapshots(run_state *st, const tl_analysis *a, const char *dir
       free(u);
     }
     tl_buf_puts(&b, snap_banner);
-    if (is_dir)
-      tl_buf_printf(&b, "# The findings in %s/%s/ (%s)", dir, units.v[k], list.data);
-    else
-      tl_buf_printf(&b, "# The findings in %s/%s", dir, list.data);
+    if (is_dir) tl_buf_printf(&b, "# The findings in %s/%s/ (%s)", dir, units.v[k], list.data);
+    else tl_buf_printf(&b, "# The findings in %s/%s", dir, list.data);
     tl_buf_printf(&b, ", with every rule enabled and %s/ analysed as one project\n", dir);
     for (size_t i = 0; i < tl_analysis_finding_count(a); i++) {
       const tl_finding *f = tl_analysis_finding(a, i);
       char *u = snap_unit(dir, files->v[f->file]);
-      if (!strcmp(u, units.v[k])) { snap_finding(&b, a, f); nfound++; }
+      if (!strcmp(u, units.v[k])) {
+        snap_finding(&b, a, f);
+        nfound++;
+      }
       free(u);
     }
     if (!nfound) tl_buf_puts(&b, "\nno findings\n");
@@ -451,7 +473,10 @@ static void visit(run_state *st, tl_ruleset *rs, const char *dir, int depth) {
   DIR *dp = opendir(dir);
   if (!dp || depth > 8) {
     if (dp) closedir(dp);
-    else { fprintf(stderr, "cannot open %s: %s\n", dir, strerror(errno)); st->other++; }
+    else {
+      fprintf(stderr, "cannot open %s: %s\n", dir, strerror(errno));
+      st->other++;
+    }
     return;
   }
   bool has_py = false;
@@ -462,7 +487,10 @@ static void visit(run_state *st, tl_ruleset *rs, const char *dir, int depth) {
     char *p = tl_printf("%s/%s", dir, e->d_name);
     struct stat st_;
     if (stat(p, &st_) == 0 && S_ISDIR(st_.st_mode) && strcmp(e->d_name, "snapshots")) tl_vec_push(&subs, p);
-    else { has_py = has_py || ends_with(e->d_name, ".py"); free(p); }
+    else {
+      has_py = has_py || ends_with(e->d_name, ".py");
+      free(p);
+    }
   }
   closedir(dp);
   if (has_py) check_project(st, rs, dir, end_to_end);
@@ -505,9 +533,11 @@ int main(int argc, char **argv) {
     }
     free(root);
   }
-  fprintf(stderr, "fixtures: %d annotations, fixed files and snapshots checked; %d noisy, %d missing, %d fix mismatches, "
-          "%d snapshot mismatches, %d other problems%s\n", st.checks, st.noisy, st.missing, st.fixed, st.snapshots,
-          st.other, st.update ? "" : " (TRAINLINT_UPDATE_SNAPSHOTS=1 rewrites snapshots)");
+  fprintf(stderr,
+          "fixtures: %d annotations, fixed files and snapshots checked; %d noisy, %d missing, %d fix mismatches, "
+          "%d snapshot mismatches, %d other problems%s\n",
+          st.checks, st.noisy, st.missing, st.fixed, st.snapshots, st.other,
+          st.update ? "" : " (TRAINLINT_UPDATE_SNAPSHOTS=1 rewrites snapshots)");
   if (st.update) fprintf(stderr, "fixtures: %d snapshots written or removed\n", st.updated);
   tl_test_checks += st.checks;
   tl_test_failures += st.noisy + st.missing + st.fixed + st.snapshots + st.other;

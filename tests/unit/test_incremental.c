@@ -81,24 +81,22 @@ static char *slurp(const char *path) {
   return t;
 }
 
-static const char *train_v1 =
-  "from model import helper\n"
-  "def train(model, loader, opt):\n"
-  "    for batch in loader:\n"
-  "        loss = model(batch)\n"
-  "        loss.backward()\n"
-  "        opt.step()\n";
+static const char *train_v1 = "from model import helper\n"
+                              "def train(model, loader, opt):\n"
+                              "    for batch in loader:\n"
+                              "        loss = model(batch)\n"
+                              "        loss.backward()\n"
+                              "        opt.step()\n";
 static const char *train_v2 = /* now calls helper() every step */
-  "from model import helper\n"
-  "def train(model, loader, opt):\n"
-  "    for batch in loader:\n"
-  "        loss = model(batch)\n"
-  "        loss.backward()\n"
-  "        opt.step()\n"
-  "        helper(loss)\n";
-static const char *model_v1 =
-  "def helper(t):\n"
-  "    return t.sum().item()\n";
+    "from model import helper\n"
+    "def train(model, loader, opt):\n"
+    "    for batch in loader:\n"
+    "        loss = model(batch)\n"
+    "        loss.backward()\n"
+    "        opt.step()\n"
+    "        helper(loss)\n";
+static const char *model_v1 = "def helper(t):\n"
+                              "    return t.sum().item()\n";
 
 int main(void) {
   tl_ruleset *rs = tl_ruleset_new();
@@ -115,7 +113,8 @@ int main(void) {
   size_t base = strlen(train_v1);
   for (size_t k = 1; k <= strlen(tail); k++) {
     char *text = tl_printf("%s%.*s", train_v1, (int)k, tail);
-    tl_analysis_edit(a, "train.py", (uint32_t)(base + k - 1), (uint32_t)(base + k - 1), (uint32_t)(base + k), text, strlen(text));
+    tl_analysis_edit(a, "train.py", (uint32_t)(base + k - 1), (uint32_t)(base + k - 1), (uint32_t)(base + k), text,
+                     strlen(text));
     tl_analysis_run(a);
     free(text);
   }
@@ -127,7 +126,8 @@ int main(void) {
   free(want);
 
   /* Deleting the call (one edit removing the line) makes it cold again. */
-  tl_analysis_edit(a, "train.py", (uint32_t)base, (uint32_t)(base + strlen(tail)), (uint32_t)base, train_v1, strlen(train_v1));
+  tl_analysis_edit(a, "train.py", (uint32_t)base, (uint32_t)(base + strlen(tail)), (uint32_t)base, train_v1,
+                   strlen(train_v1));
   tl_analysis_run(a);
   CHECK_INT(tl_analysis_finding_count(a), 0);
 
@@ -152,15 +152,22 @@ int main(void) {
    * line ends changed to \r\n or a lone \r (the line starts are updated around them). */
   {
     const char *steps[] = {
-      "def helper(t):\n    # gr\xC3\xB6\xC3\x9F" "e\n    return t.sum().item()\n",
-      "def helper(t):\n    # gr\xC3\xC3\x9F" "e\n    return t.sum().item()\n", /* a lead byte without its continuation */
-      "def helper(t):\n    # gr\xC3\xB6\xC3\x9F" "e\n    return t.sum().item()\n",
-      "def helper(t):\n    # gr\xB6\xC3\x9F" "e\n    return t.sum().item()\n",     /* a continuation byte alone */
-      "def helper(t):\n    # gr\xC3\xB6\xC3\x9F" "e\n    return t.sum().item()\n",
-      "def helper(t):\r\n    # gr\xC3\xB6\xC3\x9F" "e\r\n    return t.sum().item()\n",
-      "def helper(t):\r    # gr\xC3\xB6\xC3\x9F" "e\r\n    return t.sum().item()\n",
-      "def helper(t):\r\n\r\n    return t.sum().item()\r",
-      "def helper(t):\n    return t.sum().item()\n",
+        "def helper(t):\n    # gr\xC3\xB6\xC3\x9F"
+        "e\n    return t.sum().item()\n",
+        "def helper(t):\n    # gr\xC3\xC3\x9F"
+        "e\n    return t.sum().item()\n", /* a lead byte without its continuation */
+        "def helper(t):\n    # gr\xC3\xB6\xC3\x9F"
+        "e\n    return t.sum().item()\n",
+        "def helper(t):\n    # gr\xB6\xC3\x9F"
+        "e\n    return t.sum().item()\n", /* a continuation byte alone */
+        "def helper(t):\n    # gr\xC3\xB6\xC3\x9F"
+        "e\n    return t.sum().item()\n",
+        "def helper(t):\r\n    # gr\xC3\xB6\xC3\x9F"
+        "e\r\n    return t.sum().item()\n",
+        "def helper(t):\r    # gr\xC3\xB6\xC3\x9F"
+        "e\r\n    return t.sum().item()\n",
+        "def helper(t):\r\n\r\n    return t.sum().item()\r",
+        "def helper(t):\n    return t.sum().item()\n",
     };
     const char *cur = model_v2;
     for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
@@ -212,24 +219,23 @@ int main(void) {
    * `else:` that joins the `if` before it. Which statements are re-queried is decided from their
    * ranges against the last run's (tl_find_region); every step must equal a fresh analysis. */
   {
-    const char *base_text =
-      "import torch\n"
-      "def a(model, loader, opt):\n"
-      "    for batch in loader:\n"
-      "        loss = model(batch)\n"
-      "        loss.backward()\n"
-      "        opt.step()\n"
-      "        print(loss.item())\n"
-      "x = 1\n"
-      "if x:\n"
-      "    y = 2\n"
-      "z = 3\n"
-      "def b(model, loader, opt):\n"
-      "    for batch in loader:\n"
-      "        loss = model(batch)\n"
-      "        loss.backward()\n"
-      "        opt.step()\n"
-      "        v = loss.item()\n";
+    const char *base_text = "import torch\n"
+                            "def a(model, loader, opt):\n"
+                            "    for batch in loader:\n"
+                            "        loss = model(batch)\n"
+                            "        loss.backward()\n"
+                            "        opt.step()\n"
+                            "        print(loss.item())\n"
+                            "x = 1\n"
+                            "if x:\n"
+                            "    y = 2\n"
+                            "z = 3\n"
+                            "def b(model, loader, opt):\n"
+                            "    for batch in loader:\n"
+                            "        loss = model(batch)\n"
+                            "        loss.backward()\n"
+                            "        opt.step()\n"
+                            "        v = loss.item()\n";
     char *steps[6];
     steps[0] = tl_strdup(base_text);
     char *at = strstr(steps[0], "x = 1");
@@ -237,7 +243,7 @@ int main(void) {
     steps[2] = tl_printf("%.*s\"\"\"x = 1\n%s", (int)(at - steps[0]), steps[0], at + 6); /* an open string */
     steps[3] = tl_printf("%.*sx = 1 + \\\n%s", (int)(at - steps[0]), steps[0], at + 6);  /* a line joined */
     char *z = strstr(steps[0], "z = 3");
-    steps[4] = tl_printf("%.*selse:\n    z = 3\n%s", (int)(z - steps[0]), steps[0], z + 6);   /* the `if` grows */
+    steps[4] = tl_printf("%.*selse:\n    z = 3\n%s", (int)(z - steps[0]), steps[0], z + 6); /* the `if` grows */
     steps[5] = tl_strdup(base_text);
     tl_options io = {1, true};
     tl_analysis *e = tl_analysis_new(rs, &io);

@@ -77,8 +77,8 @@ static char *render(tl_analysis *a) {
 
 /* Everything in a file model (value nodes by range and symbol: the engine drops the nodes). */
 static void dump_binding(tl_buf *b, const tl_binding *x) {
-  tl_buf_printf(b, " %s@%u f%d k%d c=%s l%d v[%u,%u)s%u;", x->name, x->byte, x->func, (int)x->kind, x->ctor ? x->ctor : "-",
-                x->from_loop, x->vstart, x->vend, (unsigned)x->vsym);
+  tl_buf_printf(b, " %s@%u f%d k%d c=%s l%d v[%u,%u)s%u;", x->name, x->byte, x->func, (int)x->kind,
+                x->ctor ? x->ctor : "-", x->from_loop, x->vstart, x->vend, (unsigned)x->vsym);
 }
 
 static char *dump_model(const tl_file_model *m) {
@@ -105,13 +105,14 @@ static char *dump_model(const tl_file_model *m) {
   }
   for (size_t i = 0; i < m->loops.n; i++) {
     const tl_loop *l = &m->loops.v[i];
-    tl_buf_printf(&b, "loop f%d p%d [%u,%u) %u:%u w%d ld%d work%u it=%s\n", l->func, l->parent, l->start, l->end, l->line,
-                  l->col, l->is_while, l->iterates_loader, l->work, m->loop_iters.v[i] ? m->loop_iters.v[i] : "-");
+    tl_buf_printf(&b, "loop f%d p%d [%u,%u) %u:%u w%d ld%d work%u it=%s\n", l->func, l->parent, l->start, l->end,
+                  l->line, l->col, l->is_while, l->iterates_loader, l->work,
+                  m->loop_iters.v[i] ? m->loop_iters.v[i] : "-");
   }
   for (size_t i = 0; i < m->calls.n; i++) {
     const tl_call *c = &m->calls.v[i];
-    tl_buf_printf(&b, "call %s @%u %u:%u f%d l%d top%d g%d w%u\n", c->callee, c->byte, c->line, c->col, c->func, c->loop,
-                  c->top, c->guarded, c->work);
+    tl_buf_printf(&b, "call %s @%u %u:%u f%d l%d top%d g%d w%u\n", c->callee, c->byte, c->line, c->col, c->func,
+                  c->loop, c->top, c->guarded, c->work);
   }
   tl_buf_printf(&b, "bindings");
   for (size_t i = 0; i < m->bindings.n; i++) dump_binding(&b, &m->bindings.v[i]);
@@ -120,7 +121,8 @@ static char *dump_model(const tl_file_model *m) {
   tl_buf_printf(&b, "\nfirst");
   for (size_t i = 0; i <= m->funcs.n; i++) tl_buf_printf(&b, " %u", m->bind_first[i]);
   tl_buf_printf(&b, "\nguards");
-  for (size_t i = 0; i < m->guards.n; i++) tl_buf_printf(&b, " [%u,%u)s%u", m->guards.v[i].start, m->guards.v[i].end, m->guards.v[i].scope);
+  for (size_t i = 0; i < m->guards.n; i++)
+    tl_buf_printf(&b, " [%u,%u)s%u", m->guards.v[i].start, m->guards.v[i].end, m->guards.v[i].scope);
   tl_buf_printf(&b, "\nloaders");
   for (size_t i = 0; i < m->loader_names.n; i++) tl_buf_printf(&b, " %s", m->loader_names.v[i]);
   tl_buf_printf(&b, "\ncollates");
@@ -130,14 +132,16 @@ static char *dump_model(const tl_file_model *m) {
   tl_buf_printf(&b, "\n");
   for (size_t i = 0; i < m->suppressions.n; i++) {
     const tl_suppression *sp = &m->suppressions.v[i];
-    tl_buf_printf(&b, "suppression %u:%u [%u,%u) file%d all%d", sp->line, sp->col, sp->start, sp->end, sp->file_level, sp->all);
+    tl_buf_printf(&b, "suppression %u:%u [%u,%u) file%d all%d", sp->line, sp->col, sp->start, sp->end, sp->file_level,
+                  sp->all);
     for (size_t j = 0; j < sp->codes.n; j++) tl_buf_printf(&b, " %s", sp->codes.v[j]);
     tl_buf_printf(&b, "\n");
   }
   for (size_t i = 0; i < m->segs.n; i++) {
     const tl_segment *g = &m->segs.v[i];
-    tl_buf_printf(&b, "seg [%u,%u) r%u %u %u %u %u %u %u %u %u %u %u %u\n", g->start, g->end, g->row, g->funcs, g->classes,
-                  g->loops, g->calls, g->bindings, g->guards, g->loaders, g->collates, g->imports, g->gvars, g->supps);
+    tl_buf_printf(&b, "seg [%u,%u) r%u %u %u %u %u %u %u %u %u %u %u %u\n", g->start, g->end, g->row, g->funcs,
+                  g->classes, g->loops, g->calls, g->bindings, g->guards, g->loaders, g->collates, g->imports, g->gvars,
+                  g->supps);
   }
   return tl_buf_take(&b);
 }
@@ -159,7 +163,8 @@ static void check_models(tl_analysis *a) {
     tl_diags d = {0};
     tl_model_build(&m, ts_tree_root_node(f->tree), pt, f->model.module, f->model.is_package, &d, f->path);
     char *got = dump_model(&f->model), *want = dump_model(&m);
-    if (strcmp(got, want)) fprintf(stderr, "%s: the model differs from a fresh one (%zu statements copied)\n", f->path, f->model_copied);
+    if (strcmp(got, want))
+      fprintf(stderr, "%s: the model differs from a fresh one (%zu statements copied)\n", f->path, f->model_copied);
     CHECK_STR(got, want);
     free(got);
     free(want);
@@ -180,11 +185,28 @@ static char *fresh(const tl_ruleset *rs, const doc *docs, size_t n) {
 }
 
 static const char *const snippets[] = {
-  "x = loss.item()", "print(loss.item())", "torch.cuda.synchronize()", "if step % 10 == 0:", "for b in loader:",
-  "self.w = torch.zeros(3).cuda()", "import numpy as np", "loss.backward()", "optimizer.step()",
-  "t = torch.tensor(x).cuda()", "loader = DataLoader(ds, batch_size=8)", "def helper(t):", "return t.sum().item()",
-  "y = float(loss)", "pass", "while True:", "total += loss", "# noqa: TL101", "class M(nn.Module):",
-  "import torch as T", "device = torch.device('cuda')", "z = model(batch)",
+    "x = loss.item()",
+    "print(loss.item())",
+    "torch.cuda.synchronize()",
+    "if step % 10 == 0:",
+    "for b in loader:",
+    "self.w = torch.zeros(3).cuda()",
+    "import numpy as np",
+    "loss.backward()",
+    "optimizer.step()",
+    "t = torch.tensor(x).cuda()",
+    "loader = DataLoader(ds, batch_size=8)",
+    "def helper(t):",
+    "return t.sum().item()",
+    "y = float(loss)",
+    "pass",
+    "while True:",
+    "total += loss",
+    "# noqa: TL101",
+    "class M(nn.Module):",
+    "import torch as T",
+    "device = torch.device('cuda')",
+    "z = model(batch)",
 };
 static const char charset[] = " abcxyz_.()[]:=0123\n#'\"\t\r";
 
@@ -336,7 +358,8 @@ int main(void) {
   rng = 0xa68d4c5c70720b89ull;
   run_dir(rs, TL_SOURCE_DIR "/fixtures/TL106", 110, &runs, &partial, &copied, &kept);
   printf("%zu incremental runs, %zu files re-queried only over their changed statements, %zu top-level statements' "
-         "models copied, %zu call targets kept\n", runs, partial, copied, kept);
+         "models copied, %zu call targets kept\n",
+         runs, partial, copied, kept);
   CHECK(runs >= 20 * EDITS_PER_DIR);
   CHECK(partial * 2 >= runs); /* the partial path was taken for at least half of the runs */
   CHECK(copied >= 2 * runs);  /* and models were mostly copied, not walked again */

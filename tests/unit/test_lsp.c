@@ -19,13 +19,13 @@ static void test_positions(void) {
   CHECK_INT(tl_lsp_text_offset(&t, 0, 5), 5);
   CHECK_INT(tl_lsp_text_offset(&t, 0, 7), 9);
   CHECK_INT(tl_lsp_text_offset(&t, 0, 8), 11);
-  CHECK_INT(tl_lsp_text_offset(&t, 0, 6), 5);    /* inside the surrogate pair: the character's start */
-  CHECK_INT(tl_lsp_text_offset(&t, 0, 99), 12);  /* past the line: its end, before \r\n */
+  CHECK_INT(tl_lsp_text_offset(&t, 0, 6), 5);   /* inside the surrogate pair: the character's start */
+  CHECK_INT(tl_lsp_text_offset(&t, 0, 99), 12); /* past the line: its end, before \r\n */
   CHECK_INT(tl_lsp_text_offset(&t, 1, 0), 14);
-  CHECK_INT(tl_lsp_text_offset(&t, 1, 5), 15);   /* before the lone \r */
+  CHECK_INT(tl_lsp_text_offset(&t, 1, 5), 15); /* before the lone \r */
   CHECK_INT(tl_lsp_text_offset(&t, 2, 1), 17);
   CHECK_INT(tl_lsp_text_offset(&t, 3, 0), 18);
-  CHECK_INT(tl_lsp_text_offset(&t, 9, 0), 18);   /* past the last line: the end */
+  CHECK_INT(tl_lsp_text_offset(&t, 9, 0), 18); /* past the last line: the end */
   uint32_t l, c;
   tl_lsp_text_position(&t, 9, &l, &c);
   CHECK_INT(l, 0);
@@ -64,7 +64,8 @@ static void test_positions(void) {
 
 static void test_uris(void) {
   char *p = tl_lsp_uri_to_path("file:///home/u/my%20proj/gr%C3%BC%C3%9Fe.py");
-  CHECK_STR(p, "/home/u/my proj/gr\xC3\xBC\xC3\x9F" "e.py");
+  CHECK_STR(p, "/home/u/my proj/gr\xC3\xBC\xC3\x9F"
+               "e.py");
   char *u = tl_lsp_path_to_uri(p);
   CHECK_STR(u, "file:///home/u/my%20proj/gr%C3%BC%C3%9Fe.py");
   free(u);
@@ -185,10 +186,14 @@ static void test_session(void) {
   put_msg(f, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"capabilities\":{},"
              "\"initializationOptions\":{\"select\":[\"TL101\"]}}}");
   put_msg(f, "{\"jsonrpc\":\"2.0\",\"method\":\"initialized\",\"params\":{}}");
-  put_msg(f, "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didOpen\",\"params\":{\"textDocument\":{"
-             "\"uri\":\"untitled:Untitled-1\",\"languageId\":\"python\",\"version\":3,\"text\":"
-             "\"import torch.nn as nn\\nclass M(nn.Module):\\n    def forward(self, x):\\n        return '\xF0\x9D\x94\x98', x.sum().item()\\n\"}}}");
-  put_msg(f, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"textDocument/diagnostic\",\"params\":{\"textDocument\":{\"uri\":\"untitled:Untitled-1\"}}}");
+  put_msg(
+      f,
+      "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didOpen\",\"params\":{\"textDocument\":{"
+      "\"uri\":\"untitled:Untitled-1\",\"languageId\":\"python\",\"version\":3,\"text\":"
+      "\"import torch.nn as nn\\nclass M(nn.Module):\\n    def forward(self, x):\\n        return '\xF0\x9D\x94\x98', x.sum().item()\\n\"}}}");
+  put_msg(
+      f,
+      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"textDocument/diagnostic\",\"params\":{\"textDocument\":{\"uri\":\"untitled:Untitled-1\"}}}");
   put_msg(f, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"shutdown\"}");
   put_msg(f, "{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}");
   fclose(f);
@@ -214,7 +219,8 @@ static void test_session(void) {
   CHECK_STR(outs[0], outs[1]);
   /* pull diagnostics: `x.sum().item()` after the astral character: UTF-16 character 21..35 */
   CHECK(strstr(outs[0], "\"id\":2,\"result\":{\"kind\":\"full\"") != NULL);
-  CHECK(strstr(outs[0], "\"range\":{\"start\":{\"line\":3,\"character\":21},\"end\":{\"line\":3,\"character\":35}}") != NULL);
+  CHECK(strstr(outs[0], "\"range\":{\"start\":{\"line\":3,\"character\":21},\"end\":{\"line\":3,\"character\":35}}") !=
+        NULL);
   CHECK(strstr(outs[0], "\"code\":\"TL101\"") != NULL);
   CHECK(strstr(outs[0], "\"uri\":\"untitled:Untitled-1\",\"version\":3") != NULL);
   CHECK(strstr(outs[0], "{\"id\":3,\"result\":null") != NULL);
@@ -236,16 +242,16 @@ static void test_in_memory(void) {
   tl_lsp_opts o = {-1, -1, -1, 1, 0, false, collect, &out};
   tl_lsp *s = tl_lsp_new(&o);
   const char *msgs[] = {
-    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"capabilities\":{},"
-    "\"initializationOptions\":{\"select\":[\"TL101\"]}}}",
-    "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didOpen\",\"params\":{\"textDocument\":{"
-    "\"uri\":\"untitled:a\",\"languageId\":\"python\",\"version\":1,\"text\":"
-    "\"import torch.nn as nn\\nclass M(nn.Module):\\n    def forward(self, x):\\n        return x.sum().item()\\n\"}}}",
-    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"textDocument/hover\",\"params\":{\"textDocument\":{\"uri\":\"untitled:a\"},"
-    "\"position\":{\"line\":3,\"character\":16}}}",
-    "not json",
-    "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"textDocument/codeAction\",\"params\":{\"textDocument\":{\"uri\":7}}}",
-    "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"shutdown\"}",
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"capabilities\":{},"
+      "\"initializationOptions\":{\"select\":[\"TL101\"]}}}",
+      "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didOpen\",\"params\":{\"textDocument\":{"
+      "\"uri\":\"untitled:a\",\"languageId\":\"python\",\"version\":1,\"text\":"
+      "\"import torch.nn as nn\\nclass M(nn.Module):\\n    def forward(self, x):\\n        return x.sum().item()\\n\"}}}",
+      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"textDocument/hover\",\"params\":{\"textDocument\":{\"uri\":\"untitled:a\"},"
+      "\"position\":{\"line\":3,\"character\":16}}}",
+      "not json",
+      "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"textDocument/codeAction\",\"params\":{\"textDocument\":{\"uri\":7}}}",
+      "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"shutdown\"}",
   };
   for (size_t i = 0; i < sizeof msgs / sizeof *msgs; i++) CHECK(tl_lsp_server_handle(s, msgs[i], strlen(msgs[i])));
   CHECK(!tl_lsp_server_handle(s, "{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}", 34));

@@ -64,10 +64,17 @@ static void test_resolve(void) {
   model_fx x;
   fx_build(&x, src, "pkg.mod", "pkg/mod.py");
   tl_file_model *m = &x.m;
-  struct { const char *in, *want; } cases[] = {
-    {"T.arange", "torch.arange"}, {"nn.Module", "torch.nn.Module"}, {"DL", "torch.utils.data.DataLoader"},
-    {"helper", "pkg.sibling.helper"}, {"o2", "pkg.sibling.other"}, {"paddle.io.DataLoader", "paddle.io.DataLoader"},
-    {"DataLoader", "paddle.io.DataLoader"}, {"unknown.thing", "unknown.thing"},
+  struct {
+    const char *in, *want;
+  } cases[] = {
+      {"T.arange", "torch.arange"},
+      {"nn.Module", "torch.nn.Module"},
+      {"DL", "torch.utils.data.DataLoader"},
+      {"helper", "pkg.sibling.helper"},
+      {"o2", "pkg.sibling.other"},
+      {"paddle.io.DataLoader", "paddle.io.DataLoader"},
+      {"DataLoader", "paddle.io.DataLoader"},
+      {"unknown.thing", "unknown.thing"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     char *r = tl_model_resolve(m, cases[i].in);
@@ -81,10 +88,24 @@ static void test_resolve(void) {
 static void test_field_ids(void) {
   const TSLanguage *l = tree_sitter_python();
 #define FIELD_IS(f) CHECK_INT(ts_language_field_id_for_name(l, #f, (uint32_t)strlen(#f)), TL_FIELD_##f)
-  FIELD_IS(alias); FIELD_IS(alternative); FIELD_IS(argument); FIELD_IS(arguments); FIELD_IS(attribute);
-  FIELD_IS(body); FIELD_IS(condition); FIELD_IS(consequence); FIELD_IS(function); FIELD_IS(left);
-  FIELD_IS(module_name); FIELD_IS(name); FIELD_IS(object); FIELD_IS(operator); FIELD_IS(right);
-  FIELD_IS(subscript); FIELD_IS(superclasses); FIELD_IS(value);
+  FIELD_IS(alias);
+  FIELD_IS(alternative);
+  FIELD_IS(argument);
+  FIELD_IS(arguments);
+  FIELD_IS(attribute);
+  FIELD_IS(body);
+  FIELD_IS(condition);
+  FIELD_IS(consequence);
+  FIELD_IS(function);
+  FIELD_IS(left);
+  FIELD_IS(module_name);
+  FIELD_IS(name);
+  FIELD_IS(object);
+  FIELD_IS(operator);
+  FIELD_IS(right);
+  FIELD_IS(subscript);
+  FIELD_IS(superclasses);
+  FIELD_IS(value);
 #undef FIELD_IS
   CHECK_INT(ts_language_field_count(l), TL_FIELD_value); /* the last one: none is missing */
 }
@@ -95,8 +116,16 @@ static void test_field_ids(void) {
 static void walk_is(TSNode n, int *checked) {
   const char *t = ts_node_type(n);
 #define SAME(lit) CHECK_INT(tl_node_is(n, lit), !strcmp(t, lit))
-  SAME("call"); SAME("lambda"); SAME("identifier"); SAME("ERROR"); SAME("no_such_type"); SAME("=");
-  SAME("string"); SAME("attribute"); SAME("block"); SAME("module");
+  SAME("call");
+  SAME("lambda");
+  SAME("identifier");
+  SAME("ERROR");
+  SAME("no_such_type");
+  SAME("=");
+  SAME("string");
+  SAME("attribute");
+  SAME("block");
+  SAME("module");
 #undef SAME
   char dyn[32];
   snprintf(dyn, sizeof dyn, "%s", t);
@@ -272,61 +301,58 @@ static void test_enumerate_counter(void) {
 
 static void test_crossfile_chain(tl_ruleset *rs) {
   src_file files[] = {
-    {"proj/train.py",
-     "from trainer import Trainer\n"
-     "def main(loader):\n"
-     "    trainer = Trainer()\n"
-     "    for batch in loader:\n"            /* line 4: the step loop */
-     "        trainer.step(batch.cuda())\n"},  /* a device batch: the helpers' reads sync */
-    {"proj/trainer.py",
-     "from model import Net\n"
-     "class Trainer:\n"
-     "    def __init__(self):\n"
-     "        self.model = Net()\n"
-     "    def step(self, batch):\n"
-     "        out = self.enc_dec_step(batch)\n"  /* line 6 */
-     "        out.backward()\n"
-     "    def enc_dec_step(self, batch):\n"      /* line 8 */
-     "        y = self.model.fwd(batch)\n"       /* line 9 */
-     "        self.total += y.sum().item()\n"   /* line 10: TL101 */
-     "        return y\n"},
-    {"proj/model.py",
-     "import torch.nn as nn\n"
-     "class Net(nn.Module):\n"
-     "    def fwd(self, x):\n"                  /* line 3 */
-     "        return x * x.max().item()\n"     /* line 4: TL101 via fwd */
-     "DEVICE = \"cuda\"\n"},                 /* the project uses an accelerator */
+      {"proj/train.py", "from trainer import Trainer\n"
+                        "def main(loader):\n"
+                        "    trainer = Trainer()\n"
+                        "    for batch in loader:\n"             /* line 4: the step loop */
+                        "        trainer.step(batch.cuda())\n"}, /* a device batch: the helpers' reads sync */
+      {"proj/trainer.py", "from model import Net\n"
+                          "class Trainer:\n"
+                          "    def __init__(self):\n"
+                          "        self.model = Net()\n"
+                          "    def step(self, batch):\n"
+                          "        out = self.enc_dec_step(batch)\n" /* line 6 */
+                          "        out.backward()\n"
+                          "    def enc_dec_step(self, batch):\n"   /* line 8 */
+                          "        y = self.model.fwd(batch)\n"    /* line 9 */
+                          "        self.total += y.sum().item()\n" /* line 10: TL101 */
+                          "        return y\n"},
+      {"proj/model.py", "import torch.nn as nn\n"
+                        "class Net(nn.Module):\n"
+                        "    def fwd(self, x):\n"             /* line 3 */
+                        "        return x * x.max().item()\n" /* line 4: TL101 via fwd */
+                        "DEVICE = \"cuda\"\n"},               /* the project uses an accelerator */
   };
   char *got = run(rs, files, 3);
-  CHECK_STR(got,
-    "proj/model.py:4 TL101 | in `Net.fwd` at proj/model.py:3, called from `Trainer.enc_dec_step` at proj/trainer.py:9, "
-    "called from `Trainer.step` at proj/trainer.py:6, called from the step loop at proj/train.py:4\n"
-    "proj/trainer.py:10 TL101 | in `Trainer.enc_dec_step` at proj/trainer.py:8, called from `Trainer.step` at "
-    "proj/trainer.py:6, called from the step loop at proj/train.py:4\n");
+  CHECK_STR(
+      got,
+      "proj/model.py:4 TL101 | in `Net.fwd` at proj/model.py:3, called from `Trainer.enc_dec_step` at proj/trainer.py:9, "
+      "called from `Trainer.step` at proj/trainer.py:6, called from the step loop at proj/train.py:4\n"
+      "proj/trainer.py:10 TL101 | in `Trainer.enc_dec_step` at proj/trainer.py:8, called from `Trainer.step` at "
+      "proj/trainer.py:6, called from the step loop at proj/train.py:4\n");
   free(got);
 }
 
 static void test_bases_across_files(tl_ruleset *rs) {
   src_file files[] = {
-    {"p/base.py", "import torch\nclass Base(torch.nn.Module):\n    pass\nclass BaseSet(torch.utils.data.Dataset):\n    pass\n"
-                  "def place(m):\n    return m.cuda()\n"},
-    {"p/net.py",
-     "from base import Base, BaseSet\n"
-     "import torch\n"
-     "class Net(Base):\n"
-     "    def forward(self, x):\n"
-     "        return float(x.sum())\n"            /* 5: TL101, forward of a project Module */
-     "class Data(BaseSet):\n"
-     "    def __getitem__(self, i):\n"
-     "        return torch.FloatTensor(self.rows[i])\n" /* 8: TL204 */
-     "class Plain:\n"
-     "    def forward(self, x):\n"
-     "        return float(x.sum())\n"},          /* 11: not a Module: silent */
+      {"p/base.py",
+       "import torch\nclass Base(torch.nn.Module):\n    pass\nclass BaseSet(torch.utils.data.Dataset):\n    pass\n"
+       "def place(m):\n    return m.cuda()\n"},
+      {"p/net.py", "from base import Base, BaseSet\n"
+                   "import torch\n"
+                   "class Net(Base):\n"
+                   "    def forward(self, x):\n"
+                   "        return float(x.sum())\n" /* 5: TL101, forward of a project Module */
+                   "class Data(BaseSet):\n"
+                   "    def __getitem__(self, i):\n"
+                   "        return torch.FloatTensor(self.rows[i])\n" /* 8: TL204 */
+                   "class Plain:\n"
+                   "    def forward(self, x):\n"
+                   "        return float(x.sum())\n"}, /* 11: not a Module: silent */
   };
   char *got = run(rs, files, 2);
-  CHECK_STR(got,
-    "p/net.py:5 TL101 | `Net.forward` runs every step (forward of a Module/Layer subclass) at p/net.py:4\n"
-    "p/net.py:8 TL204 | `Data.__getitem__` runs once per sample (Dataset) at p/net.py:7\n");
+  CHECK_STR(got, "p/net.py:5 TL101 | `Net.forward` runs every step (forward of a Module/Layer subclass) at p/net.py:4\n"
+                 "p/net.py:8 TL204 | `Data.__getitem__` runs once per sample (Dataset) at p/net.py:7\n");
   free(got);
 }
 
@@ -335,17 +361,16 @@ static void test_bases_across_files(tl_ruleset *rs) {
  * project is enough to make them report, and so is the lack of an entry point (a fragment). */
 static void test_cpu_only_project(tl_ruleset *rs) {
   src_file cpu[] = {
-    {"c/train.py",
-     "# comments may say .cuda() or device='cuda'\n"
-     "def fit(loader, net, opt):\n"
-     "    \"\"\"A docstring saying .to(device) is no code either.\"\"\"\n"
-     "    for x in loader:\n"
-     "        loss = net(x).mean()\n"
-     "        loss.backward()\n"
-     "        opt.step()\n"
-     "        print(loss.item())\n"            /* line 8: silent, CPU only */
-     "if __name__ == '__main__':\n"
-     "    fit(None, None, None)\n"},
+      {"c/train.py", "# comments may say .cuda() or device='cuda'\n"
+                     "def fit(loader, net, opt):\n"
+                     "    \"\"\"A docstring saying .to(device) is no code either.\"\"\"\n"
+                     "    for x in loader:\n"
+                     "        loss = net(x).mean()\n"
+                     "        loss.backward()\n"
+                     "        opt.step()\n"
+                     "        print(loss.item())\n" /* line 8: silent, CPU only */
+                     "if __name__ == '__main__':\n"
+                     "    fit(None, None, None)\n"},
   };
   char *got = run(rs, cpu, 1);
   CHECK_STR(got, "");
@@ -354,8 +379,9 @@ static void test_cpu_only_project(tl_ruleset *rs) {
   got = run(rs, gpu, 2);
   CHECK_STR(got, "c/train.py:8 TL101 | in the step loop at c/train.py:4\n");
   free(got);
-  src_file fragment[] = {{"c/train.py", "def fit(loader, net, opt):\n    for x in loader:\n        loss = net(x).mean()\n"
-                                        "        loss.backward()\n        opt.step()\n        print(loss.item())\n"}};
+  src_file fragment[] = {{"c/train.py",
+                          "def fit(loader, net, opt):\n    for x in loader:\n        loss = net(x).mean()\n"
+                          "        loss.backward()\n        opt.step()\n        print(loss.item())\n"}};
   got = run(rs, fragment, 1);
   CHECK_STR(got, "c/train.py:6 TL101 | in the step loop at c/train.py:2\n");
   free(got);
@@ -365,22 +391,21 @@ static void test_cpu_only_project(tl_ruleset *rs) {
  * findings are info, and a function called from a training loop and an evaluation loop keeps the
  * training loop's chain and severity. */
 static void test_eval_loop(tl_ruleset *rs) {
-  const char *text =
-      "import torch\n"
-      "def record(loss):\n"
-      "    return loss.item()\n"                       /* 3: from both loops: training wins */
-      "def fit(model, train_loader, val_loader, opt):\n"
-      "    model.cuda()\n"
-      "    for x, y in logger.log_every(val_loader, 10):\n" /* 6: evaluation loop (comes first) */
-      "        loss = model(x.cuda(), y.cuda())\n"
-      "        record(loss)\n"
-      "        print(loss.item())\n"                   /* 9: info */
-      "    for x, y in train_loader:\n"                /* 10: training loop */
-      "        loss = model(x.cuda(), y.cuda())\n"
-      "        loss.backward()\n"
-      "        opt.step()\n"
-      "        record(loss)\n"
-      "        print(loss.item())\n";                  /* 15: warning */
+  const char *text = "import torch\n"
+                     "def record(loss):\n"
+                     "    return loss.item()\n" /* 3: from both loops: training wins */
+                     "def fit(model, train_loader, val_loader, opt):\n"
+                     "    model.cuda()\n"
+                     "    for x, y in logger.log_every(val_loader, 10):\n" /* 6: evaluation loop (comes first) */
+                     "        loss = model(x.cuda(), y.cuda())\n"
+                     "        record(loss)\n"
+                     "        print(loss.item())\n"    /* 9: info */
+                     "    for x, y in train_loader:\n" /* 10: training loop */
+                     "        loss = model(x.cuda(), y.cuda())\n"
+                     "        loss.backward()\n"
+                     "        opt.step()\n"
+                     "        record(loss)\n"
+                     "        print(loss.item())\n"; /* 15: warning */
   tl_options o = {1, false};
   tl_analysis *a = tl_analysis_new(rs, &o);
   tl_analysis_add_text(a, "e/train.py", text, strlen(text));
@@ -395,57 +420,58 @@ static void test_eval_loop(tl_ruleset *rs) {
   }
   tl_analysis_delete(a);
   char *got = tl_buf_take(&b);
-  CHECK_STR(got, "3 warning | in `record` at e/train.py:2, called from the step loop at e/train.py:10\n"
-                 "9 info | in the evaluation or inference loop (no backward pass or optimizer step in it) at e/train.py:6\n"
-                 "15 warning | in the step loop at e/train.py:10\n");
+  CHECK_STR(got,
+            "3 warning | in `record` at e/train.py:2, called from the step loop at e/train.py:10\n"
+            "9 info | in the evaluation or inference loop (no backward pass or optimizer step in it) at e/train.py:6\n"
+            "15 warning | in the step loop at e/train.py:10\n");
   free(got);
 }
 
 static void test_kinds_and_guards(tl_ruleset *rs) {
   src_file files[] = {
-    {"k.py",
-     "import torch\n"
-     "def train(model, opt, data_iter, steps):\n"
-     "    step = 0\n"
-     "    while step < steps:\n"                 /* 4: while loop with backward */
-     "        loss = model(next(data_iter))\n"
-     "        loss.backward()\n"
-     "        opt.step()\n"
-     "        if step % 100 == 0:\n"
-     "            print(loss.item())\n"          /* 9: guarded */
-     "        else:\n"
-     "            last = loss.item()\n"          /* 11: else branch: per step */
-     "        log_now = step % 50 == 0\n"
-     "        if log_now:\n"
-     "            print(loss.item())\n"          /* 14: guarded through a variable */
-     "        cpu = torch.zeros(4)\n"
-     "        cpu.sum().item()\n"                /* 16: a CPU tensor: silent */
-     "        step += 1\n"
-     "def run_epochs(model, loader, opt):\n"
-     "    for epoch in range(10):\n"             /* 19: epoch loop, not a step loop */
-     "        stats = torch.ones(3, device='cuda').sum().item()\n" /* 20: once per epoch */
-     "        train_one_epoch(model, loader, opt)\n"
-     "def train_one_epoch(model, loader, opt):\n"
-     "    for x, y in loader:\n"                 /* 23: no backward in it: an evaluation loop */
-     "        n = y.sum().item()\n"              /* 24: batch before .to(): CPU */
-     "        x = x.to('cuda')\n"
-     "        s = x.sum().item()\n"              /* 26: on the device now */
-     "def collate_fn(samples):\n"
-     "    return torch.FloatTensor(samples[0])\n" /* 28: per-sample code */
-     "def generate(model, x, max_len):\n"
-     "    cur = 0\n"
-     "    while cur < max_len:\n"               /* 31: decoding loop: inference, not training */
-     "        scores = model(x)\n"
-     "        best = scores.max().item()\n"      /* 33 */
-     "        cur += 1\n"},
+      {"k.py", "import torch\n"
+               "def train(model, opt, data_iter, steps):\n"
+               "    step = 0\n"
+               "    while step < steps:\n" /* 4: while loop with backward */
+               "        loss = model(next(data_iter))\n"
+               "        loss.backward()\n"
+               "        opt.step()\n"
+               "        if step % 100 == 0:\n"
+               "            print(loss.item())\n" /* 9: guarded */
+               "        else:\n"
+               "            last = loss.item()\n" /* 11: else branch: per step */
+               "        log_now = step % 50 == 0\n"
+               "        if log_now:\n"
+               "            print(loss.item())\n" /* 14: guarded through a variable */
+               "        cpu = torch.zeros(4)\n"
+               "        cpu.sum().item()\n" /* 16: a CPU tensor: silent */
+               "        step += 1\n"
+               "def run_epochs(model, loader, opt):\n"
+               "    for epoch in range(10):\n"                               /* 19: epoch loop, not a step loop */
+               "        stats = torch.ones(3, device='cuda').sum().item()\n" /* 20: once per epoch */
+               "        train_one_epoch(model, loader, opt)\n"
+               "def train_one_epoch(model, loader, opt):\n"
+               "    for x, y in loader:\n"    /* 23: no backward in it: an evaluation loop */
+               "        n = y.sum().item()\n" /* 24: batch before .to(): CPU */
+               "        x = x.to('cuda')\n"
+               "        s = x.sum().item()\n" /* 26: on the device now */
+               "def collate_fn(samples):\n"
+               "    return torch.FloatTensor(samples[0])\n" /* 28: per-sample code */
+               "def generate(model, x, max_len):\n"
+               "    cur = 0\n"
+               "    while cur < max_len:\n" /* 31: decoding loop: inference, not training */
+               "        scores = model(x)\n"
+               "        best = scores.max().item()\n" /* 33 */
+               "        cur += 1\n"},
   };
   char *got = run(rs, files, 1);
-  CHECK_STR(got,
-    "k.py:4 TL601 | \n" /* the project's first CUDA training loop, no mixed precision anywhere */
-    "k.py:11 TL101 | in the step loop at k.py:4\n"
-    "k.py:26 TL101 | in the evaluation or inference loop (no backward pass or optimizer step in it) at k.py:23\n"
-    "k.py:28 TL204 | `collate_fn` runs once per batch in the loader (collate_fn) at k.py:27\n"
-    "k.py:33 TL101 | in the evaluation or inference loop (no backward pass or optimizer step in it) at k.py:31\n");
+  CHECK_STR(
+      got,
+      "k.py:4 TL601 | \n" /* the project's first CUDA training loop, no mixed precision anywhere */
+      "k.py:11 TL101 | in the step loop at k.py:4\n"
+      "k.py:26 TL101 | in the evaluation or inference loop (no backward pass or optimizer step in it) at k.py:23\n"
+      "k.py:28 TL204 | `collate_fn` runs once per batch in the loader (collate_fn) at k.py:27\n"
+      "k.py:33 TL101 | in the evaluation or inference loop (no backward pass or optimizer step in it) at k.py:31\n");
   free(got);
 }
 
@@ -488,7 +514,8 @@ static void test_dotted(void) {
   TSNode rhs[3];
   for (uint32_t i = 0; i < 3; i++) rhs[i] = TL_CHILD(ts_node_named_child(ts_node_named_child(root, i), 0), right);
   char *d = tl_dotted(rhs[0], src);
-  CHECK(d && strlen(d) == 50 * 12 + 3 && !strncmp(d, "name_00_xyz.name_01_xyz.", 24) && !strcmp(d + strlen(d) - 15, "name_49_xyz.f()"));
+  CHECK(d && strlen(d) == 50 * 12 + 3 && !strncmp(d, "name_00_xyz.name_01_xyz.", 24) &&
+        !strcmp(d + strlen(d) - 15, "name_49_xyz.f()"));
   free(d);
   d = tl_dotted(rhs[1], src);
   CHECK_STR(d ? d : "(null)", "a.b().d()");
@@ -515,12 +542,41 @@ static void test_lines(void) {
 /* tl_rx_may: never "no" where the regex matches; "no" for texts that are too short or, for an
  * anchored regex, start with a byte no match starts with (caseless first units included). */
 static void test_rx_pre(void) {
-  static const char *const res[] = {"^(torch|paddle)\\.(arange|zeros)$", "^numpy\\.", "(?i)^Cuda", "(?i)^[é]x",
-                                    "(^|\\.)([a-z]\\w*_)?tokenizer$", "^a?", "x|^y", "^(?:ab|c)+$", "(?m)^z",
-                                    "^\\w+$", "^é"};
-  static const char *const texts[] = {"torch.arange", "paddle.zeros", "torch.zeros_like", "self.arange", "numpy.x",
-                                      "np.x", "cuda", "CUDA", "cUDA", "ÉX", "éx", "ex", "hf_tokenizer", "a.tokenizer",
-                                      "", "b", "y", "xy", "abc", "cab", "q\nz", "z", "é", "e"};
+  static const char *const res[] = {"^(torch|paddle)\\.(arange|zeros)$",
+                                    "^numpy\\.",
+                                    "(?i)^Cuda",
+                                    "(?i)^[é]x",
+                                    "(^|\\.)([a-z]\\w*_)?tokenizer$",
+                                    "^a?",
+                                    "x|^y",
+                                    "^(?:ab|c)+$",
+                                    "(?m)^z",
+                                    "^\\w+$",
+                                    "^é"};
+  static const char *const texts[] = {"torch.arange",
+                                      "paddle.zeros",
+                                      "torch.zeros_like",
+                                      "self.arange",
+                                      "numpy.x",
+                                      "np.x",
+                                      "cuda",
+                                      "CUDA",
+                                      "cUDA",
+                                      "ÉX",
+                                      "éx",
+                                      "ex",
+                                      "hf_tokenizer",
+                                      "a.tokenizer",
+                                      "",
+                                      "b",
+                                      "y",
+                                      "xy",
+                                      "abc",
+                                      "cab",
+                                      "q\nz",
+                                      "z",
+                                      "é",
+                                      "e"};
   int rejected = 0;
   pcre2_match_data *md = pcre2_match_data_create(4, NULL);
   for (size_t i = 0; i < sizeof res / sizeof *res; i++) {

@@ -17,31 +17,30 @@ static char *render(tl_analysis *a) {
 }
 
 static const char *loop_b = /* a CUDA training loop */
-  "def train(model, loader, opt):\n"
-  "    model = model.cuda()\n"
-  "    for x in loader:\n"
-  "        loss = model(x.cuda())\n"
-  "        loss.backward()\n"
-  "        opt.step()\n";
+    "def train(model, loader, opt):\n"
+    "    model = model.cuda()\n"
+    "    for x in loader:\n"
+    "        loss = model(x.cuda())\n"
+    "        loss.backward()\n"
+    "        opt.step()\n";
 static const char *loop_a = /* its step runs in another file */
-  "from steps import step_fn\n"
-  "def fit(model, loader, opt, epochs):\n"
-  "    model.cuda()\n"
-  "    for epoch in range(epochs):\n"
-  "        for i, batch in enumerate(loader):\n"
-  "            step_fn(model, batch, opt)\n";
-static const char *steps_v1 =
-  "def step_fn(model, batch, opt):\n"
-  "    loss = model(batch)\n"
-  "    loss.backward()\n"
-  "    opt.step()\n";
+    "from steps import step_fn\n"
+    "def fit(model, loader, opt, epochs):\n"
+    "    model.cuda()\n"
+    "    for epoch in range(epochs):\n"
+    "        for i, batch in enumerate(loader):\n"
+    "            step_fn(model, batch, opt)\n";
+static const char *steps_v1 = "def step_fn(model, batch, opt):\n"
+                              "    loss = model(batch)\n"
+                              "    loss.backward()\n"
+                              "    opt.step()\n";
 static const char *steps_amp = /* mixed precision in another file silences the rule */
-  "import torch\n"
-  "def step_fn(model, batch, opt):\n"
-  "    with torch.autocast('cuda'):\n"
-  "        loss = model(batch)\n"
-  "    loss.backward()\n"
-  "    opt.step()\n";
+    "import torch\n"
+    "def step_fn(model, batch, opt):\n"
+    "    with torch.autocast('cuda'):\n"
+    "        loss = model(batch)\n"
+    "    loss.backward()\n"
+    "    opt.step()\n";
 
 static char *run(tl_ruleset *rs, unsigned threads, bool reversed) {
   tl_options o = {threads, false};
@@ -72,7 +71,10 @@ int main(void) {
   CHECK_STR(r2, r1);
   CHECK_STR(r3, r1);
   CHECK_STR(r4, r1);
-  free(r1); free(r2); free(r3); free(r4);
+  free(r1);
+  free(r2);
+  free(r3);
+  free(r4);
 
   /* The editor path: mixed precision appears in steps.py, goes away, a file is removed. */
   tl_options o = {2, true};
@@ -115,8 +117,8 @@ int main(void) {
 
   tl_ruleset *user = tl_ruleset_new();
   const char *rule =
-    "---\ncode: TL992\nname: first-print\nscope: project\nmessage: m\n---\n"
-    "```query\n((call function: (identifier) @f) @finding (#eq? @f \"print\") (#not-project-match? \"logging\"))\n```\n";
+      "---\ncode: TL992\nname: first-print\nscope: project\nmessage: m\n---\n"
+      "```query\n((call function: (identifier) @f) @finding (#eq? @f \"print\") (#not-project-match? \"logging\"))\n```\n";
   CHECK(tl_ruleset_add_text(user, "TL992.md", rule, strlen(rule)));
   CHECK(tl_ruleset_compile(user));
   tl_options o1 = {1, false};
@@ -138,12 +140,10 @@ int main(void) {
   /* supersedes: the project rule's one finding hides the other rule's finding at the same place
    * only; the project rule's other matches (not reported) hide nothing. */
   tl_ruleset *sup = tl_ruleset_new();
-  const char *outer =
-    "---\ncode: TL993\nname: first-print\nscope: project\nsupersedes: TL994\nmessage: m\n---\n"
-    "```query\n((call function: (identifier) @f) @finding (#eq? @f \"print\"))\n```\n";
-  const char *inner =
-    "---\ncode: TL994\nname: any-print\nmessage: m\n---\n"
-    "```query\n((call function: (identifier) @f) @finding (#eq? @f \"print\"))\n```\n";
+  const char *outer = "---\ncode: TL993\nname: first-print\nscope: project\nsupersedes: TL994\nmessage: m\n---\n"
+                      "```query\n((call function: (identifier) @f) @finding (#eq? @f \"print\"))\n```\n";
+  const char *inner = "---\ncode: TL994\nname: any-print\nmessage: m\n---\n"
+                      "```query\n((call function: (identifier) @f) @finding (#eq? @f \"print\"))\n```\n";
   CHECK(tl_ruleset_add_text(sup, "TL993.md", outer, strlen(outer)));
   CHECK(tl_ruleset_add_text(sup, "TL994.md", inner, strlen(inner)));
   CHECK(tl_ruleset_compile(sup));

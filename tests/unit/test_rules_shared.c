@@ -9,36 +9,35 @@
 #include "trainlint.h"
 
 static const char *rule_a = /* two patterns of one structure in one rule, predicates inside the node */
-  "---\ncode: TLA01\nname: a\nhot: none\nmessage: \"a {{fn}}\"\n---\n```query\n"
-  "; a comment with ( and \" in it\n"
-  "((call function: (identifier) @fn) @finding (#eq? @fn \"foo\"))\n"
-  "((call\n   function: (identifier) @fn\n   (#match? @fn \"^ba[r;(]$\")) @finding)\n"
-  "```\n";
+    "---\ncode: TLA01\nname: a\nhot: none\nmessage: \"a {{fn}}\"\n---\n```query\n"
+    "; a comment with ( and \" in it\n"
+    "((call function: (identifier) @fn) @finding (#eq? @fn \"foo\"))\n"
+    "((call\n   function: (identifier) @fn\n   (#match? @fn \"^ba[r;(]$\")) @finding)\n"
+    "```\n";
 static const char *rule_b = /* the same structure in another rule, and one that differs by a capture name */
-  "---\ncode: TLB01\nname: b\nhot: none\nmessage: \"b {{finding}}\"\n---\n```query\n"
-  "((call function: (identifier) @fn) @finding (#any-of? @fn \"foo\" \"baz\"))\n"
-  "((call function: (identifier) @name) @finding (#eq? @name \"qux\"))\n"
-  "```\n";
+    "---\ncode: TLB01\nname: b\nhot: none\nmessage: \"b {{finding}}\"\n---\n```query\n"
+    "((call function: (identifier) @fn) @finding (#any-of? @fn \"foo\" \"baz\"))\n"
+    "((call function: (identifier) @name) @finding (#eq? @name \"qux\"))\n"
+    "```\n";
 static const char *rule_c = /* a keyword argument reaching its call with #parent!/#field! */
-  "---\ncode: TLC01\nname: c\nhot: none\nmessage: \"c {{callee}}\"\n---\n```query\n"
-  "((keyword_argument name: (identifier) @k) @finding\n"
-  " (#eq? @k \"lr\")\n (#parent! @finding @args \"argument_list\")\n (#parent! @args @call \"call\")\n"
-  " (#field! @call \"function\" @callee))\n"
-  "```\n";
+    "---\ncode: TLC01\nname: c\nhot: none\nmessage: \"c {{callee}}\"\n---\n```query\n"
+    "((keyword_argument name: (identifier) @k) @finding\n"
+    " (#eq? @k \"lr\")\n (#parent! @finding @args \"argument_list\")\n (#parent! @args @call \"call\")\n"
+    " (#field! @call \"function\" @callee))\n"
+    "```\n";
 
 static const char *rule_d = /* the same structure; a predicate equal to TLA01's but negated: not shared */
-  "---\ncode: TLD01\nname: d\nhot: none\nmessage: \"d {{fn}}\"\n---\n```query\n"
-  "((call function: (identifier) @fn) @finding (#not-eq? @fn \"foo\") (#not-eq? @fn \"qux\"))\n"
-  "```\n";
+    "---\ncode: TLD01\nname: d\nhot: none\nmessage: \"d {{fn}}\"\n---\n```query\n"
+    "((call function: (identifier) @fn) @finding (#not-eq? @fn \"foo\") (#not-eq? @fn \"qux\"))\n"
+    "```\n";
 
-static const char *src =
-  "foo()\n"
-  "bar()\n"
-  "baz()\n"
-  "qux()\n"
-  "opt = SGD(p, lr=0.1)\n"
-  "class K(Base, lr=2):\n"
-  "    pass\n";
+static const char *src = "foo()\n"
+                         "bar()\n"
+                         "baz()\n"
+                         "qux()\n"
+                         "opt = SGD(p, lr=0.1)\n"
+                         "class K(Base, lr=2):\n"
+                         "    pass\n";
 
 static char *run(tl_ruleset *rs) {
   tl_options o = {1, false};
@@ -75,16 +74,15 @@ int main(void) {
   CHECK_INT(members, 3);
 
   char *got = run(rs);
-  CHECK_STR(got,
-            "1:1 TLA01 a foo\n"
-            "1:1 TLB01 b foo()\n"
-            "2:1 TLA01 a bar\n"
-            "2:1 TLD01 d bar\n"
-            "3:1 TLB01 b baz()\n"
-            "3:1 TLD01 d baz\n"
-            "4:1 TLB01 b qux()\n"
-            "5:7 TLD01 d SGD\n"
-            "5:14 TLC01 c SGD\n");
+  CHECK_STR(got, "1:1 TLA01 a foo\n"
+                 "1:1 TLB01 b foo()\n"
+                 "2:1 TLA01 a bar\n"
+                 "2:1 TLD01 d bar\n"
+                 "3:1 TLB01 b baz()\n"
+                 "3:1 TLD01 d baz\n"
+                 "4:1 TLB01 b qux()\n"
+                 "5:7 TLD01 d SGD\n"
+                 "5:14 TLC01 c SGD\n");
   free(got);
 
   /* Each rule alone gives the same findings (no sharing across rules then). */

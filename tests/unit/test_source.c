@@ -65,32 +65,34 @@ static void test_utf8(void) {
   /* Valid: ASCII, 2/3/4-byte forms, the edges around the surrogates and U+10FFFF. */
   CHECK(tl_utf8_valid("", 0, &bad));
   CHECK(tl_utf8_valid("abc", 3, &bad));
-  CHECK(tl_utf8_valid("\xC3\xA9", 2, &bad));             /* é */
-  CHECK(tl_utf8_valid("\xE2\x82\xAC", 3, &bad));         /* € */
-  CHECK(tl_utf8_valid("\xF0\x9F\x98\x80", 4, &bad));     /* 😀 */
-  CHECK(tl_utf8_valid("\xED\x9F\xBF", 3, &bad));         /* U+D7FF */
-  CHECK(tl_utf8_valid("\xEE\x80\x80", 3, &bad));         /* U+E000 */
-  CHECK(tl_utf8_valid("\xF4\x8F\xBF\xBF", 4, &bad));     /* U+10FFFF */
-  CHECK(tl_utf8_valid("\xEF\xBB\xBFx", 4, &bad));        /* BOM */
+  CHECK(tl_utf8_valid("\xC3\xA9", 2, &bad));         /* é */
+  CHECK(tl_utf8_valid("\xE2\x82\xAC", 3, &bad));     /* € */
+  CHECK(tl_utf8_valid("\xF0\x9F\x98\x80", 4, &bad)); /* 😀 */
+  CHECK(tl_utf8_valid("\xED\x9F\xBF", 3, &bad));     /* U+D7FF */
+  CHECK(tl_utf8_valid("\xEE\x80\x80", 3, &bad));     /* U+E000 */
+  CHECK(tl_utf8_valid("\xF4\x8F\xBF\xBF", 4, &bad)); /* U+10FFFF */
+  CHECK(tl_utf8_valid("\xEF\xBB\xBFx", 4, &bad));    /* BOM */
 
   struct {
     const char *s;
     size_t len, bad;
   } cases[] = {
-      {"ab\xC0\x80", 4, 2},          /* overlong NUL (2 bytes) */
-      {"ab\xC1\xBF", 4, 2},          /* overlong (2 bytes) */
-      {"x\xE0\x80\xAF", 4, 1},       /* overlong '/' (3 bytes) */
-      {"\xF0\x80\x80\xAF", 4, 0},    /* overlong (4 bytes) */
-      {"x\xED\xA0\x80y", 5, 1},      /* surrogate U+D800 */
-      {"xy\xED\xBF\xBF", 5, 2},      /* surrogate U+DFFF */
-      {"abc\xE2\x82", 5, 3},         /* truncated at end of text */
-      {"abc\xF0\x9F\x98", 6, 3},     /* truncated 4-byte at end */
-      {"\xE2\x82" "A", 3, 0},        /* truncated before ASCII */
-      {"ok\x80", 3, 2},              /* stray continuation byte */
-      {"\xF4\x90\x80\x80", 4, 0},    /* U+110000 */
-      {"a\xF5\x80\x80\x80", 5, 1},   /* lead byte F5 */
+      {"ab\xC0\x80", 4, 2},       /* overlong NUL (2 bytes) */
+      {"ab\xC1\xBF", 4, 2},       /* overlong (2 bytes) */
+      {"x\xE0\x80\xAF", 4, 1},    /* overlong '/' (3 bytes) */
+      {"\xF0\x80\x80\xAF", 4, 0}, /* overlong (4 bytes) */
+      {"x\xED\xA0\x80y", 5, 1},   /* surrogate U+D800 */
+      {"xy\xED\xBF\xBF", 5, 2},   /* surrogate U+DFFF */
+      {"abc\xE2\x82", 5, 3},      /* truncated at end of text */
+      {"abc\xF0\x9F\x98", 6, 3},  /* truncated 4-byte at end */
+      {"\xE2\x82"
+       "A",
+       3, 0},                      /* truncated before ASCII */
+      {"ok\x80", 3, 2},            /* stray continuation byte */
+      {"\xF4\x90\x80\x80", 4, 0},  /* U+110000 */
+      {"a\xF5\x80\x80\x80", 5, 1}, /* lead byte F5 */
       {"a\xFF", 2, 1},
-      {"\xC3\xA9\xC3", 3, 2},        /* valid then truncated */
+      {"\xC3\xA9\xC3", 3, 2}, /* valid then truncated */
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     bad = 999;

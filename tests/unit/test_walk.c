@@ -90,8 +90,7 @@ static void check_diag(const result *r, const char *path, tl_diag_level level, c
     return;
   }
   fprintf(stderr, "no diagnostic for %s (have %zu)\n", path, r->diags.n);
-  for (size_t i = 0; i < r->diags.n; i++)
-    fprintf(stderr, "  %s: %s\n", r->diags.v[i].path, r->diags.v[i].message);
+  for (size_t i = 0; i < r->diags.n; i++) fprintf(stderr, "  %s: %s\n", r->diags.v[i].path, r->diags.v[i].message);
   CHECK(0);
 }
 
@@ -146,8 +145,7 @@ static void test_glob(void) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     bool got = tl_glob_match(cases[i].pat, cases[i].path);
-    if (got != cases[i].want)
-      fprintf(stderr, "glob %s vs %s: got %d\n", cases[i].pat, cases[i].path, (int)got);
+    if (got != cases[i].want) fprintf(stderr, "glob %s vs %s: got %d\n", cases[i].pat, cases[i].path, (int)got);
     CHECK(got == cases[i].want);
   }
   /* Backtracking is bounded: this must answer at once, not after 2^20 steps. */
@@ -173,22 +171,22 @@ static void build_tree(void) {
   put("root/b.pyi", "");
   put("root/c.txt", "");
   put("root/README.md", "");
-  put("root/build.py", "");       /* "build/" matches directories only */
-  put("root/build/gen.py", "");   /* ignored directory */
-  put("root/build/keep.py", "");  /* cannot be re-included under an ignored directory */
-  put("root/top_only.py", "");    /* anchored: ignored here ... */
+  put("root/build.py", "");         /* "build/" matches directories only */
+  put("root/build/gen.py", "");     /* ignored directory */
+  put("root/build/keep.py", "");    /* cannot be re-included under an ignored directory */
+  put("root/top_only.py", "");      /* anchored: ignored here ... */
   put("root/deep/top_only.py", ""); /* ... not here */
   put("root/gen_a.py", "");
-  put("root/gen_keep.py", "");    /* negated */
+  put("root/gen_keep.py", ""); /* negated */
   put("root/#hash.py", "");
-  put("root/trailing.py", "");    /* trailing spaces of the line are dropped */
+  put("root/trailing.py", ""); /* trailing spaces of the line are dropped */
   put("root/x.log", "");
   put("root/local.py", "");
   put("root/deep/.gitignore", "!gen_b.py\nlocal.py\n/anch.py\n");
-  put("root/deep/gen_b.py", "");  /* re-included by the deeper .gitignore */
-  put("root/deep/gen_c.py", "");  /* ignored by the root one */
-  put("root/deep/local.py", "");  /* ignored by the deeper one */
-  put("root/deep/anch.py", "");   /* anchored in deep/ */
+  put("root/deep/gen_b.py", ""); /* re-included by the deeper .gitignore */
+  put("root/deep/gen_c.py", ""); /* ignored by the root one */
+  put("root/deep/local.py", ""); /* ignored by the deeper one */
+  put("root/deep/anch.py", "");  /* anchored in deep/ */
   put("root/deep/more/anch.py", "");
   put("root/data/x/cache/c.py", "");
   put("root/data/cache/d.py", "");
@@ -203,25 +201,35 @@ static void build_tree(void) {
   put("root/.pytest_cache/m.py", "");
   put("root/venvx/pyvenv.cfg", "home = /usr/bin\n"); /* any name: a virtualenv */
   put("root/venvx/lib/site.py", "");
-  put("root/.venv/bin/activate", "");                /* a venv name with bin/activate */
+  put("root/.venv/bin/activate", ""); /* a venv name with bin/activate */
   put("root/.venv/lib/x.py", "");
-  put("root/env/plain.py", "");                      /* "env" without markers is ordinary */
+  put("root/env/plain.py", ""); /* "env" without markers is ordinary */
   put("outside/e.py", "");
-  ln("sub/z.py", "root/linked.py");         /* symlink to a file: followed */
-  ln("sub", "root/alias");                  /* symlink to a directory walked already */
-  ln("../outside", "root/ext");             /* symlink to a directory outside */
-  ln("../root", "outside/loop2");           /* ... which links back to the root: a loop */
-  ln("..", "root/sub/loop");                /* a loop */
-  ln("nowhere.py", "root/sub/broken.py");   /* dangling */
+  ln("sub/z.py", "root/linked.py");              /* symlink to a file: followed */
+  ln("sub", "root/alias");                       /* symlink to a directory walked already */
+  ln("../outside", "root/ext");                  /* symlink to a directory outside */
+  ln("../root", "outside/loop2");                /* ... which links back to the root: a loop */
+  ln("..", "root/sub/loop");                     /* a loop */
+  ln("nowhere.py", "root/sub/broken.py");        /* dangling */
   ln("/nonexistent/datasets", "root/data_link"); /* dangling but ignored: silent */
   if (mkfifo("root/fifo.py", 0644) != 0) die("mkfifo");
 }
 
 static const char *const tree_files[] = {
-    "root/a.py",          "root/b.pyi",      "root/build.py",     "root/data/x/keep.py",
-    "root/deep/gen_b.py", "root/deep/more/anch.py", "root/deep/top_only.py", "root/env/plain.py",
-    "root/ext/e.py",      "root/gen_keep.py", "root/linked.py",   "root/local.py",
-    "root/sub/y.py",      "root/sub/z.py",
+    "root/a.py",
+    "root/b.pyi",
+    "root/build.py",
+    "root/data/x/keep.py",
+    "root/deep/gen_b.py",
+    "root/deep/more/anch.py",
+    "root/deep/top_only.py",
+    "root/env/plain.py",
+    "root/ext/e.py",
+    "root/gen_keep.py",
+    "root/linked.py",
+    "root/local.py",
+    "root/sub/y.py",
+    "root/sub/z.py",
 };
 #define NTREE (sizeof tree_files / sizeof tree_files[0])
 
@@ -318,10 +326,9 @@ static void test_excludes(void) {
   const char *ex[] = {"sub", "gen_keep.py", "/env", "ext/", "# not a pattern", "*.pyi"};
   result r = walk(args, 1, ex, 6);
   /* root/sub is excluded, but root/alias (a symlink to it) is another path and is now walked. */
-  const char *want[] = {"root/a.py",          "root/alias/y.py",        "root/alias/z.py",
-                        "root/build.py",      "root/data/x/keep.py",    "root/deep/gen_b.py",
-                        "root/deep/more/anch.py", "root/deep/top_only.py", "root/linked.py",
-                        "root/local.py"};
+  const char *want[] = {"root/a.py",           "root/alias/y.py",    "root/alias/z.py",        "root/build.py",
+                        "root/data/x/keep.py", "root/deep/gen_b.py", "root/deep/more/anch.py", "root/deep/top_only.py",
+                        "root/linked.py",      "root/local.py"};
   check_paths(&r, want, 10, __LINE__);
   CHECK_INT(r.errors, 0);
   check_diag(&r, "root/alias/broken.py", TL_DIAG_WARNING, "dangling symbolic link");

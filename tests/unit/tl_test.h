@@ -7,15 +7,36 @@
 static int tl_test_failures = 0;
 static int tl_test_checks = 0;
 
-#define CHECK(cond) do { tl_test_checks++; if (!(cond)) { tl_test_failures++; \
-    fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); } } while (0)
-#define CHECK_STR(a, b) do { const char *a_ = (a), *b_ = (b); tl_test_checks++; \
-    if (!a_ || !b_ || strcmp(a_, b_) != 0) { tl_test_failures++; \
-      fprintf(stderr, "%s:%d: CHECK_STR failed:\n  got:  %s\n  want: %s\n", __FILE__, __LINE__, \
-              a_ ? a_ : "(null)", b_ ? b_ : "(null)"); } } while (0)
-#define CHECK_INT(a, b) do { long long a_ = (long long)(a), b_ = (long long)(b); tl_test_checks++; \
-    if (a_ != b_) { tl_test_failures++; fprintf(stderr, "%s:%d: CHECK_INT failed: %s = %lld, want %lld\n", \
-      __FILE__, __LINE__, #a, a_, b_); } } while (0)
-#define TEST_DONE() do { printf("%d passed, %d failed\n", tl_test_checks - tl_test_failures, tl_test_failures); \
-    return tl_test_failures ? 1 : 0; } while (0)
+#define CHECK(cond) \
+  do { \
+    tl_test_checks++; \
+    if (!(cond)) { \
+      tl_test_failures++; \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+    } \
+  } while (0)
+#define CHECK_STR(a, b) \
+  do { \
+    const char *a_ = (a), *b_ = (b); \
+    tl_test_checks++; \
+    if (!a_ || !b_ || strcmp(a_, b_) != 0) { \
+      tl_test_failures++; \
+      fprintf(stderr, "%s:%d: CHECK_STR failed:\n  got:  %s\n  want: %s\n", __FILE__, __LINE__, a_ ? a_ : "(null)", \
+              b_ ? b_ : "(null)"); \
+    } \
+  } while (0)
+#define CHECK_INT(a, b) \
+  do { \
+    long long a_ = (long long)(a), b_ = (long long)(b); \
+    tl_test_checks++; \
+    if (a_ != b_) { \
+      tl_test_failures++; \
+      fprintf(stderr, "%s:%d: CHECK_INT failed: %s = %lld, want %lld\n", __FILE__, __LINE__, #a, a_, b_); \
+    } \
+  } while (0)
+#define TEST_DONE() \
+  do { \
+    printf("%d passed, %d failed\n", tl_test_checks - tl_test_failures, tl_test_failures); \
+    return tl_test_failures ? 1 : 0; \
+  } while (0)
 #endif

@@ -45,8 +45,8 @@ static bool tl_cli_check__files(tl_cli_check__state *st, tl_strvec *files, tl_co
     for (size_t k = 0; pc && k < pc->exclude.n; k++) tl_vec_push(&excludes, pc->exclude.v[k]);
     for (size_t k = 0; pc && k < pc->extend_exclude.n; k++) tl_vec_push(&excludes, pc->extend_exclude.v[k]);
   }
-  bool ok = st->cfg.failed || tl_walk((const char *const *)c->paths.v, c->paths.n,
-                                      (const char *const *)excludes.v, excludes.n, files, &st->d);
+  bool ok = st->cfg.failed || tl_walk((const char *const *)c->paths.v, c->paths.n, (const char *const *)excludes.v,
+                                      excludes.n, files, &st->d);
   tl_vec_free(&excludes);
   return ok;
 }
@@ -59,7 +59,7 @@ static tl_ruleset *tl_cli_check__rules(tl_cli_check__state *st, const tl_strvec 
   tl_ruleset *rs = st->cfg.failed ? NULL : tl_cli_load_rules(c, true, false, &st->d);
   if (!rs) return NULL;
   size_t reported = tl_ruleset_diag_count(rs); /* tl_cli_load_rules passed them on */
-  TL_VEC(tl_config *) seen = {0}; /* each file's configuration (NULL: none, the defaults) */
+  TL_VEC(tl_config *) seen = {0};              /* each file's configuration (NULL: none, the defaults) */
   for (size_t i = 0; i < files->n; i++) tl_vec_push(&seen, tl_cli_configs_for(&st->cfg, files->v[i], &st->d));
   tl_config_select_wanted(rs, seen.v, seen.n, (const char *const *)c->select.v, c->select.n,
                           (const char *const *)c->ignore.v, c->ignore.n);

@@ -28,7 +28,10 @@ static char *tl_config__toml_string(TSNode n, const char *src) {
   if (q == 3 && len && p[0] == '\n') p++, len--; /* a newline right after the opening quotes */
   tl_buf b = {0};
   for (size_t i = 0; i < len; i++) {
-    if (literal || p[i] != '\\' || i + 1 >= len) { tl_buf_putc(&b, p[i]); continue; }
+    if (literal || p[i] != '\\' || i + 1 >= len) {
+      tl_buf_putc(&b, p[i]);
+      continue;
+    }
     char c = p[++i];
     switch (c) {
     case 'n': tl_buf_putc(&b, '\n'); break;
@@ -36,7 +39,8 @@ static char *tl_config__toml_string(TSNode n, const char *src) {
     case 'r': tl_buf_putc(&b, '\r'); break;
     case '"': tl_buf_putc(&b, '"'); break;
     case '\\': tl_buf_putc(&b, '\\'); break;
-    case 'u': case 'U': {
+    case 'u':
+    case 'U': {
       size_t nd = c == 'u' ? 4 : 8;
       unsigned long cp = 0;
       for (size_t k = 0; k < nd && i + 1 < len; k++) {
@@ -46,9 +50,19 @@ static char *tl_config__toml_string(TSNode n, const char *src) {
       char u[4];
       size_t un = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
       if (un == 1) u[0] = (char)cp;
-      else if (un == 2) { u[0] = (char)(0xC0 | (cp >> 6)); u[1] = (char)(0x80 | (cp & 63)); }
-      else if (un == 3) { u[0] = (char)(0xE0 | (cp >> 12)); u[1] = (char)(0x80 | ((cp >> 6) & 63)); u[2] = (char)(0x80 | (cp & 63)); }
-      else { u[0] = (char)(0xF0 | (cp >> 18)); u[1] = (char)(0x80 | ((cp >> 12) & 63)); u[2] = (char)(0x80 | ((cp >> 6) & 63)); u[3] = (char)(0x80 | (cp & 63)); }
+      else if (un == 2) {
+        u[0] = (char)(0xC0 | (cp >> 6));
+        u[1] = (char)(0x80 | (cp & 63));
+      } else if (un == 3) {
+        u[0] = (char)(0xE0 | (cp >> 12));
+        u[1] = (char)(0x80 | ((cp >> 6) & 63));
+        u[2] = (char)(0x80 | (cp & 63));
+      } else {
+        u[0] = (char)(0xF0 | (cp >> 18));
+        u[1] = (char)(0x80 | ((cp >> 12) & 63));
+        u[2] = (char)(0x80 | ((cp >> 6) & 63));
+        u[3] = (char)(0x80 | (cp & 63));
+      }
       tl_buf_put(&b, u, un);
       break;
     }
@@ -125,8 +139,10 @@ static void tl_config__codes(tl_config__ctx *x, TSNode v, const char *key, tl_st
 /* One key = value of [tool.trainlint] (key relative to the table). */
 static void tl_config__pair(tl_config__ctx *x, const char *key, TSNode keynode, TSNode v) {
   tl_config *c = x->c;
-  if (!strcmp(key, "select")) { c->has_select = true; tl_config__codes(x, v, key, &c->select); }
-  else if (!strcmp(key, "ignore")) tl_config__codes(x, v, key, &c->ignore);
+  if (!strcmp(key, "select")) {
+    c->has_select = true;
+    tl_config__codes(x, v, key, &c->select);
+  } else if (!strcmp(key, "ignore")) tl_config__codes(x, v, key, &c->ignore);
   else if (!strcmp(key, "extend-select")) tl_config__codes(x, v, key, &c->extend_select);
   else if (!strcmp(key, "exclude")) tl_config__strings(x, v, key, &c->exclude);
   else if (!strcmp(key, "extend-exclude")) tl_config__strings(x, v, key, &c->extend_exclude);
@@ -155,7 +171,10 @@ static void tl_config__pair(tl_config__ctx *x, const char *key, TSNode keynode, 
     free(s);
   } else if (!strcmp(key, "per-file-ignores") || !strcmp(key, "severity")) {
     /* an inline table: per-file-ignores = { "tests/..." = ["TL101"] } */
-    if (!tl_config__is(v, "inline_table")) { tl_config__error(x, v, "`%s` must be a table", key); return; }
+    if (!tl_config__is(v, "inline_table")) {
+      tl_config__error(x, v, "`%s` must be a table", key);
+      return;
+    }
     for (uint32_t i = 0; i < ts_node_named_child_count(v); i++) {
       TSNode pair = ts_node_named_child(v, i);
       if (!tl_config__is(pair, "pair")) continue;
@@ -200,7 +219,10 @@ tl_config *tl_config_load(const char *path, bool *found, tl_diags *diags) {
   c->path = tl_strdup(path);
   const char *slash = strrchr(path, '/');
   c->dir = slash ? tl_strndup(path, (size_t)(slash - path)) : tl_strdup(".");
-  if (slash == path) { free(c->dir); c->dir = tl_strdup("/"); }
+  if (slash == path) {
+    free(c->dir);
+    c->dir = tl_strdup("/");
+  }
   TSParser *parser = ts_parser_new();
   ts_parser_set_language(parser, tree_sitter_toml());
   TSTree *tree = ts_parser_parse_string(parser, NULL, src.text, (uint32_t)src.len);
@@ -213,7 +235,10 @@ tl_config *tl_config_load(const char *path, bool *found, tl_diags *diags) {
       if (tl_config__is(n, "ERROR") || ts_node_is_missing(n)) break;
       TSNode next = {0};
       for (uint32_t i = 0; i < ts_node_child_count(n); i++)
-        if (ts_node_has_error(ts_node_child(n, i))) { next = ts_node_child(n, i); break; }
+        if (ts_node_has_error(ts_node_child(n, i))) {
+          next = ts_node_child(n, i);
+          break;
+        }
       if (ts_node_is_null(next)) break;
       n = next;
     }
@@ -246,8 +271,8 @@ void tl_config_delete(tl_config *c) {
   if (!c) return;
   free(c->path);
   free(c->dir);
-  tl_strvec *all[] = {&c->select, &c->ignore, &c->extend_select, &c->exclude, &c->extend_exclude,
-                      &c->hot_functions, &c->step_iterables, &c->frameworks};
+  tl_strvec *all[] = {&c->select,         &c->ignore,        &c->extend_select,  &c->exclude,
+                      &c->extend_exclude, &c->hot_functions, &c->step_iterables, &c->frameworks};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++) tl_strvec_free(all[i]);
   for (size_t i = 0; i < c->per_file_ignores.n; i++) {
     free(c->per_file_ignores.v[i].glob);
@@ -271,8 +296,11 @@ static tl_config *tl_config__dir(tl_config_cache *cache, const char *dir, tl_dia
     bool found = false;
     tl_config *c = tl_config_load(py, &found, diags);
     if (!c) *failed = true;
-    else if (found) { found_cfg = c; tl_vec_push(&cache->owned, c); here = true; }
-    else tl_config_delete(c);
+    else if (found) {
+      found_cfg = c;
+      tl_vec_push(&cache->owned, c);
+      here = true;
+    } else tl_config_delete(c);
     if (!c) here = true; /* a broken file stops the search: it was meant to configure this tree */
   }
   free(py);
@@ -293,8 +321,8 @@ bool tl_config_for(tl_config_cache *cache, const char *file, tl_config **config,
   char *copy = tl_strdup(file);
   char *slash = strrchr(copy, '/');
   struct stat st;
-  if (stat(file, &st) == 0 && S_ISDIR(st.st_mode)) { /* a directory names itself */ }
-  else if (slash) *slash = 0;
+  if (stat(file, &st) == 0 && S_ISDIR(st.st_mode)) { /* a directory names itself */
+  } else if (slash) *slash = 0;
   else strcpy(copy, ".");
   char abs[PATH_MAX];
   bool failed = false;

@@ -7,7 +7,7 @@
 #include "trainlint.h"
 
 typedef struct {
-  char *glob;     /* relative to the configuration's directory, gitignore syntax */
+  char *glob; /* relative to the configuration's directory, gitignore syntax */
   tl_strvec codes;
 } tl_per_file_ignore;
 
@@ -17,8 +17,8 @@ typedef struct {
 } tl_severity_override;
 
 typedef struct {
-  char *path;     /* the pyproject.toml (or --config file) */
-  char *dir;      /* its directory ("." for a bare file name) */
+  char *path; /* the pyproject.toml (or --config file) */
+  char *dir;  /* its directory ("." for a bare file name) */
   bool has_select;
   tl_strvec select, ignore, extend_select, exclude, extend_exclude, hot_functions, step_iterables, frameworks;
   TL_VEC(tl_per_file_ignore) per_file_ignores;

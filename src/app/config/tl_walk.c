@@ -19,7 +19,8 @@
 enum { GM_MATCH, GM_NOMATCH, GM_ABORT_ALL, GM_ABORT_TO_STARSTAR };
 
 static bool tl_walk__class_by_name(const char *name, size_t n, unsigned char c) {
-#define TL_CLASS(s, f) if (n == sizeof(s) - 1 && memcmp(name, s, n) == 0) return f(c) != 0
+#define TL_CLASS(s, f) \
+  if (n == sizeof(s) - 1 && memcmp(name, s, n) == 0) return f(c) != 0
   TL_CLASS("alnum", isalnum);
   TL_CLASS("alpha", isalpha);
   TL_CLASS("blank", isblank);
@@ -283,7 +284,7 @@ typedef struct {
   tl_strvec *out;
   tl_diags *diags;
   size_t errors;
-  const ign_frame *extra; /* --exclude patterns, matched at the root; may be NULL */
+  const ign_frame *extra;     /* --exclude patterns, matched at the root; may be NULL */
   TL_VEC(ign_frame *) frames; /* every frame loaded, freed at the end */
   TL_VEC(dirnode *) nodes;
   TL_VEC(deferred_dir) deferred; /* symlinked directories, walked after the real tree */
@@ -364,8 +365,8 @@ static bool tl_walk__ignored(const walker *w, const ign_frame *f, const char *pa
 }
 
 static bool tl_walk__skipped_dir_name(const char *name) {
-  static const char *const names[] = {".git", ".hg", ".svn", "__pycache__", "node_modules", ".tox", ".nox",
-                                      ".mypy_cache", ".ruff_cache", ".pytest_cache"};
+  static const char *const names[] = {".git", ".hg",  ".svn",        "__pycache__", "node_modules",
+                                      ".tox", ".nox", ".mypy_cache", ".ruff_cache", ".pytest_cache"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(name, names[i]) == 0) return true;
   return false;
@@ -381,8 +382,7 @@ static bool tl_walk__exists_in(const char *dir, const char *rel) {
 
 static bool tl_walk__is_virtualenv(const char *path, const char *name) {
   if (tl_walk__exists_in(path, "pyvenv.cfg")) return true;
-  if (strcmp(name, "venv") == 0 || strcmp(name, ".venv") == 0 || strcmp(name, "env") == 0 ||
-      strcmp(name, ".env") == 0)
+  if (strcmp(name, "venv") == 0 || strcmp(name, ".venv") == 0 || strcmp(name, "env") == 0 || strcmp(name, ".env") == 0)
     return tl_walk__exists_in(path, "bin/activate") || tl_walk__exists_in(path, "Scripts/activate");
   return false;
 }
@@ -392,9 +392,7 @@ static bool tl_walk__is_python_name(const char *name) {
   return (n >= 3 && strcmp(name + n - 3, ".py") == 0) || (n >= 4 && strcmp(name + n - 4, ".pyi") == 0);
 }
 
-static int tl_walk__cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int tl_walk__cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 #define TL_GITIGNORE_MAX (1024u * 1024u)
 

@@ -26,8 +26,8 @@
  * and are sorted bytewise within each argument, so the output order is deterministic.
  * Returns false when it added an error to `diags` (warnings do not count); `out` has every file
  * found either way. */
-bool tl_walk(const char *const *paths, size_t npaths, const char *const *extra_excludes,
-               size_t nexcludes, tl_strvec *out, tl_diags *diags);
+bool tl_walk(const char *const *paths, size_t npaths, const char *const *extra_excludes, size_t nexcludes,
+             tl_strvec *out, tl_diags *diags);
 
 /* Glob match in .gitignore style: `*` and `?` do not cross '/', `**` does. */
 bool tl_glob_match(const char *pattern, const char *path);

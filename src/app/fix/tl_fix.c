@@ -222,8 +222,7 @@ static bool tl_fix__bisect(const differ *df, size_t a0, size_t a1, size_t b0, si
   free(v1);
   free(v2);
   /* A split must make progress; anything else means "replace the box". */
-  if (found && (*sx + *sy == 0 || (*sx == N && *sy == M) || *sx < 0 || *sy < 0 || *sx > N || *sy > M))
-    found = false;
+  if (found && (*sx + *sy == 0 || (*sx == N && *sy == M) || *sx < 0 || *sy < 0 || *sx > N || *sy > M)) found = false;
   return found;
 }
 

@@ -32,7 +32,7 @@ typedef enum {
  * directory, fsyncs it, copies the original's mode (and owner when permitted), and renames it
  * over the original. On any failure the temporary file is removed and the original is untouched.
  * `*message` gets a malloc'd explanation on failure (caller frees). */
-tl_write_status tl_file_replace(const char *path, const char *expect, size_t expect_len,
-                                const char *data, size_t len, char **message);
+tl_write_status tl_file_replace(const char *path, const char *expect, size_t expect_len, const char *data, size_t len,
+                                char **message);
 
 #endif

@@ -13,7 +13,7 @@
 #include "tl_source.h"
 #include "tl_walk.h"
 
-#define TL_LSP_DEBOUNCE_MS 3   /* quiet time on stdin before analysing after a change */
+#define TL_LSP_DEBOUNCE_MS 3    /* quiet time on stdin before analysing after a change */
 #define TL_LSP_MAX_DELAY_MS 150 /* analyse at the latest this long after a change, even while input keeps coming */
 
 /* JSON-RPC and LSP error codes */
@@ -242,7 +242,8 @@ static void tl_lsp__walk_root(tl_lsp *s, const char *r, tl_strvec *paths) {
   const char *arg[] = {r};
   TL_VEC(const char *) ex = {0};
   for (size_t k = 0; s->primary && k < s->primary->exclude.n; k++) tl_vec_push(&ex, s->primary->exclude.v[k]);
-  for (size_t k = 0; s->primary && k < s->primary->extend_exclude.n; k++) tl_vec_push(&ex, s->primary->extend_exclude.v[k]);
+  for (size_t k = 0; s->primary && k < s->primary->extend_exclude.n; k++)
+    tl_vec_push(&ex, s->primary->extend_exclude.v[k]);
   tl_walk(arg, 1, ex.v, ex.n, paths, &d);
   tl_vec_free(&ex);
   for (size_t i = 0; i < d.n; i++) tl_lsp_log(s, "%s: %s", d.v[i].path ? d.v[i].path : r, d.v[i].message);
@@ -357,7 +358,8 @@ static bool tl_lsp__read_settings(tl_lsp *s, const cJSON *o) {
     s->docs_base = cJSON_IsString(v) && *v->valuestring ? tl_strdup(v->valuestring) : NULL;
   }
   v = tl_lsp__setting(o, "debounceMs", &found);
-  if (found && cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= 10000) s->o.debounce_ms = (int)v->valuedouble;
+  if (found && cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= 10000)
+    s->o.debounce_ms = (int)v->valuedouble;
   return changed;
 }
 
@@ -829,7 +831,8 @@ static char *tl_lsp__id_key(const cJSON *id) { return cJSON_PrintUnformatted(id)
 
 static void tl_lsp__handle(tl_lsp *s, cJSON *msg) {
   if (!cJSON_IsObject(msg)) {
-    tl_lsp_reply_error(s, NULL, TL_RPC_INVALID_REQUEST, "a message must be a JSON object (batches are not used by LSP)");
+    tl_lsp_reply_error(s, NULL, TL_RPC_INVALID_REQUEST,
+                       "a message must be a JSON object (batches are not used by LSP)");
     return;
   }
   const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
@@ -843,7 +846,9 @@ static void tl_lsp__handle(tl_lsp *s, cJSON *msg) {
     /* a response to one of our requests (refresh, registerCapability) */
     const cJSON *err = cJSON_GetObjectItemCaseSensitive(msg, "error");
     if (id && (err || cJSON_GetObjectItemCaseSensitive(msg, "result"))) {
-      if (err) tl_lsp_log(s, "the client answered a request with an error: %s", tl_lsp_jstr(err, "message") ? tl_lsp_jstr(err, "message") : "?");
+      if (err)
+        tl_lsp_log(s, "the client answered a request with an error: %s",
+                   tl_lsp_jstr(err, "message") ? tl_lsp_jstr(err, "message") : "?");
       return;
     }
     if (id) tl_lsp_reply_error(s, id, TL_RPC_INVALID_REQUEST, "a request needs a method");
@@ -902,8 +907,7 @@ static void tl_lsp__handle(tl_lsp *s, cJSON *msg) {
     return;
   }
   if (!strcmp(method, "initialized")) tl_lsp__on_initialized(s);
-  else if (!strcmp(method, "$/cancelRequest")) { /* recorded when it was read */ }
-  else if (!cJSON_IsObject(params)) {
+  else if (!strcmp(method, "$/cancelRequest")) { /* recorded when it was read */ } else if (!cJSON_IsObject(params)) {
     if (strncmp(method, "$/", 2)) tl_lsp_log(s, "notification %s without params object: ignored", method);
   } else if (!strcmp(method, "textDocument/didOpen")) tl_lsp__on_did_open(s, params);
   else if (!strcmp(method, "textDocument/didChange")) tl_lsp__on_did_change(s, params);
@@ -1021,7 +1025,8 @@ int tl_lsp_serve(tl_lsp *s) {
     }
   }
   if (s->eof && !s->exit_now) {
-    if (tl_lsp_reader_pending(&s->rd)) tl_lsp_log(s, "end of input inside a message (%zu bytes dropped)", tl_lsp_reader_pending(&s->rd));
+    if (tl_lsp_reader_pending(&s->rd))
+      tl_lsp_log(s, "end of input inside a message (%zu bytes dropped)", tl_lsp_reader_pending(&s->rd));
     tl_lsp_log(s, "end of input without exit notification");
     s->exit_code = 1;
   }

@@ -55,7 +55,9 @@ static void tl_lsp_features__index(tl_lsp *s) {
   }
 }
 
-bool tl_lsp_shown(const tl_lsp *s, size_t k) { return !s->hidden || k >= tl_analysis_finding_count(s->a) || !s->hidden[k]; }
+bool tl_lsp_shown(const tl_lsp *s, size_t k) {
+  return !s->hidden || k >= tl_analysis_finding_count(s->a) || !s->hidden[k];
+}
 
 long tl_lsp_afile_of(tl_lsp *s, const tl_lsp_file *f) {
   (void)s;
@@ -96,9 +98,13 @@ static char *tl_lsp_features__docs_href(const char *base, const tl_rule *r) {
   tl_buf b = {0};
   bool placeholder = strstr(base, "{code}") || strstr(base, "{name}");
   for (const char *p = base; *p;) {
-    if (!strncmp(p, "{code}", 6)) { tl_buf_puts(&b, code); p += 6; }
-    else if (!strncmp(p, "{name}", 6)) { tl_buf_puts(&b, name); p += 6; }
-    else tl_buf_putc(&b, *p++);
+    if (!strncmp(p, "{code}", 6)) {
+      tl_buf_puts(&b, code);
+      p += 6;
+    } else if (!strncmp(p, "{name}", 6)) {
+      tl_buf_puts(&b, name);
+      p += 6;
+    } else tl_buf_putc(&b, *p++);
   }
   if (!placeholder) {
     if (b.len && b.data[b.len - 1] != '/') tl_buf_putc(&b, '/');
@@ -110,7 +116,8 @@ static char *tl_lsp_features__docs_href(const char *base, const tl_rule *r) {
 /* The end of the word (identifier or keyword) at `off`, or of the one character there. */
 static uint32_t tl_lsp_features__word_end(const tl_lsp_text *t, uint32_t off) {
   uint32_t e = off;
-  while (e < t->len && (isalnum((unsigned char)t->text[e]) || t->text[e] == '_' || (unsigned char)t->text[e] >= 0x80)) e++;
+  while (e < t->len && (isalnum((unsigned char)t->text[e]) || t->text[e] == '_' || (unsigned char)t->text[e] >= 0x80))
+    e++;
   if (e == off && e < t->len && t->text[e] != '\n' && t->text[e] != '\r') e++;
   while (e < t->len && ((unsigned char)t->text[e] & 0xC0) == 0x80) e++;
   return e;
@@ -147,8 +154,7 @@ static void tl_lsp_features__range_put(tl_buf *b, const tl_lsp_text *t, uint32_t
   uint32_t l1, c1, l2, c2;
   tl_lsp_text_position(t, from, &l1, &c1);
   tl_lsp_text_position(t, to, &l2, &c2);
-  tl_buf_printf(b, "{\"start\":{\"line\":%u,\"character\":%u},\"end\":{\"line\":%u,\"character\":%u}}", l1, c1,
-                l2, c2);
+  tl_buf_printf(b, "{\"start\":{\"line\":%u,\"character\":%u},\"end\":{\"line\":%u,\"character\":%u}}", l1, c1, l2, c2);
 }
 
 /* A finding as an LSP Diagnostic, written as JSON text (the diagnostics of a whole file are
@@ -419,7 +425,8 @@ void tl_lsp_on_code_action(tl_lsp *s, const cJSON *id, const cJSON *params) {
     if (!code || !tl_lsp_json_range(t, tl_lsp_jpath(cd, "range"), &da, &db)) continue;
     for (size_t k = af->first; k < af->first + af->count; k++) {
       const tl_finding *fd = tl_analysis_finding(s->a, k);
-      if (fd->start_byte == da && !strcmp(code, tl_rule_code(fd->rule)) && tl_lsp_shown(s, k)) hit[k - af->first] = true;
+      if (fd->start_byte == da && !strcmp(code, tl_rule_code(fd->rule)) && tl_lsp_shown(s, k))
+        hit[k - af->first] = true;
     }
   }
   for (size_t k = af->first; want_fix && k < af->first + af->count; k++) {
@@ -476,8 +483,9 @@ void tl_lsp_on_code_action(tl_lsp *s, const cJSON *id, const cJSON *params) {
       }
     }
     if (taken.n)
-      cJSON_AddItemToArray(out, tl_lsp_features__action("Fix all trainlint issues in this file", "source.fixAll.trainlint", NULL,
-                                                        tl_lsp_features__workspace_edit(s, f, edits), false));
+      cJSON_AddItemToArray(out,
+                           tl_lsp_features__action("Fix all trainlint issues in this file", "source.fixAll.trainlint",
+                                                   NULL, tl_lsp_features__workspace_edit(s, f, edits), false));
     else cJSON_Delete(edits);
     tl_vec_free(&taken);
   }

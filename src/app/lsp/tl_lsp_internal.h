@@ -22,13 +22,13 @@ typedef struct {
   int64_t version;
   /* diagnostics: the items of the last analysis, as JSON array text */
   char *items;
-  int64_t items_version;   /* the version they were computed for */
-  int64_t prev_version;    /* the version of the analysis before that */
-  uint64_t result_id;      /* pull: bumped whenever `items` changes */
-  char *published;         /* push: the items last published */
+  int64_t items_version; /* the version they were computed for */
+  int64_t prev_version;  /* the version of the analysis before that */
+  uint64_t result_id;    /* pull: bumped whenever `items` changes */
+  char *published;       /* push: the items last published */
   int64_t published_version;
-  tl_config *cfg;          /* its nearest pyproject.toml configuration (owned by the server's cache) */
-  bool cfg_known;          /* cfg was looked up since the configurations were last loaded */
+  tl_config *cfg; /* its nearest pyproject.toml configuration (owned by the server's cache) */
+  bool cfg_known; /* cfg was looked up since the configurations were last loaded */
 } tl_lsp_file;
 
 /* Per analysis file, rebuilt after each run: which known file it is, its findings, its lines. */
@@ -61,20 +61,20 @@ struct tl_lsp {
   tl_analysis *a;
   TL_VEC(tl_lsp_file *) files;
   tl_map by_uri, by_abs, by_label; /* -> index in files + 1 */
-  tl_strvec roots;               /* absolute workspace folder paths */
+  tl_strvec roots;                 /* absolute workspace folder paths */
 
-  bool dirty;          /* documents changed since the last analysis */
-  double dirty_since;  /* when the first unanalysed change arrived (seconds, monotonic) */
+  bool dirty;         /* documents changed since the last analysis */
+  double dirty_since; /* when the first unanalysed change arrived (seconds, monotonic) */
   uint64_t runs;
   double last_run_ms;
   TL_VEC(tl_lsp_afile) afiles;
-  bool *hidden;        /* per finding of the last run: disabled for its file by its configuration */
+  bool *hidden; /* per finding of the last run: disabled for its file by its configuration */
 
   /* pyproject.toml [tool.trainlint], as the CLI applies it */
-  tl_config_cache cfg;  /* configurations by directory */
-  tl_config *primary;   /* the first workspace folder's: severity, hot names, frameworks, excludes */
-  tl_diags cfg_diags;   /* configuration errors (file:line:col), published on the pyproject.toml */
-  tl_strvec cfg_uris; /* pyproject.toml URIs holding published errors */
+  tl_config_cache cfg; /* configurations by directory */
+  tl_config *primary;  /* the first workspace folder's: severity, hot names, frameworks, excludes */
+  tl_diags cfg_diags;  /* configuration errors (file:line:col), published on the pyproject.toml */
+  tl_strvec cfg_uris;  /* pyproject.toml URIs holding published errors */
 };
 
 /* tl_lsp.c */
@@ -84,7 +84,7 @@ void tl_lsp_reply(tl_lsp *s, const cJSON *id, cJSON *result);
 void tl_lsp_reply_error(tl_lsp *s, const cJSON *id, int code, const char *message);
 void tl_lsp_notify(tl_lsp *s, const char *method, cJSON *params);
 void tl_lsp_send_raw(tl_lsp *s, const char *body, size_t len); /* a complete JSON-RPC message */
-void tl_lsp_request_refresh(tl_lsp *s);                          /* workspace/diagnostic/refresh */
+void tl_lsp_request_refresh(tl_lsp *s);                        /* workspace/diagnostic/refresh */
 tl_lsp_file *tl_lsp_file_by_uri(tl_lsp *s, const char *uri);
 /* Analyses now when documents changed since the last analysis (before answering from findings). */
 void tl_lsp_flush(tl_lsp *s);

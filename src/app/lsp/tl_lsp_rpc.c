@@ -72,8 +72,16 @@ tl_lsp_frame tl_lsp_reader_next(tl_lsp_reader *r, const char **body, size_t *len
   size_t hend = 0, bstart = 0;
   for (size_t i = 0; i < avail && i < TL_LSP_MAX_HEADER; i++) {
     if (p[i] != '\n') continue;
-    if (i + 1 < avail && p[i + 1] == '\n') { hend = i; bstart = i + 2; break; }
-    if (i + 2 < avail && p[i + 1] == '\r' && p[i + 2] == '\n') { hend = i; bstart = i + 3; break; }
+    if (i + 1 < avail && p[i + 1] == '\n') {
+      hend = i;
+      bstart = i + 2;
+      break;
+    }
+    if (i + 2 < avail && p[i + 1] == '\r' && p[i + 2] == '\n') {
+      hend = i;
+      bstart = i + 3;
+      break;
+    }
   }
   if (!bstart) {
     if (avail < TL_LSP_MAX_HEADER) return TL_LSP_FRAME_NONE;
@@ -90,7 +98,10 @@ tl_lsp_frame tl_lsp_reader_next(tl_lsp_reader *r, const char **body, size_t *len
     size_t e = j;
     if (e > i && p[e - 1] == '\r') e--;
     const char *colon = memchr(p + i, ':', e - i);
-    if (!colon) { bad = "a header line without ':'"; break; }
+    if (!colon) {
+      bad = "a header line without ':'";
+      break;
+    }
     size_t nlen = (size_t)(colon - (p + i));
     const char *v = colon + 1;
     while (v < p + e && (*v == ' ' || *v == '\t')) v++;
@@ -99,7 +110,10 @@ tl_lsp_frame tl_lsp_reader_next(tl_lsp_reader *r, const char **body, size_t *len
       const char *d = v;
       while (d < p + e && isdigit((unsigned char)*d) && n <= (long long)TL_LSP_MAX_BODY * 16) n = n * 10 + (*d++ - '0');
       while (d < p + e && (*d == ' ' || *d == '\t')) d++;
-      if (d == v || d != p + e) { bad = "a Content-Length that is not a number"; break; }
+      if (d == v || d != p + e) {
+        bad = "a Content-Length that is not a number";
+        break;
+      }
       length = n;
     }
     i = j + 1;

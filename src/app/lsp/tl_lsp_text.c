@@ -4,9 +4,7 @@
 #include <string.h>
 
 /* Length of the UTF-8 sequence starting with byte c (1 for stray continuation bytes). */
-static unsigned tl_lsp_text__u8_seqlen(unsigned char c) {
-  return c < 0xC0 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-}
+static unsigned tl_lsp_text__u8_seqlen(unsigned char c) { return c < 0xC0 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4; }
 
 uint32_t tl_lsp_utf16_len(const char *s, size_t n) {
   uint32_t units = 0;
@@ -143,8 +141,8 @@ char *tl_lsp_path_to_uri(const char *path) {
   if (path[0] != '/') tl_buf_putc(&b, '/');
   for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
     unsigned char c = *p;
-    bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-                c == '.' || c == '_' || c == '~' || c == '/';
+    bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+                c == '_' || c == '~' || c == '/';
     if (keep) {
       tl_buf_putc(&b, (char)c);
     } else {

@@ -64,13 +64,19 @@ static tl_file *tl_find_file(tl_analysis *a, const char *path) {
 
 void tl_analysis_set_text(tl_analysis *a, const char *path, const char *text, size_t len) {
   tl_file *f = tl_find_file(a, path);
-  if (!f) { tl_analysis_add_text(a, path, text, len); return; }
+  if (!f) {
+    tl_analysis_add_text(a, path, text, len);
+    return;
+  }
   free(f->mem);
   f->mem = tl_strndup(text, len);
   f->len = len;
   f->dirty = f->in_memory = true;
   f->edited = f->reusable = false; /* no edit description: analyse afresh */
-  if (f->tree) { ts_tree_delete(f->tree); f->tree = NULL; }
+  if (f->tree) {
+    ts_tree_delete(f->tree);
+    f->tree = NULL;
+  }
 }
 
 /* Row and byte column of an offset. */
@@ -78,7 +84,10 @@ static TSPoint tl_point_at(const char *text, size_t len, uint32_t off) {
   TSPoint p = {0, 0};
   uint32_t line_start = 0;
   for (uint32_t i = 0; i < off && i < len; i++) /* rows end where the parsed copy has LF (a lone CR too) */
-    if (text[i] == '\n' || (text[i] == '\r' && (i + 1 == len || text[i + 1] != '\n'))) { p.row++; line_start = i + 1; }
+    if (text[i] == '\n' || (text[i] == '\r' && (i + 1 == len || text[i + 1] != '\n'))) {
+      p.row++;
+      line_start = i + 1;
+    }
   p.column = off - line_start;
   return p;
 }
@@ -86,14 +95,21 @@ static TSPoint tl_point_at(const char *text, size_t len, uint32_t off) {
 void tl_analysis_edit(tl_analysis *a, const char *path, uint32_t start, uint32_t old_end, uint32_t new_end,
                       const char *text, size_t len) {
   tl_file *f = tl_find_file(a, path);
-  if (!f) { tl_analysis_add_text(a, path, text, len); return; }
+  if (!f) {
+    tl_analysis_add_text(a, path, text, len);
+    return;
+  }
   const char *old = f->mem ? f->mem : f->text;
   size_t oldlen = f->len;
   /* the incremental path trusts the edit: it must describe the change (the text outside it unchanged) */
   if (f->tree && old && start <= old_end && old_end <= oldlen && start <= new_end && new_end <= len &&
       (int64_t)len - (int64_t)oldlen == (int64_t)new_end - (int64_t)old_end && !memcmp(old, text, start) &&
       !memcmp(old + old_end, text + new_end, oldlen - old_end)) {
-    TSInputEdit e = {start, old_end, new_end, tl_point_at(old, oldlen, start), tl_point_at(old, oldlen, old_end),
+    TSInputEdit e = {start,
+                     old_end,
+                     new_end,
+                     tl_point_at(old, oldlen, start),
+                     tl_point_at(old, oldlen, old_end),
                      tl_point_at(text, len, new_end)};
     ts_tree_edit(f->tree, &e);
     /* The hull of every change since the last run, in the new text's offsets: the text before
@@ -224,7 +240,9 @@ tl_unused_suppression *tl_analysis_unused_suppressions(const tl_analysis *a, siz
   *n = out.n;
   return out.v;
 }
-const tl_finding *tl_analysis_finding(const tl_analysis *a, size_t i) { return i < a->findings.n ? &a->findings.v[i] : NULL; }
+const tl_finding *tl_analysis_finding(const tl_analysis *a, size_t i) {
+  return i < a->findings.n ? &a->findings.v[i] : NULL;
+}
 size_t tl_analysis_diag_count(const tl_analysis *a) { return a->diags.n; }
 const tl_diag *tl_analysis_diag(const tl_analysis *a, size_t i) { return i < a->diags.n ? &a->diags.v[i] : NULL; }
 size_t tl_analysis_file_count(const tl_analysis *a) { return a->files.n; }

@@ -12,25 +12,25 @@
  * its capture's byte range. */
 
 typedef struct {
-  const tl_pred *pred;    /* owned by the ruleset */
+  const tl_pred *pred; /* owned by the ruleset */
   uint32_t start, end;
 } tl_deferred;
 
 /* A rule match that passed its local predicates; whether it is reported depends on hotness,
  * decided once the whole project is known. */
 typedef struct {
-  uint32_t rule;          /* index in the ruleset */
-  int32_t func;           /* innermost function of the finding in its file */
-  uint32_t start, end;    /* byte range of the finding */
-  uint32_t report_end;    /* end of the reported range when shorter (a loop's header), else 0 */
+  uint32_t rule;                 /* index in the ruleset */
+  int32_t func;                  /* innermost function of the finding in its file */
+  uint32_t start, end;           /* byte range of the finding */
+  uint32_t report_end;           /* end of the reported range when shorter (a loop's header), else 0 */
   uint32_t stmt_start, stmt_end; /* the statement (or compound header) holding the finding */
   char *message;
   tl_edits edits;
-  int severity;           /* -1: the rule's; else a tl_severity set by #set-severity! */
-  bool vinfo;             /* info because the place of a value was unknown in its file (#device-or-info?) */
-  int vsev;               /* with vinfo: the severity had the place been known (-1: the rule's) */
-  tl_vdep vdep;           /* what that value's place depends on (TL_VDEP_NONE: nothing found) */
-  uint8_t vkind;          /* its place once the project pass has solved the summaries (tl_valkind) */
+  int severity;                 /* -1: the rule's; else a tl_severity set by #set-severity! */
+  bool vinfo;                   /* info because the place of a value was unknown in its file (#device-or-info?) */
+  int vsev;                     /* with vinfo: the severity had the place been known (-1: the rule's) */
+  tl_vdep vdep;                 /* what that value's place depends on (TL_VDEP_NONE: nothing found) */
+  uint8_t vkind;                /* its place once the project pass has solved the summaries (tl_valkind) */
   TL_VEC(tl_deferred) deferred; /* project predicates still to hold */
 } tl_candidate;
 
@@ -48,39 +48,39 @@ typedef struct {
 
 /* What a call resolves to (tl_project.c). */
 typedef struct {
-  tl_ref tgt;          /* target function, file < 0 when unresolved */
-  bool instance;       /* calling an instance of a project Module: its forward */
-  bool virt;           /* `self.m()`: dispatched on the object's class, so overrides of m may run */
+  tl_ref tgt;    /* target function, file < 0 when unresolved */
+  bool instance; /* calling an instance of a project Module: its forward */
+  bool virt;     /* `self.m()`: dispatched on the object's class, so overrides of m may run */
 } tl_target;
 
 typedef struct {
   char *path;
-  char *text;             /* as read (NULL when unreadable) */
+  char *text; /* as read (NULL when unreadable) */
   size_t len;
-  char *mem;              /* in-memory contents given by tl_analysis_add_text, else NULL */
-  bool ok;                /* read and parsed */
-  char *code;             /* the parsed text with comments and docstrings blanked (tl_code_text) once parsed */
-  bool code_is_text;      /* `code` blanks `text` itself (no BOM or lone CR replaced for the parser) */
-  bool dirty;             /* changed since the last run: phase 1 must run again */
-  bool in_memory;         /* contents come from tl_analysis_add_text/set_text/edit, not the disk */
-  TSTree *tree;           /* kept for incremental re-parsing when opts.keep_trees */
+  char *mem;         /* in-memory contents given by tl_analysis_add_text, else NULL */
+  bool ok;           /* read and parsed */
+  char *code;        /* the parsed text with comments and docstrings blanked (tl_code_text) once parsed */
+  bool code_is_text; /* `code` blanks `text` itself (no BOM or lone CR replaced for the parser) */
+  bool dirty;        /* changed since the last run: phase 1 must run again */
+  bool in_memory;    /* contents come from tl_analysis_add_text/set_text/edit, not the disk */
+  TSTree *tree;      /* kept for incremental re-parsing when opts.keep_trees */
   tl_lines lines;
   tl_file_model model;
   TL_VEC(tl_candidate) cands;
-  tl_diags diags;         /* this file's input problems (merged in order after the run) */
+  tl_diags diags; /* this file's input problems (merged in order after the run) */
   /* The incremental path (editors; see tl_file_phase1): what changed since the last run, and
    * what the last run kept so that only the changed top-level statements are queried again. */
-  bool edited;            /* tl_analysis_edit since the last run: [edit_start, edit_end) holds */
+  bool edited;                   /* tl_analysis_edit since the last run: [edit_start, edit_end) holds */
   uint32_t edit_start, edit_end; /* every changed byte of the current text, whose length changed by edit_delta */
   int64_t edit_delta;
-  bool reusable;          /* the last run queried the whole file: its model and candidates may be reused */
-  TL_VEC(tl_range) vals;  /* byte ranges of model.bindings' values, then of every class attribute's ({0,0}: none) */
-  bool partial;           /* the last run queried only the changed region */
-  size_t model_copied;    /* top-level statements whose model the last run copied from the run before */
-  bool rerun;             /* phase 1 ran for this file in the current run */
-  uint32_t *call_map;     /* after a partial phase 1: per call, the same call's index in the last run's model, or
+  bool reusable;         /* the last run queried the whole file: its model and candidates may be reused */
+  TL_VEC(tl_range) vals; /* byte ranges of model.bindings' values, then of every class attribute's ({0,0}: none) */
+  bool partial;          /* the last run queried only the changed region */
+  size_t model_copied;   /* top-level statements whose model the last run copied from the run before */
+  bool rerun;            /* phase 1 ran for this file in the current run */
+  uint32_t *call_map;    /* after a partial phase 1: per call, the same call's index in the last run's model, or
                            * UINT32_MAX (a call inside the region or of a function inside it), else NULL */
-  tl_target *targets;     /* per call of the model the last project pass saw (tl_project.c), or NULL */
+  tl_target *targets;    /* per call of the model the last project pass saw (tl_project.c), or NULL */
   size_t ntargets;
   tl_filematches fmatch;  /* #file-match? verdicts of the last run */
   tl_filematches pfmatch; /* #project-match? verdicts on this file's text, until it changes */
@@ -97,17 +97,17 @@ typedef struct {
 
 /* Hot state of one function of the project, per kind (0: step, 1: sample). */
 typedef struct {
-  int32_t file, func;     /* caller (file, func) or -1 for a root */
-  uint32_t line, col;     /* the call or loop line that made it hot */
-  int kind;               /* 0 root, 1 called from function, 2 called from a step loop */
-  char *why;              /* for roots: the reason text */
+  int32_t file, func; /* caller (file, func) or -1 for a root */
+  uint32_t line, col; /* the call or loop line that made it hot */
+  int kind;           /* 0 root, 1 called from function, 2 called from a step loop */
+  char *why;          /* for roots: the reason text */
 } tl_hot_reason;
 
 typedef struct {
-  unsigned hot;           /* TL_HOT_* */
-  bool train_top;         /* does per-step work each time it is called */
-  bool rare;              /* every call of it runs under a frequency guard, or in a function that is rare */
-  int32_t rare_file;      /* for a rare function: a call of it (file, call index in that file's model) */
+  unsigned hot;      /* TL_HOT_* */
+  bool train_top;    /* does per-step work each time it is called */
+  bool rare;         /* every call of it runs under a frequency guard, or in a function that is rare */
+  int32_t rare_file; /* for a rare function: a call of it (file, call index in that file's model) */
   uint32_t rare_call;
   tl_hot_reason reason[2];
 } tl_func_state;
@@ -115,7 +115,7 @@ typedef struct {
 /* Phase 2's results (tl_project.c), rebuilt by every run: per file and function how hot it is and
  * why, per loop whether it is a step loop and what it does anywhere in it. Read by phase 3. */
 typedef struct tl_project {
-  tl_file *files;           /* the run's files (borrowed) */
+  tl_file *files; /* the run's files (borrowed) */
   size_t nfiles;
   tl_func_state **fstate;   /* per file, per function */
   size_t *nfuncs;           /* per file: functions in fstate */
@@ -123,7 +123,7 @@ typedef struct tl_project {
   unsigned **loop_work;     /* per file, per loop: TL_WORK_* anywhere in it, through calls too */
   size_t nwork;             /* files in loop_work */
   TL_VEC(tl_pmatch) pmatch; /* #project-match? verdicts of this run */
-  TL_VEC(tl_range) *optin;  /* per file: blocks that run only when a flag off by default is set */
+  TL_VEC(tl_range) * optin; /* per file: blocks that run only when a flag off by default is set */
   bool **call_optin;        /* per file, per call: in such a block */
   int8_t **class_kind;      /* per file, per class: TL_CK_MODULE / TL_CK_DATASET bits, through project bases */
   uint8_t **ret_kind;       /* per file, per function: the place of what it returns (tl_summaries.c) */
@@ -139,14 +139,14 @@ struct tl_analysis {
   TL_VEC(tl_file) files;
   TL_VEC(tl_finding) findings;
   tl_diags diags;
-  tl_project project;             /* phase 2's results */
+  tl_project project; /* phase 2's results */
   size_t suppressed;
-  tl_strvec hot_functions;        /* configured per-step function names */
-  tl_strvec step_iterables;       /* configured loader names */
-  tl_strvec frameworks;           /* configured frameworks; empty: all */
-  size_t partial_runs;            /* files re-queried only over their changed statements (for tests) */
-  size_t model_copied;            /* top-level statements whose model was copied, not walked (for tests) */
-  size_t targets_kept;            /* call targets taken from the last project pass, not resolved again (for tests) */
+  tl_strvec hot_functions;  /* configured per-step function names */
+  tl_strvec step_iterables; /* configured loader names */
+  tl_strvec frameworks;     /* configured frameworks; empty: all */
+  size_t partial_runs;      /* files re-queried only over their changed statements (for tests) */
+  size_t model_copied;      /* top-level statements whose model was copied, not walked (for tests) */
+  size_t targets_kept;      /* call targets taken from the last project pass, not resolved again (for tests) */
 };
 
 /* Phase 1 (tl_file.c): reads, checks, parses, models and queries one file (after an edit, only its

@@ -64,9 +64,11 @@ static void tl_report_syntax(tl_file *f, TSNode root) {
       TSPoint p = ts_node_start_point(n);
       uint32_t line = p.row + 1, col = tl_lines_col(&f->lines, f->text, ts_node_start_byte(n));
       if (ts_node_is_missing(n))
-        tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, line, col, "syntax error: missing '%s'; findings elsewhere in the file are still reported", ts_node_type(n));
+        tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, line, col,
+                     "syntax error: missing '%s'; findings elsewhere in the file are still reported", ts_node_type(n));
       else
-        tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, line, col, "syntax error; findings elsewhere in the file are still reported");
+        tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, line, col,
+                     "syntax error; findings elsewhere in the file are still reported");
       found = true;
       break;
     }
@@ -91,8 +93,10 @@ static void tl_offset_position(const char *path, size_t off, uint32_t *line, uin
   for (size_t i = 0; i < off; i++) {
     int ch = fgetc(fp);
     if (ch == EOF) break;
-    if (ch == '\n') { (*line)++; *col = 1; }
-    else if ((ch & 0xC0) != 0x80) (*col)++;
+    if (ch == '\n') {
+      (*line)++;
+      *col = 1;
+    } else if ((ch & 0xC0) != 0x80) (*col)++;
   }
   fclose(fp);
 }
@@ -113,8 +117,9 @@ static void tl_file__run(tl_analysis *a, tl_worker *w, tl_file *f, tl_prev *prev
     if (!(prev->valid ? tl_utf8_valid_edited(f, &bad) : tl_utf8_valid(f->text, f->len, &bad))) {
       tl_lines_init(&f->lines, f->text, f->len);
       uint32_t off = (uint32_t)bad;
-      tl_diags_add(&f->diags, TL_DIAG_ERROR, f->path, tl_lines_line(&f->lines, off), tl_lines_col(&f->lines, f->text, off),
-                   "invalid UTF-8 (byte 0x%02x): not analysed", (unsigned char)f->text[bad]);
+      tl_diags_add(&f->diags, TL_DIAG_ERROR, f->path, tl_lines_line(&f->lines, off),
+                   tl_lines_col(&f->lines, f->text, off), "invalid UTF-8 (byte 0x%02x): not analysed",
+                   (unsigned char)f->text[bad]);
       return;
     }
   } else {
@@ -165,7 +170,10 @@ static void tl_file__run(tl_analysis *a, tl_worker *w, tl_file *f, tl_prev *prev
   }
   tl_region g;
   bool partial = tl_region_find(f, prev, tree, &g);
-  if (f->tree) { ts_tree_delete(f->tree); f->tree = NULL; }
+  if (f->tree) {
+    ts_tree_delete(f->tree);
+    f->tree = NULL;
+  }
   if (!tree) {
     tl_diags_add(&f->diags, TL_DIAG_ERROR, f->path, 0, 0, "parsing took longer than %u s: not analysed",
                  TL_PARSE_TIMEOUT_US / 1000000u);
@@ -183,10 +191,11 @@ static void tl_file__run(tl_analysis *a, tl_worker *w, tl_file *f, tl_prev *prev
   f->code_is_text = parse_text == f->text;
   const char *code = ts_node_end_byte(root) == f->len ? f->code : NULL;
   /* the model: the top-level statements outside the region copied from the last run's */
-  long copied = partial ? tl_model_rebuild(&f->model, &prev->model, root, parse_text, code, module, is_pkg,
-                                           &f->diags, f->path, g.rs, g.re_old, g.re_new)
+  long copied = partial ? tl_model_rebuild(&f->model, &prev->model, root, parse_text, code, module, is_pkg, &f->diags,
+                                           f->path, g.rs, g.re_old, g.re_new)
                         : -1;
-  if (copied < 0) tl_model_rebuild(&f->model, NULL, root, parse_text, code, module, is_pkg, &f->diags, f->path, 0, 0, 0);
+  if (copied < 0)
+    tl_model_rebuild(&f->model, NULL, root, parse_text, code, module, is_pkg, &f->diags, f->path, 0, 0, 0);
   f->model_copied = copied > 0 ? (size_t)copied : 0;
   free(module);
   f->ok = true;
@@ -203,8 +212,8 @@ static void tl_file__run(tl_analysis *a, tl_worker *w, tl_file *f, tl_prev *prev
     }
     if (!partial) exceeded = tl_match_file(a, f, w, root, parse_text, 0, UINT32_MAX);
     if (exceeded)
-      tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, 0, 0, "query match limit (%u) exceeded: some findings may be missing",
-                   TL_QUERY_MATCH_LIMIT);
+      tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, 0, 0,
+                   "query match limit (%u) exceeded: some findings may be missing", TL_QUERY_MATCH_LIMIT);
   }
   if (partial) tl_region_splice(f, prev, &g);
   f->partial = partial;

@@ -106,7 +106,8 @@ void tl_findings_make(tl_analysis *a) {
       if (c->vinfo && (c->vkind == TL_VAL_CPU || c->vkind == TL_VAL_PY || c->vkind == TL_VAL_LIST)) continue;
       if (rule->project_scope && (picks[c->rule] != fi + 1 || pick_cand[c->rule] != ci)) continue;
       if (c->deferred.n && !tl_project_deferred_hold(a, fi, c, md)) continue;
-      unsigned hot_bits = rule->hot ? tl_project_hot_at(&a->project, fi, c->func, c->start, rule->hot, &chain, &nchain) : 0;
+      unsigned hot_bits = rule->hot ? tl_project_hot_at(&a->project, fi, c->func, c->start, rule->hot, &chain, &nchain)
+                                    : 0;
       if (rule->hot && !hot_bits) continue;
       /* Drop a match inside another match of the same rule, or of a rule that supersedes it. */
       bool dropped = false;
@@ -119,8 +120,7 @@ void tl_findings_make(tl_analysis *a) {
         if (o->rule == c->rule && (contains || (same && k < ci))) {
           /* a project-scope rule reports one match; an outer match whose project predicates fail hides nothing */
           dropped = !rule->project_scope && (!o->deferred.n || tl_project_deferred_hold(a, fi, o, md));
-        }
-        else if (tl_supersedes(orule, rule) && (contains || same)) {
+        } else if (tl_supersedes(orule, rule) && (contains || same)) {
           /* only when the superseding finding is itself reported */
           tl_hot_step *oc = NULL;
           size_t on = 0;

@@ -45,9 +45,9 @@ static bool tl_func_local(const tl_file_model *m, int32_t func, uint32_t lo, uin
 
 static bool tl_binding_eq(const tl_region *g, const tl_binding *x, tl_range xv, const tl_binding *y, tl_range yv) {
   return !strcmp(x->name, y->name) && x->func == y->func && x->kind == y->kind && tl_str_eq0(x->ctor, y->ctor) &&
-         x->elem == y->elem &&
-         x->from_loop == y->from_loop && tl_pos_eq(g, x->byte, y->byte) && tl_text_eq(g, xv, yv) &&
-         (xv.end == xv.start) == (yv.end == yv.start) && (xv.end == xv.start || tl_pos_eq(g, xv.start, yv.start));
+         x->elem == y->elem && x->from_loop == y->from_loop && tl_pos_eq(g, x->byte, y->byte) &&
+         tl_text_eq(g, xv, yv) && (xv.end == xv.start) == (yv.end == yv.start) &&
+         (xv.end == xv.start || tl_pos_eq(g, xv.start, yv.start));
 }
 
 static bool tl_names_eq(const char *const *x, size_t nx, const char *const *y, size_t ny) {
@@ -98,7 +98,8 @@ static bool tl_model_same_outside(const tl_region *g, const tl_file_model *a, co
     if (!tl_pos_eq(g, x->start, y->start)) return false;
     if (tl_in_old(g, x->start)) continue;
     if (x->func != y->func || x->parent != y->parent || x->is_while != y->is_while ||
-        x->iterates_loader != y->iterates_loader || x->small != y->small || x->work != y->work || !tl_pos_eq(g, x->end - 1, y->end - 1))
+        x->iterates_loader != y->iterates_loader || x->small != y->small || x->work != y->work ||
+        !tl_pos_eq(g, x->end - 1, y->end - 1))
       return false;
   }
   /* bindings and calls, except those of functions inside the region */
@@ -169,7 +170,8 @@ static bool tl_find_region(const tl_file *f, const tl_file_model *old, TSTree *t
   /* the top-level statements, with a cursor: ts_node_child(root, i) walks i siblings each time */
   TL_VEC(TSNode) kids = {0};
   TSTreeCursor cur = ts_tree_cursor_new(root);
-  if (ts_tree_cursor_goto_first_child(&cur)) do tl_vec_push(&kids, ts_tree_cursor_current_node(&cur));
+  if (ts_tree_cursor_goto_first_child(&cur)) do
+      tl_vec_push(&kids, ts_tree_cursor_current_node(&cur));
     while (ts_tree_cursor_goto_next_sibling(&cur));
   ts_tree_cursor_delete(&cur);
   uint32_t n = (uint32_t)kids.n;
@@ -185,8 +187,8 @@ static bool tl_find_region(const tl_file *f, const tl_file_model *old, TSTree *t
   while (p < nn && p < no) {
     TSNode c = kids.v[named.v[p]];
     const tl_segment *os = &old->segs.v[p];
-    if (ts_node_end_byte(c) > lo || os->start != ts_node_start_byte(c) || os->end != ts_node_end_byte(c) ||
-        os->error || ts_node_has_error(c))
+    if (ts_node_end_byte(c) > lo || os->start != ts_node_start_byte(c) || os->end != ts_node_end_byte(c) || os->error ||
+        ts_node_has_error(c))
       break;
     p++;
   }
@@ -210,13 +212,20 @@ static bool tl_find_region(const tl_file *f, const tl_file_model *old, TSTree *t
   for (uint32_t i = 0; i < n; i++) {
     TSNode c = kids.v[i];
     if (ts_node_end_byte(c) >= lo && first == n) first = i;
-    if (ts_node_start_byte(c) <= hi) { last = i; any = true; }
+    if (ts_node_start_byte(c) <= hi) {
+      last = i;
+      any = true;
+    }
   }
   if (first == n) first = n - 1;
   if (!any) last = 0;
   /* one statement more on each side, comments skipped (#next-statement-match? skips them) */
-  if (first > 0) do first--; while (first > 0 && tl_node_is(kids.v[first], "comment"));
-  if (last + 1 < n) do last++; while (last + 1 < n && tl_node_is(kids.v[last], "comment"));
+  if (first > 0) do
+      first--;
+    while (first > 0 && tl_node_is(kids.v[first], "comment"));
+  if (last + 1 < n) do
+      last++;
+    while (last + 1 < n && tl_node_is(kids.v[last], "comment"));
   uint32_t s = ts_node_start_byte(kids.v[first]), e = ts_node_end_byte(kids.v[last]);
   tl_vec_free(&kids);
   *rs = s < lo ? s : lo;
@@ -254,7 +263,9 @@ static uint32_t *tl_map_calls(const tl_region *g, const tl_file_model *a, const 
     const tl_call *y = &b->calls.v[j];
     map[j] = UINT32_MAX;
     if (tl_func_local(b, y->func, g->rs, g->re_new) || tl_in_new(g, y->byte)) continue;
-    while (i < a->calls.n && (tl_func_local(a, a->calls.v[i].func, g->rs, g->re_old) || tl_in_old(g, a->calls.v[i].byte))) i++;
+    while (i < a->calls.n &&
+           (tl_func_local(a, a->calls.v[i].func, g->rs, g->re_old) || tl_in_old(g, a->calls.v[i].byte)))
+      i++;
     if (i < a->calls.n) map[j] = (uint32_t)i++;
   }
   return map;
@@ -377,11 +388,25 @@ void tl_region_splice(tl_file *f, tl_prev *prev, const tl_region *g) {
 
 tl_segment tl_segment_end(const tl_file_model *m, size_t i) {
   if (i + 1 < m->segs.n) return m->segs.v[i + 1];
-  tl_segment e = {0, 0, 0, (uint32_t)m->funcs.n, (uint32_t)m->classes.n, (uint32_t)m->loops.n, (uint32_t)m->calls.n,
-                  (uint32_t)m->bindings.n, (uint32_t)m->guards.n, (uint32_t)m->loader_names.n,
-                  (uint32_t)m->collate_names.n, (uint32_t)m->import_log.n, (uint32_t)m->guard_log.n,
-                  (uint32_t)m->suppressions.n, (uint32_t)m->params.n, (uint32_t)m->rets.n,
-                  (uint32_t)m->flag_guards.n, (uint32_t)m->off_names.n, false};
+  tl_segment e = {0,
+                  0,
+                  0,
+                  (uint32_t)m->funcs.n,
+                  (uint32_t)m->classes.n,
+                  (uint32_t)m->loops.n,
+                  (uint32_t)m->calls.n,
+                  (uint32_t)m->bindings.n,
+                  (uint32_t)m->guards.n,
+                  (uint32_t)m->loader_names.n,
+                  (uint32_t)m->collate_names.n,
+                  (uint32_t)m->import_log.n,
+                  (uint32_t)m->guard_log.n,
+                  (uint32_t)m->suppressions.n,
+                  (uint32_t)m->params.n,
+                  (uint32_t)m->rets.n,
+                  (uint32_t)m->flag_guards.n,
+                  (uint32_t)m->off_names.n,
+                  false};
   return e;
 }
 
@@ -463,7 +488,10 @@ void tl_segment_copy(tl_walk_ctx *c, const tl_seg_copy *k) {
     x.byte = TL_MV(x.byte);
     x.func = TL_RF(x.func);
     x.from_loop = TL_RL(x.from_loop);
-    if (x.vsym) { x.vstart = TL_MV(x.vstart); x.vend = TL_MV(x.vend); }
+    if (x.vsym) {
+      x.vstart = TL_MV(x.vstart);
+      x.vend = TL_MV(x.vend);
+    }
     x.value_ = (TSNode){0};
     x.lazy = x.vsym != 0; /* found in the new tree when read (tl_binding_find_value) */
     tl_vec_push(&m->bindings, x);
@@ -477,7 +505,10 @@ void tl_segment_copy(tl_walk_ctx *c, const tl_seg_copy *k) {
       t.byte = TL_MV(t.byte);
       t.func = TL_RF(t.func);
       t.from_loop = TL_RL(t.from_loop);
-      if (t.vsym) { t.vstart = TL_MV(t.vstart); t.vend = TL_MV(t.vend); }
+      if (t.vsym) {
+        t.vstart = TL_MV(t.vstart);
+        t.vend = TL_MV(t.vend);
+      }
       t.value_ = (TSNode){0};
       t.lazy = t.vsym != 0;
       tl_vec_push(&x.attrs, t);
@@ -494,7 +525,8 @@ void tl_segment_copy(tl_walk_ctx *c, const tl_seg_copy *k) {
   }
   for (uint32_t i = b->loaders; i < e->loaders; i++) tl_vec_push(&m->loader_names, o->loader_names.v[i]);
   for (uint32_t i = b->collates; i < e->collates; i++) tl_vec_push(&m->collate_names, o->collate_names.v[i]);
-  for (uint32_t i = b->imports; i < e->imports; i++) tl_walk_set_import(m, o->import_log.v[i].alias, o->import_log.v[i].qual);
+  for (uint32_t i = b->imports; i < e->imports; i++)
+    tl_walk_set_import(m, o->import_log.v[i].alias, o->import_log.v[i].qual);
   for (uint32_t i = b->supps; i < e->supps; i++) { /* parsed again: `used` starts false */
     const tl_suppression *sp = &o->suppressions.v[i];
     uint32_t st = TL_MV(sp->start);
@@ -517,7 +549,7 @@ TSNode tl_model_find_node(const tl_file_model *m, uint32_t start, uint32_t end, 
   if (ts_node_is_null(m->lazy_root) || !sym) return (TSNode){0};
   TSTreeCursor cur = ts_tree_cursor_new(m->lazy_root);
   TSNode top = ts_tree_cursor_goto_first_child_for_byte(&cur, start) >= 0 ? ts_tree_cursor_current_node(&cur)
-                                                                           : (TSNode){0};
+                                                                          : (TSNode){0};
   ts_tree_cursor_delete(&cur);
   return ts_node_is_null(top) ? top : tl_incremental__find_node(top, start, end, sym);
 }
@@ -529,7 +561,8 @@ TSNode tl_binding_find_value(const tl_file_model *m, const tl_binding *b) {
 bool tl_segment_state_same(const tl_file_model *m, const tl_file_model *old, const tl_segment *oj) {
   if (m->import_log.n != oj->imports || m->guard_log.n != oj->gvars) return false;
   for (size_t i = 0; i < m->import_log.n; i++)
-    if (strcmp(m->import_log.v[i].alias, old->import_log.v[i].alias) || strcmp(m->import_log.v[i].qual, old->import_log.v[i].qual))
+    if (strcmp(m->import_log.v[i].alias, old->import_log.v[i].alias) ||
+        strcmp(m->import_log.v[i].qual, old->import_log.v[i].qual))
       return false;
   for (size_t i = 0; i < m->guard_log.n; i++)
     if (strcmp(m->guard_log.v[i], old->guard_log.v[i])) return false;
@@ -537,11 +570,11 @@ bool tl_segment_state_same(const tl_file_model *m, const tl_file_model *old, con
 }
 
 void tl_segment_open(tl_file_model *m, TSNode ch) {
-  tl_segment s = {ts_node_start_byte(ch), ts_node_end_byte(ch), ts_node_start_point(ch).row, (uint32_t)m->funcs.n,
-                  (uint32_t)m->classes.n, (uint32_t)m->loops.n, (uint32_t)m->calls.n, (uint32_t)m->bindings.n,
-                  (uint32_t)m->guards.n, (uint32_t)m->loader_names.n, (uint32_t)m->collate_names.n,
-                  (uint32_t)m->import_log.n, (uint32_t)m->guard_log.n, (uint32_t)m->suppressions.n,
-                  (uint32_t)m->params.n, (uint32_t)m->rets.n, (uint32_t)m->flag_guards.n, (uint32_t)m->off_names.n,
-                  ts_node_has_error(ch)};
+  tl_segment s = {
+      ts_node_start_byte(ch),     ts_node_end_byte(ch),        ts_node_start_point(ch).row,  (uint32_t)m->funcs.n,
+      (uint32_t)m->classes.n,     (uint32_t)m->loops.n,        (uint32_t)m->calls.n,         (uint32_t)m->bindings.n,
+      (uint32_t)m->guards.n,      (uint32_t)m->loader_names.n, (uint32_t)m->collate_names.n, (uint32_t)m->import_log.n,
+      (uint32_t)m->guard_log.n,   (uint32_t)m->suppressions.n, (uint32_t)m->params.n,        (uint32_t)m->rets.n,
+      (uint32_t)m->flag_guards.n, (uint32_t)m->off_names.n,    ts_node_has_error(ch)};
   tl_vec_push(&m->segs, s);
 }

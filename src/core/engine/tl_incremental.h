@@ -21,7 +21,7 @@ typedef struct {
   tl_filematches fmatch;
   char *text;
   size_t len;
-  tl_lines lines;         /* of `text` */
+  tl_lines lines; /* of `text` */
 } tl_prev;
 
 /* Moves what the last run of f left for the incremental path into `prev` (prev->valid: there is

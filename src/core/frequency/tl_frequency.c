@@ -10,8 +10,8 @@ bool tl_freq_is_remainder(TSNode n, const char *src) {
   if (!tl_node_is(n, "binary_operator")) return false;
   TSNode op = TL_CHILD(n, operator);
   TSNode left = tl_unparen(TL_CHILD(n, left));
-  return !ts_node_is_null(op) && ts_node_end_byte(op) - ts_node_start_byte(op) == 1 && src[ts_node_start_byte(op)] == '%' &&
-         !tl_node_is(left, "string") && !tl_node_is(left, "concatenated_string");
+  return !ts_node_is_null(op) && ts_node_end_byte(op) - ts_node_start_byte(op) == 1 &&
+         src[ts_node_start_byte(op)] == '%' && !tl_node_is(left, "string") && !tl_node_is(left, "concatenated_string");
 }
 
 static bool tl_freq__has_remainder(TSNode n, const char *src, int depth) {
@@ -31,13 +31,15 @@ static bool tl_freq__enumerates(TSNode scope, const char *src, TSNode e, uint32_
 /* Is a name bound, somewhere in `scope` before byte `before`, to what enumerates: `pbar =
  * enumerate(loader)`, then `pbar = tqdm(pbar, total=n)`? (Searched in the statements of the
  * function, not in nested ones.) */
-static bool tl_freq__bound_to_enumerate(TSNode n, TSNode scope, const char *src, TSNode name, uint32_t before, int depth) {
+static bool tl_freq__bound_to_enumerate(TSNode n, TSNode scope, const char *src, TSNode name, uint32_t before,
+                                        int depth) {
   if (depth > 64 || ts_node_start_byte(n) >= before) return false;
   if (tl_node_is(n, "assignment")) {
     TSNode l = TL_CHILD(n, left), r = TL_CHILD(n, right);
     uint32_t a = ts_node_start_byte(name), b = ts_node_end_byte(name);
     if (tl_node_is(l, "identifier") && ts_node_end_byte(l) - ts_node_start_byte(l) == b - a &&
-        !memcmp(src + ts_node_start_byte(l), src + a, b - a) && tl_freq__enumerates(scope, src, r, ts_node_start_byte(n), 1))
+        !memcmp(src + ts_node_start_byte(l), src + a, b - a) &&
+        tl_freq__enumerates(scope, src, r, ts_node_start_byte(n), 1))
       return true;
   }
   for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
@@ -76,7 +78,8 @@ static bool tl_freq__is_loop_counter(TSNode at, const char *src, TSNode name) {
     TSNode left = TL_CHILD(p, left), right = TL_CHILD(p, right);
     TSNode fn = tl_node_is(right, "call") ? TL_CHILD(right, function) : (TSNode){0};
     TSNode target = (TSNode){0};
-    bool pair = (tl_node_is(left, "pattern_list") || tl_node_is(left, "tuple_pattern")) && ts_node_named_child_count(left);
+    bool pair = (tl_node_is(left, "pattern_list") || tl_node_is(left, "tuple_pattern")) &&
+                ts_node_named_child_count(left);
     if (tl_node_is(fn, "identifier") && ts_node_end_byte(fn) - ts_node_start_byte(fn) == 5 &&
         !memcmp(src + ts_node_start_byte(fn), "range", 5)) {
       target = left;
@@ -204,10 +207,15 @@ static tl_freq tl_freq__counter_test(TSNode cond, const char *src) {
   bool eq = !strcmp(op, "=="), ne = !strcmp(op, "!=");
   bool swapped = false;
   TSNode ca = tl_freq__counter_operand(a), cb = tl_freq__counter_operand(b);
-  if (ts_node_is_null(ca) || (!ts_node_is_null(cb) && tl_node_is(cb, "identifier") && tl_freq__is_loop_counter(cond, src, cb) &&
-                              !(tl_node_is(ca, "identifier") && tl_freq__is_loop_counter(cond, src, ca)))) {
-    TSNode t = a; a = b; b = t;
-    t = ca; ca = cb; cb = t;
+  if (ts_node_is_null(ca) ||
+      (!ts_node_is_null(cb) && tl_node_is(cb, "identifier") && tl_freq__is_loop_counter(cond, src, cb) &&
+       !(tl_node_is(ca, "identifier") && tl_freq__is_loop_counter(cond, src, ca)))) {
+    TSNode t = a;
+    a = b;
+    b = t;
+    t = ca;
+    ca = cb;
+    cb = t;
     swapped = true;
   }
   if (ts_node_is_null(ca)) return TL_FREQ_NONE;
@@ -215,17 +223,20 @@ static tl_freq tl_freq__counter_test(TSNode cond, const char *src) {
   /* the other side: a literal, or an expression that does not mention the counter itself; the
    * counter: a loop's, or a name that counts steps (`self.iter == cfg.BURN_UP_STEP`, which a run
    * passes once) */
-  if ((counter || tl_freq__step_counter_name(ca, src)) && (eq || ne) && !ts_node_is_null(b) && !tl_node_is(b, "string")) {
+  if ((counter || tl_freq__step_counter_name(ca, src)) && (eq || ne) && !ts_node_is_null(b) &&
+      !tl_node_is(b, "string")) {
     uint32_t cs = ts_node_start_byte(ca), cl = ts_node_end_byte(ca) - cs;
     const char *bs = src + ts_node_start_byte(b);
     size_t bl = ts_node_end_byte(b) - ts_node_start_byte(b);
     bool mentions = false;
     for (size_t i = 0; i + cl <= bl && !mentions; i++)
-      mentions = !memcmp(bs + i, src + cs, cl) && (i == 0 || !(isalnum((unsigned char)bs[i - 1]) || bs[i - 1] == '_')) &&
+      mentions = !memcmp(bs + i, src + cs, cl) &&
+                 (i == 0 || !(isalnum((unsigned char)bs[i - 1]) || bs[i - 1] == '_')) &&
                  (i + cl == bl || !(isalnum((unsigned char)bs[i + cl]) || bs[i + cl] == '_'));
     if (!mentions) return eq ? TL_FREQ_RARE_THEN : TL_FREQ_RARE_ELSE;
   }
-  if ((counter || tl_freq__step_counter_name(ca, src)) && (tl_freq__end_bound(b, src) || tl_freq__enclosing_loop_bound(cond, b, src))) {
+  if ((counter || tl_freq__step_counter_name(ca, src)) &&
+      (tl_freq__end_bound(b, src) || tl_freq__enclosing_loop_bound(cond, b, src))) {
     bool ge = swapped ? (!strcmp(op, "<=") || !strcmp(op, "<")) : (!strcmp(op, ">=") || !strcmp(op, ">"));
     if (eq || ge) return TL_FREQ_RARE_THEN;
   }
@@ -236,7 +247,8 @@ static tl_freq tl_freq__counter_test(TSNode cond, const char *src) {
 static tl_freq tl_freq__test(TSNode cond, const char *src, const char *const *guard_names, size_t nguard, int depth) {
   if (depth > 16 || ts_node_is_null(cond)) return TL_FREQ_NONE;
   const char *t = ts_node_type(cond);
-  if (!strcmp(t, "parenthesized_expression")) return tl_freq__test(ts_node_named_child(cond, 0), src, guard_names, nguard, depth + 1);
+  if (!strcmp(t, "parenthesized_expression"))
+    return tl_freq__test(ts_node_named_child(cond, 0), src, guard_names, nguard, depth + 1);
   if (!strcmp(t, "not_operator")) {
     tl_freq f = tl_freq__test(TL_CHILD(cond, argument), src, guard_names, nguard, depth + 1);
     return f == TL_FREQ_RARE_THEN ? TL_FREQ_RARE_ELSE : f == TL_FREQ_RARE_ELSE ? TL_FREQ_RARE_THEN : TL_FREQ_NONE;
@@ -261,7 +273,8 @@ static tl_freq tl_freq__test(TSNode cond, const char *src, const char *const *gu
     }
     return TL_FREQ_NONE;
   }
-  if (!strcmp(t, "binary_operator") && tl_freq_has_remainder(cond, src)) return TL_FREQ_RARE_ELSE; /* truthy remainder */
+  if (!strcmp(t, "binary_operator") && tl_freq_has_remainder(cond, src))
+    return TL_FREQ_RARE_ELSE; /* truthy remainder */
   if (!strcmp(t, "identifier") || !strcmp(t, "attribute")) {
     char *d = tl_dotted(cond, src);
     bool hit = false;

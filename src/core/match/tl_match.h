@@ -37,7 +37,7 @@ struct tl_match_env {
   const tl_file *file;
   const tl_file_model *m;
   const char *src;
-  int32_t func;                 /* innermost function of the match */
+  int32_t func; /* innermost function of the match */
   pcre2_match_data *md;
   pcre2_match_context *mctx;
   const tl_ruleset *rules;
@@ -52,7 +52,10 @@ struct tl_match_env {
   tl_filematches *fmatch;       /* #file-match? verdicts of this file, computed once each */
   TL_VEC(tl_deferred) deferred; /* project predicates, checked after the project pass */
   struct tl_file_res *file_res; /* resolved names of this file's query pass */
-  struct { uint32_t id; TSNode node; } bound[TL_MAX_BOUND]; /* captures set by binding predicates */
+  struct {
+    uint32_t id;
+    TSNode node;
+  } bound[TL_MAX_BOUND]; /* captures set by binding predicates */
   unsigned nbound;
 };
 

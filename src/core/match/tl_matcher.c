@@ -227,13 +227,20 @@ static char *tl_expand(const tl_match_env *e, const TSQuery *q, const char *tmpl
       const char *end = strstr(p + 2, "}}");
       if (end) {
         TSNode n = tl_named(e, q, p + 2, (size_t)(end - p - 2));
-        if (ts_node_is_null(n)) { tl_buf_free(&b); return NULL; }
+        if (ts_node_is_null(n)) {
+          tl_buf_free(&b);
+          return NULL;
+        }
         uint32_t s = ts_node_start_byte(n), l = ts_node_end_byte(n) - s;
         if (brief) {
           uint32_t cut = 0;
           while (cut < l && e->src[s + cut] != '\n' && e->src[s + cut] != '\r') cut++;
           bool shortened = cut < l;
-          if (cut > 60) { cut = 57; shortened = true; while (cut > 0 && ((unsigned char)e->src[s + cut] & 0xC0) == 0x80) cut--; }
+          if (cut > 60) {
+            cut = 57;
+            shortened = true;
+            while (cut > 0 && ((unsigned char)e->src[s + cut] & 0xC0) == 0x80) cut--;
+          }
           tl_buf_put(&b, e->src + s, cut);
           if (shortened) tl_buf_puts(&b, "...");
         } else {
@@ -259,15 +266,15 @@ static void tl_match__pattern(tl_analysis *a, tl_file *f, tl_worker *w, const TS
 
 typedef struct {
   uint32_t cap;
-  TSFieldId field;   /* 0: the capture's own node */
-  bool found;        /* the capture is in the match */
-  bool resolved;     /* q and qhash are set */
-  TSNode node;       /* null when the #field! binds nothing */
+  TSFieldId field; /* 0: the capture's own node */
+  bool found;      /* the capture is in the match */
+  bool resolved;   /* q and qhash are set */
+  TSNode node;     /* null when the #field! binds nothing */
   uint32_t start, len;
-  const char *q;     /* resolved name (in qbuf) or NULL */
+  const char *q; /* resolved name (in qbuf) or NULL */
   size_t qlen;
   uint64_t qhash;
-  char qbuf[64];     /* a copy: the file's cache may drop its string when another name takes the slot */
+  char qbuf[64]; /* a copy: the file's cache may drop its string when another name takes the slot */
 } tl_gate_node;
 
 typedef struct {
@@ -300,8 +307,7 @@ static tl_gate_node *tl_gate_node_of(const TSQueryMatch *mt, tl_gate_cache *gc, 
   return g;
 }
 
-static const char *tl_gate_text(const tl_file *f, tl_file_res *fr, tl_gate_node *gn, bool name, size_t *n,
-                                uint64_t *h);
+static const char *tl_gate_text(const tl_file *f, tl_file_res *fr, tl_gate_node *gn, bool name, size_t *n, uint64_t *h);
 
 static bool tl_gate_test(tl_worker *w, const tl_pred *g, const char *s, size_t n, uint64_t h);
 
@@ -315,7 +321,7 @@ static bool tl_gate_open(const tl_file *f, tl_worker *w, const TSQueryMatch *mt,
   if (!g) return true;
   tl_gate_node spare;
   tl_gate_node *gn = tl_gate_node_of(mt, gc, b ? b->cap[0] : g->cap[0], b ? b->field : 0, &spare);
-  if (!gn->found) return true; /* an absent capture: the predicate holds (tl_match__pred) */
+  if (!gn->found) return true;                 /* an absent capture: the predicate holds (tl_match__pred) */
   if (ts_node_is_null(gn->node)) return false; /* the #field! binds nothing: the match is dropped */
   if (g->def->gate == TL_GATE_TYPE) {
     for (size_t i = 0; i < g->nstrs; i++)
@@ -430,7 +436,8 @@ static void tl_match__one(tl_analysis *a, tl_file *f, tl_worker *w, const TSQuer
   tl_gate_cache gc;
   gc.n = 0;
   uint64_t open = pat->gkeys.n ? tl_gates_open(a->rules, f, w, mt, pat, file_res, &gc) : 0;
-  if (pat->gkey ? (open & 1) : tl_gate_open(f, w, mt, pat, file_res, &gc)) tl_match__pattern(a, f, w, mt, pat, file_res);
+  if (pat->gkey ? (open & 1) : tl_gate_open(f, w, mt, pat, file_res, &gc))
+    tl_match__pattern(a, f, w, mt, pat, file_res);
   for (size_t i = 0; i < pat->members.n; i++) {
     const tl_pattern *mp = &a->rules->patterns.v[pat->members.v[i]];
     if (mp->gkey ? (open >> (i + 1)) & 1 : tl_gate_open(f, w, mt, mp, file_res, &gc))
@@ -503,7 +510,10 @@ static void tl_match__pattern(tl_analysis *a, tl_file *f, tl_worker *w, const TS
         me->node = r && tl_pred_is_binding(p) ? e.bound[e.nbound - 1].node : (TSNode){0};
       }
     }
-    if (!r) { tl_vec_free(&e.deferred); return; }
+    if (!r) {
+      tl_vec_free(&e.deferred);
+      return;
+    }
   }
   if (!have_func) e.func = tl_model_func_at(&f->model, ts_node_start_byte(anchor));
   if (rs->finding_cap != UINT32_MAX && e.nbound) { /* @finding bound by #parent!/#field! */
@@ -546,7 +556,7 @@ static void tl_match__pattern(tl_analysis *a, tl_file *f, tl_worker *w, const TS
       }
     }
     while (c.stmt_end > c.stmt_start && (f->text[c.stmt_end - 1] == ' ' || f->text[c.stmt_end - 1] == '\n' ||
-                                          f->text[c.stmt_end - 1] == '\r' || f->text[c.stmt_end - 1] == '\t'))
+                                         f->text[c.stmt_end - 1] == '\r' || f->text[c.stmt_end - 1] == '\t'))
       c.stmt_end--;
     if (c.stmt_end > c.stmt_start) c.stmt_end--; /* the last character, not past it */
   }

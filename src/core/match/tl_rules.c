@@ -36,9 +36,18 @@ static void tl_rules__preds_free(tl_pattern *p) {
 
 static void tl_rules__rule_free(tl_rule *r) {
   if (!r) return;
-  free(r->code); free(r->name); free(r->path); free(r->message); free(r->fix_title); free(r->help);
-  free(r->doc); free(r->query_src);
-  for (size_t i = 0; i < r->fix.n; i++) { free(r->fix.v[i].capture); free(r->fix.v[i].tmpl); }
+  free(r->code);
+  free(r->name);
+  free(r->path);
+  free(r->message);
+  free(r->fix_title);
+  free(r->help);
+  free(r->doc);
+  free(r->query_src);
+  for (size_t i = 0; i < r->fix.n; i++) {
+    free(r->fix.v[i].capture);
+    free(r->fix.v[i].tmpl);
+  }
   tl_vec_free(&r->fix);
   for (size_t i = 0; i < r->supersedes.n; i++) free(r->supersedes.v[i]);
   tl_vec_free(&r->supersedes);
@@ -90,10 +99,17 @@ static const char *tl_rules__next_line(const char *text, size_t len, size_t *pos
 static bool tl_rules__parse_fixop(tl_rule *r, const char *line, size_t n, uint32_t lineno, tl_diags *diags) {
   char *l = tl_rules__trim(line, n);
   bool ok = true;
-  if (!*l || *l == '#') { free(l); return true; }
-  static const struct { const char *kw; tl_fixop_kind kind; } kws[] = {
-    {"replace", TL_FIXOP_REPLACE}, {"delete", TL_FIXOP_DELETE},
-    {"insert-before", TL_FIXOP_INSERT_BEFORE}, {"insert-after", TL_FIXOP_INSERT_AFTER}};
+  if (!*l || *l == '#') {
+    free(l);
+    return true;
+  }
+  static const struct {
+    const char *kw;
+    tl_fixop_kind kind;
+  } kws[] = {{"replace", TL_FIXOP_REPLACE},
+             {"delete", TL_FIXOP_DELETE},
+             {"insert-before", TL_FIXOP_INSERT_BEFORE},
+             {"insert-after", TL_FIXOP_INSERT_AFTER}};
   size_t k;
   for (k = 0; k < 4; k++) {
     size_t kl = strlen(kws[k].kw);
@@ -126,14 +142,19 @@ static bool tl_rules__parse_fixop(tl_rule *r, const char *line, size_t n, uint32
       /* "\n" in a template is a newline. */
       tl_buf t = {0};
       for (; *p; p++) {
-        if (p[0] == '\\' && p[1] == 'n') { tl_buf_putc(&t, '\n'); p++; }
-        else tl_buf_putc(&t, *p);
+        if (p[0] == '\\' && p[1] == 'n') {
+          tl_buf_putc(&t, '\n');
+          p++;
+        } else tl_buf_putc(&t, *p);
       }
       op.tmpl = tl_buf_take(&t);
     }
   }
   if (ok) tl_vec_push(&r->fix, op);
-  else { free(op.capture); free(op.tmpl); }
+  else {
+    free(op.capture);
+    free(op.tmpl);
+  }
   free(l);
   return ok;
 }
@@ -156,7 +177,10 @@ static tl_rule *tl_rules__rule_parse(const char *path, const char *text, size_t 
   bool closed = false;
   while ((line = tl_rules__next_line(text, len, &pos, &n))) {
     lineno++;
-    if (n == 3 && memcmp(line, "---", 3) == 0) { closed = true; break; }
+    if (n == 3 && memcmp(line, "---", 3) == 0) {
+      closed = true;
+      break;
+    }
     if (n == 0 || line[0] == '#') continue;
     const char *colon = memchr(line, ':', n);
     if (!colon) {
@@ -167,17 +191,36 @@ static tl_rule *tl_rules__rule_parse(const char *path, const char *text, size_t 
     char *key = tl_rules__trim(line, (size_t)(colon - line));
     char *val = tl_rules__trim(colon + 1, n - (size_t)(colon - line) - 1);
     uint32_t vcol = (uint32_t)(colon - line) + 3;
-    if (!strcmp(key, "code")) { free(r->code); r->code = val; val = NULL; }
-    else if (!strcmp(key, "name")) { free(r->name); r->name = val; val = NULL; }
-    else if (!strcmp(key, "message")) { free(r->message); r->message = val; val = NULL; }
-    else if (!strcmp(key, "fix-title")) { free(r->fix_title); r->fix_title = val; val = NULL; }
-    else if (!strcmp(key, "help")) { free(r->help); r->help = val; val = NULL; }
-    else if (!strcmp(key, "synopsis")) {} /* the README's one-line summary (scripts/readme-rules.sh); unused here */
+    if (!strcmp(key, "code")) {
+      free(r->code);
+      r->code = val;
+      val = NULL;
+    } else if (!strcmp(key, "name")) {
+      free(r->name);
+      r->name = val;
+      val = NULL;
+    } else if (!strcmp(key, "message")) {
+      free(r->message);
+      r->message = val;
+      val = NULL;
+    } else if (!strcmp(key, "fix-title")) {
+      free(r->fix_title);
+      r->fix_title = val;
+      val = NULL;
+    } else if (!strcmp(key, "help")) {
+      free(r->help);
+      r->help = val;
+      val = NULL;
+    } else if (!strcmp(key, "synopsis")) {
+    } /* the README's one-line summary (scripts/readme-rules.sh); unused here */
     else if (!strcmp(key, "severity")) {
       if (!strcmp(val, "error")) r->severity = TL_SEVERITY_ERROR;
       else if (!strcmp(val, "warning")) r->severity = TL_SEVERITY_WARNING;
       else if (!strcmp(val, "info")) r->severity = TL_SEVERITY_INFO;
-      else { tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, vcol, "severity must be error, warning or info"); ok = false; }
+      else {
+        tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, vcol, "severity must be error, warning or info");
+        ok = false;
+      }
     } else if (!strcmp(key, "hot")) {
       r->hot = 0;
       char *save = NULL;
@@ -186,24 +229,39 @@ static tl_rule *tl_rules__rule_parse(const char *path, const char *text, size_t 
         else if (!strcmp(t, "sample")) r->hot |= TL_HOT_SAMPLE;
         else if (!strcmp(t, "any")) r->hot |= TL_HOT_STEP | TL_HOT_SAMPLE;
         else if (!strcmp(t, "none")) r->hot = 0;
-        else { tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, vcol, "hot must list step, sample, any or none"); ok = false; }
+        else {
+          tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, vcol, "hot must list step, sample, any or none");
+          ok = false;
+        }
       }
     } else if (!strcmp(key, "fix")) {
       if (!strcmp(val, "none")) r->fix_safety = TL_FIXSAFE_NONE;
       else if (!strcmp(val, "safe")) r->fix_safety = TL_FIXSAFE_SAFE;
       else if (!strcmp(val, "unsafe")) r->fix_safety = TL_FIXSAFE_UNSAFE;
-      else { tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, vcol, "fix must be none, safe or unsafe"); ok = false; }
+      else {
+        tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, vcol, "fix must be none, safe or unsafe");
+        ok = false;
+      }
     } else if (!strcmp(key, "default")) {
       if (!strcmp(val, "on")) r->default_on = true;
       else if (!strcmp(val, "off")) r->default_on = false;
-      else { tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, vcol, "default must be on or off"); ok = false; }
+      else {
+        tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, vcol, "default must be on or off");
+        ok = false;
+      }
     } else if (!strcmp(key, "scope")) {
       if (!strcmp(val, "file")) r->project_scope = false;
       else if (!strcmp(val, "project")) r->project_scope = true;
-      else { tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, vcol, "scope must be file or project"); ok = false; }
+      else {
+        tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, vcol, "scope must be file or project");
+        ok = false;
+      }
     } else if (!strcmp(key, "needs")) {
       if (!strcmp(val, "accelerator")) r->needs_accel = true;
-      else if (strcmp(val, "none")) { tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, vcol, "needs must be accelerator or none"); ok = false; }
+      else if (strcmp(val, "none")) {
+        tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, vcol, "needs must be accelerator or none");
+        ok = false;
+      }
     } else if (!strcmp(key, "supersedes")) {
       char *save = NULL;
       for (char *t = strtok_r(val, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
@@ -238,7 +296,10 @@ static tl_rule *tl_rules__rule_parse(const char *path, const char *text, size_t 
     lineno++;
     size_t line_start = (size_t)(line - text);
     if (n >= 3 && memcmp(line, "```", 3) == 0) {
-      if (in_block) { in_block = 0; continue; }
+      if (in_block) {
+        in_block = 0;
+        continue;
+      }
       char *info = tl_rules__trim(line + 3, n - 3);
       block_line = lineno;
       if (!strcmp(info, "query")) {
@@ -258,8 +319,10 @@ static tl_rule *tl_rules__rule_parse(const char *path, const char *text, size_t 
       continue;
     }
     if (!in_block && n >= 8 && memcmp(line, "## Query", 8) == 0 && doc_end == len) doc_end = line_start;
-    if (in_block == 1) { tl_buf_put(&query, line, n); tl_buf_putc(&query, '\n'); }
-    else if (in_block == 2) ok = tl_rules__parse_fixop(r, line, n, lineno, diags) && ok;
+    if (in_block == 1) {
+      tl_buf_put(&query, line, n);
+      tl_buf_putc(&query, '\n');
+    } else if (in_block == 2) ok = tl_rules__parse_fixop(r, line, n, lineno, diags) && ok;
   }
   if (in_block) {
     tl_diags_add(diags, TL_DIAG_ERROR, path, block_line, 1, "fenced block is not closed");
@@ -289,8 +352,10 @@ static void tl_rules__query_offset_pos(const tl_rule *r, uint32_t offset, uint32
   *line = r->query_line;
   *col = 1;
   for (uint32_t i = 0; i < offset && r->query_src[i]; i++) {
-    if (r->query_src[i] == '\n') { (*line)++; *col = 1; }
-    else (*col)++;
+    if (r->query_src[i] == '\n') {
+      (*line)++;
+      *col = 1;
+    } else (*col)++;
   }
 }
 
@@ -321,7 +386,10 @@ static bool tl_rules__preds_parse(const tl_rule *r, const TSQuery *q, uint32_t p
   const TSQueryPredicateStep *st = ts_query_predicates_for_pattern(q, pi, &nsteps);
   bool ok = true;
   for (uint32_t i = 0; i < nsteps;) {
-    if (st[i].type != TSQueryPredicateStepTypeString) { i++; continue; }
+    if (st[i].type != TSQueryPredicateStepTypeString) {
+      i++;
+      continue;
+    }
     uint32_t nl;
     const char *name = ts_query_string_value_for_id(q, st[i].value_id, &nl);
     uint32_t j = i + 1;
@@ -329,7 +397,10 @@ static bool tl_rules__preds_parse(const tl_rule *r, const TSQuery *q, uint32_t p
     tl_pred p = {0};
     p.cap[0] = p.cap[1] = UINT32_MAX;
     const char *base = name;
-    if (!strncmp(base, "not-", 4)) { p.negated = true; base += 4; }
+    if (!strncmp(base, "not-", 4)) {
+      p.negated = true;
+      base += 4;
+    }
     const tl_pred_def *d = tl_pred_lookup(base, strlen(base));
     uint32_t line, col;
     if (!d) {
@@ -360,12 +431,17 @@ static bool tl_rules__preds_parse(const tl_rule *r, const TSQuery *q, uint32_t p
     p.strs = strs.v;
     p.nstrs = strs.n;
     int want_caps = d->caps, want_strs = d->strs;
-    bool arity_ok = (ncaps == want_caps && (want_strs == -2 || (want_strs < 0 ? strs.n >= 1 : (int)strs.n == want_strs))) ||
+    bool arity_ok = (ncaps == want_caps &&
+                     (want_strs == -2 || (want_strs < 0 ? strs.n >= 1 : (int)strs.n == want_strs))) ||
                     ((d->flags & TL_PF_OR_CAPTURE) && ncaps == want_caps + 1 && strs.n == 0);
     if (!arity_ok) {
       tl_rules__pred_pos(r, q, pi, text_at, name, &line, &col);
       tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "#%s takes %d capture(s) and %s string(s)", name,
-                   want_caps, want_strs == -2 ? "any number of" : want_strs < 0 ? "one or more" : want_strs ? "one" : "no");
+                   want_caps,
+                   want_strs == -2 ? "any number of"
+                   : want_strs < 0 ? "one or more"
+                   : want_strs     ? "one"
+                                   : "no");
       ok = false;
     }
     if (arity_ok && d->regex >= 0) {
@@ -380,8 +456,8 @@ static bool tl_rules__preds_parse(const tl_rule *r, const TSQuery *q, uint32_t p
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(err, msg, sizeof msg);
         tl_rules__pred_pos(r, q, pi, text_at, name, &line, &col);
-        tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "bad regular expression at offset %zu: %s",
-                     (size_t)eoff, (char *)msg);
+        tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col, "bad regular expression at offset %zu: %s", (size_t)eoff,
+                     (char *)msg);
         ok = false;
       }
     }
@@ -411,7 +487,10 @@ static bool tl_rules__ruleset_insert(tl_ruleset *rs, tl_rule *r) {
 
 /* Skips a comment or a string at q[i]; returns the index after it, or i when there is none. */
 static size_t tl_rules__query_skip(const char *q, size_t i) {
-  if (q[i] == ';') { while (q[i] && q[i] != '\n') i++; return i; }
+  if (q[i] == ';') {
+    while (q[i] && q[i] != '\n') i++;
+    return i;
+  }
   if (q[i] == '"') {
     for (i++; q[i] && q[i] != '"'; i++)
       if (q[i] == '\\' && q[i + 1]) i++;
@@ -430,11 +509,16 @@ static void tl_rules__query_bound_names(const char *q, tl_buf *out) {
   int bind_depth = -1, depth = 0; /* depth of the binding predicate's group while inside one */
   while (q[i]) {
     size_t j = tl_rules__query_skip(q, i);
-    if (j != i) { i = j; continue; }
+    if (j != i) {
+      i = j;
+      continue;
+    }
     char c = q[i];
     if (c == '(') depth++;
-    else if (c == ')') { if (depth == bind_depth) bind_depth = -1; depth--; }
-    else if (c == '#') { /* a predicate: a binding one by the table of names */
+    else if (c == ')') {
+      if (depth == bind_depth) bind_depth = -1;
+      depth--;
+    } else if (c == '#') { /* a predicate: a binding one by the table of names */
       size_t k = i + 1;
       while (q[k] && !isspace((unsigned char)q[k]) && q[k] != '(' && q[k] != ')') k++;
       const tl_pred_def *d = tl_pred_lookup(q + i + 1, k - i - 1);
@@ -444,7 +528,10 @@ static void tl_rules__query_bound_names(const char *q, tl_buf *out) {
     } else if (c == '@' && bind_depth >= 0) {
       j = i + 1;
       while (isalnum((unsigned char)q[j]) || (q[j] && strchr("_-.", q[j]))) j++;
-      if (j > i + 1) { tl_buf_putc(out, ' '); tl_buf_put(out, q + i, j - i); }
+      if (j > i + 1) {
+        tl_buf_putc(out, ' ');
+        tl_buf_put(out, q + i, j - i);
+      }
       i = j;
       continue;
     }
@@ -498,7 +585,8 @@ static bool tl_rules__rule_check_query(tl_rule *r, tl_diags *diags) {
       found = strlen(c) == l && !memcmp(nm, c, l);
     }
     if (!found) {
-      tl_diags_add(diags, TL_DIAG_ERROR, r->path, r->query_line, 1, "fix names @%s, which the query does not capture", c);
+      tl_diags_add(diags, TL_DIAG_ERROR, r->path, r->query_line, 1, "fix names @%s, which the query does not capture",
+                   c);
       ok = false;
     }
   }
@@ -515,8 +603,14 @@ static long tl_rules__query_field_of_predicates(const char *q) {
   size_t i = 0;
   while (q[i]) {
     unsigned char c = (unsigned char)q[i];
-    if (c == ';') { while (q[i] && q[i] != '\n') i++; continue; }
-    if (isspace(c)) { i++; continue; }
+    if (c == ';') {
+      while (q[i] && q[i] != '\n') i++;
+      continue;
+    }
+    if (isspace(c)) {
+      i++;
+      continue;
+    }
     if (c == '"') {
       for (i++; q[i] && q[i] != '"'; i++)
         if (q[i] == '\\' && q[i + 1]) i++;
@@ -536,7 +630,10 @@ static long tl_rules__query_field_of_predicates(const char *q) {
       bool paren = false;
       for (;;) {
         while (isspace((unsigned char)q[j])) j++;
-        if (q[j] == ';') { while (q[j] && q[j] != '\n') j++; continue; }
+        if (q[j] == ';') {
+          while (q[j] && q[j] != '\n') j++;
+          continue;
+        }
         if (q[j] != '(') break;
         paren = true;
         j++;
@@ -644,7 +741,9 @@ static int tl_rules__rule_cmp(const void *a, const void *b) {
  * match of the first is also checked against their predicates (tl_pattern.members). Compiling
  * and matching cost grow with the patterns (docs/rules.md, "Writing cheap queries"). */
 
-typedef struct { uint32_t start, end; } tl_rules__span;
+typedef struct {
+  uint32_t start, end;
+} tl_rules__span;
 typedef TL_VEC(tl_rules__span) tl_rules__spans;
 
 
@@ -655,10 +754,16 @@ static bool tl_rules__query_split(const char *q, tl_rules__spans *out) {
   int depth = 0;
   while (q[i]) {
     size_t j = tl_rules__query_skip(q, i);
-    if (j != i) { i = j; continue; }
+    if (j != i) {
+      i = j;
+      continue;
+    }
     char c = q[i];
     if (c == '(' || c == '[') {
-      if (depth == 0) { tl_rules__span sp = {(uint32_t)i, 0}; tl_vec_push(out, sp); }
+      if (depth == 0) {
+        tl_rules__span sp = {(uint32_t)i, 0};
+        tl_vec_push(out, sp);
+      }
       depth++;
     } else if (c == ')' || c == ']') {
       if (--depth < 0) return false;
@@ -685,15 +790,25 @@ static void tl_rules__query_structure(const char *q, tl_rules__span sp, tl_buf *
   size_t i = sp.start;
   bool space = false;
   while (i < sp.end) {
-    if (q[i] == ';') { i = tl_rules__query_skip(q, i); space = true; continue; }
+    if (q[i] == ';') {
+      i = tl_rules__query_skip(q, i);
+      space = true;
+      continue;
+    }
     if (q[i] == '(' && q[i + 1 + strspn(q + i + 1, " \t\r\n")] == '#') {
       size_t k = i;
       int d = 0;
       while (k < sp.end) {
         size_t j = tl_rules__query_skip(q, k);
-        if (j != k) { k = j; continue; }
+        if (j != k) {
+          k = j;
+          continue;
+        }
         if (q[k] == '(') d++;
-        else if (q[k] == ')' && --d == 0) { k++; break; }
+        else if (q[k] == ')' && --d == 0) {
+          k++;
+          break;
+        }
         k++;
       }
       tl_buf_putc(preds, ' ');
@@ -710,8 +825,13 @@ static void tl_rules__query_structure(const char *q, tl_rules__span sp, tl_buf *
       i = j;
       continue;
     }
-    if (isspace((unsigned char)q[i])) { space = true; i++; continue; }
-    if (space && shape->len && !strchr(")]", q[i]) && !strchr("([", shape->data[shape->len - 1])) tl_buf_putc(shape, ' ');
+    if (isspace((unsigned char)q[i])) {
+      space = true;
+      i++;
+      continue;
+    }
+    if (space && shape->len && !strchr(")]", q[i]) && !strchr("([", shape->data[shape->len - 1]))
+      tl_buf_putc(shape, ' ');
     space = false;
     tl_buf_putc(shape, q[i++]);
   }
@@ -727,7 +847,10 @@ typedef struct {
 
 static void tl_rules__qsrc_free(tl_rules__qsrc *s) {
   tl_buf_free(&s->src);
-  tl_vec_free(&s->owners); tl_vec_free(&s->starts); tl_vec_free(&s->rep); tl_vec_free(&s->piece_at);
+  tl_vec_free(&s->owners);
+  tl_vec_free(&s->starts);
+  tl_vec_free(&s->rep);
+  tl_vec_free(&s->piece_at);
 }
 
 /* Builds the query source; with `dedupe`, patterns whose structure came before become holders. */
@@ -870,8 +993,8 @@ static void tl_rules__gate_keys(tl_ruleset *rs) {
       if (!g || g->def->gate == TL_GATE_TYPE) continue;
       tl_gate_key k = {b ? b->cap[0] : g->cap[0], b ? b->field : 0, (g->def->flags & TL_PF_NAME) != 0, 0, 0};
       size_t i = 0;
-      while (i < rep->gkeys.n && !(rep->gkeys.v[i].cap == k.cap && rep->gkeys.v[i].field == k.field &&
-                                   rep->gkeys.v[i].name == k.name))
+      while (i < rep->gkeys.n &&
+             !(rep->gkeys.v[i].cap == k.cap && rep->gkeys.v[i].field == k.field && rep->gkeys.v[i].name == k.name))
         i++;
       if (i == rep->gkeys.n) {
         if (i == UINT8_MAX) continue;
@@ -925,7 +1048,10 @@ static bool tl_rules__ruleset_build(tl_ruleset *rs, const tl_rules__qsrc *qs, tl
       if (at_of.v[p] == qs->piece_at.v[i]) holder = p;
       if (at_of.v[p] == qs->rep.v[i]) twin = p;
     }
-    if (holder == UINT32_MAX || twin == UINT32_MAX) { ok = false; continue; }
+    if (holder == UINT32_MAX || twin == UINT32_MAX) {
+      ok = false;
+      continue;
+    }
     ts_query_disable_pattern(rs->query, holder);
     tl_vec_push(&rs->patterns.v[twin].members, holder);
   }
@@ -964,7 +1090,8 @@ static bool tl_rules__ruleset_build(tl_ruleset *rs, const tl_rules__qsrc *qs, tl
         found = strlen(c) == l && !memcmp(nm, c, l);
       }
       if (!found) {
-        tl_diags_add(diags, TL_DIAG_ERROR, r->path, r->query_line, 1, "fix names @%s, which the query does not capture", c);
+        tl_diags_add(diags, TL_DIAG_ERROR, r->path, r->query_line, 1, "fix names @%s, which the query does not capture",
+                     c);
         ok = false;
       }
     }
@@ -992,7 +1119,10 @@ bool tl_ruleset_compile(tl_ruleset *rs) {
     tl_diags quiet = {0};
     ok = tl_rules__ruleset_build(rs, &qs, &quiet);
     tl_diags_free(&quiet);
-    if (ok) { tl_rules__qsrc_free(&qs); return true; }
+    if (ok) {
+      tl_rules__qsrc_free(&qs);
+      return true;
+    }
     tl_rules__ruleset_clear_query(rs);
   }
   tl_rules__qsrc_free(&qs);

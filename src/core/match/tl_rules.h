@@ -20,8 +20,8 @@ typedef enum { TL_FIXOP_REPLACE, TL_FIXOP_DELETE, TL_FIXOP_INSERT_BEFORE, TL_FIX
 
 typedef struct {
   tl_fixop_kind kind;
-  char *capture;  /* capture name without '@' */
-  char *tmpl;     /* template with {{name}} substitutions; NULL for delete */
+  char *capture; /* capture name without '@' */
+  char *tmpl;    /* template with {{name}} substitutions; NULL for delete */
 } tl_fixop;
 
 struct tl_rule {
@@ -30,8 +30,8 @@ struct tl_rule {
   tl_fix_safety fix_safety;
   unsigned hot;
   bool default_on, enabled;
-  bool project_scope;  /* scope: project: at most one finding per project (the first in path order) */
-  bool needs_accel;    /* `needs: accelerator`: silent in a project that never uses one */
+  bool project_scope; /* scope: project: at most one finding per project (the first in path order) */
+  bool needs_accel;   /* `needs: accelerator`: silent in a project that never uses one */
   char *message, *fix_title, *help, *doc, *query_src;
   uint32_t query_line; /* 1-based line in the rule file where the query text starts */
   TL_VEC(tl_fixop) fix;
@@ -74,7 +74,7 @@ struct tl_ruleset {
   TL_VEC(tl_pattern) patterns; /* indexed by query pattern index */
   uint32_t finding_cap;        /* capture id of @finding, UINT32_MAX if unused */
   uint32_t memo_keys;          /* the largest tl_pred.memo key */
-  bool selected;                /* tl_ruleset_select was called */
+  bool selected;               /* tl_ruleset_select was called */
   pcre2_code *eval_re;         /* names of validation/test data (tl_vocab_eval_names_re) */
   tl_diags diags;              /* the errors of every load and compile, in order */
 };

@@ -94,7 +94,8 @@ static bool tl_dotted_into(TSNode n, const char *src, char *out, size_t *len, si
   }
   if (tl_node_is(n, "attribute")) {
     TSNode o = TL_CHILD(n, object), a = TL_CHILD(n, attribute);
-    if (ts_node_is_null(o) || ts_node_is_null(a) || !tl_dotted_into(o, src, out, len, cap, depth + 1, subs)) return false;
+    if (ts_node_is_null(o) || ts_node_is_null(a) || !tl_dotted_into(o, src, out, len, cap, depth + 1, subs))
+      return false;
     uint32_t s = ts_node_start_byte(a), l = ts_node_end_byte(a) - s;
     if (*len + 1 + l >= cap) return false;
     out[(*len)++] = '.';
@@ -130,7 +131,10 @@ static char *tl_ast__dotted(TSNode n, const char *src, bool subs) {
   if (cap <= sizeof tmp) return NULL;
   char *big = tl_malloc(cap);
   len = 0;
-  if (!tl_dotted_into(n, src, big, &len, cap, 0, subs)) { free(big); return NULL; }
+  if (!tl_dotted_into(n, src, big, &len, cap, 0, subs)) {
+    free(big);
+    return NULL;
+  }
   big[len] = 0;
   return big;
 }

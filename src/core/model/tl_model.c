@@ -13,7 +13,6 @@
 /* ---- the walk ---- */
 
 
-
 static void tl_walk_children(tl_walk_ctx *c, TSNode n, int depth) {
   uint32_t k = ts_node_named_child_count(n);
   if (k <= 8) { /* few children: indexing is cheaper than resetting the cursor */
@@ -119,14 +118,6 @@ static void tl_model_import(tl_walk_ctx *c, TSNode n) {
 /* ---- frequency guards ---- */
 
 
-
-
-
-
-
-
-
-
 /* A statement that ends the process: a call of sys.exit, os._exit, os.abort, exit or quit. */
 static bool tl_no_return_call(tl_walk_ctx *c, TSNode stmt) {
   if (!tl_node_is(stmt, "expression_statement") || ts_node_named_child_count(stmt) != 1) return false;
@@ -150,7 +141,10 @@ static uint32_t tl_exit_scope(tl_walk_ctx *c, TSNode block) {
   TSNode last = (TSNode){0};
   for (uint32_t i = ts_node_named_child_count(block); i-- > 0;) {
     TSNode ch = ts_node_named_child(block, i);
-    if (!tl_node_is(ch, "comment")) { last = ch; break; }
+    if (!tl_node_is(ch, "comment")) {
+      last = ch;
+      break;
+    }
   }
   if (tl_node_is(last, "break_statement")) return c->m->loops.v[c->loop].start;
   if (tl_node_is(last, "return_statement") || tl_node_is(last, "raise_statement") || tl_no_return_call(c, last))
@@ -286,7 +280,11 @@ static void tl_walk_if(tl_walk_ctx *c, TSNode n, int depth) {
     } else if (tl_node_is(alt, "elif_clause")) {
       /* An elif runs only when the first test failed: rare when the first test is `!=`. */
       bool g = f == TL_FREQ_RARE_ELSE;
-      if (g) { tl_range r = {ts_node_start_byte(alt), ts_node_end_byte(alt), 0}; tl_vec_push(&c->m->guards, r); c->guard_depth++; }
+      if (g) {
+        tl_range r = {ts_node_start_byte(alt), ts_node_end_byte(alt), 0};
+        tl_vec_push(&c->m->guards, r);
+        c->guard_depth++;
+      }
       TSNode ec = TL_CHILD(alt, condition);
       tl_model__flag_guards(c, ec, TL_CHILD(alt, consequence), 0);
       tl_walk_visit(c, ec, depth + 1);
@@ -319,7 +317,8 @@ static unsigned tl_call_work(const char *callee) {
     size_t end = (size_t)(last - callee);
     if (end == 0) return 0;
     end--; /* the dot */
-    while (end >= 2 && ((callee[end - 2] == '(' && callee[end - 1] == ')') || (callee[end - 2] == '[' && callee[end - 1] == ']')))
+    while (end >= 2 &&
+           ((callee[end - 2] == '(' && callee[end - 1] == ')') || (callee[end - 2] == '[' && callee[end - 1] == ']')))
       end -= 2;
     size_t s = end;
     while (s > 0 && callee[s - 1] != '.') s--;
@@ -374,8 +373,8 @@ static void tl_add_binding(tl_walk_ctx *c, const char *name, uint32_t byte, TSNo
     if (tl_node_is(made, "call")) {
       /* Net(cfg).to(device), Net().cuda().eval(): the object is what the innermost call made */
       TSNode call = made;
-      static const char *const moves[] = {"to", "cuda", "cpu", "eval", "train", "float", "half", "double", "bfloat16",
-                                          "requires_grad_", NULL};
+      static const char *const moves[] = {"to",   "cuda",   "cpu",      "eval",           "train", "float",
+                                          "half", "double", "bfloat16", "requires_grad_", NULL};
       for (int guard = 0; guard < 8; guard++) {
         TSNode fn = TL_CHILD(call, function);
         TSNode obj = tl_node_is(fn, "attribute") ? tl_unparen(TL_CHILD(fn, object)) : (TSNode){0};
@@ -388,8 +387,8 @@ static void tl_add_binding(tl_walk_ctx *c, const char *name, uint32_t byte, TSNo
   tl_vec_push(&c->m->bindings, b);
   /* self.<attr> = ... inside a method: an attribute of the class. */
   if (c->cls >= 0 && !strncmp(name, "self.", 5) && !strchr(name + 5, '.')) {
-    tl_binding a = {tl_model__str(c->m, name + 5), byte, c->func, value, kind, b.ctor, -1,
-                    b.vstart, b.vend, b.vsym, false, false};
+    tl_binding a = {
+        tl_model__str(c->m, name + 5), byte, c->func, value, kind, b.ctor, -1, b.vstart, b.vend, b.vsym, false, false};
     tl_vec_push(&c->m->classes.v[c->cls].attrs, a);
   }
 }
@@ -537,8 +536,8 @@ static void tl_walk_function(tl_walk_ctx *c, TSNode n, int depth) {
   f.line = p.row + 1;
   f.col = p.column + 1;
   size_t nl = strlen(nm);
-  f.is_collate = !strcmp(nm, "collate_fn") || !strcmp(nm, "collate") ||
-                 (nl > 8 && !strcmp(nm + nl - 8, "_collate")) || (nl > 11 && !strcmp(nm + nl - 11, "_collate_fn"));
+  f.is_collate = !strcmp(nm, "collate_fn") || !strcmp(nm, "collate") || (nl > 8 && !strcmp(nm + nl - 8, "_collate")) ||
+                 (nl > 11 && !strcmp(nm + nl - 11, "_collate_fn"));
   /* the parameters' names, in order (`*args`, `**kw` and a bare `*` are not positions) */
   f.param_first = (uint32_t)c->m->params.n;
   TSNode ps = TL_CHILD(n, parameters);
@@ -645,7 +644,8 @@ static bool tl_model__small_iterable(tl_walk_ctx *c, TSNode n, int depth) {
     return false;
   }
   static const char *const wrappers[] = {"enumerate", "reversed", "sorted", "list", "tuple", NULL};
-  return na >= 1 && tl_node_text_in(fn, c->src, wrappers) && tl_model__small_iterable(c, ts_node_named_child(args, 0), depth + 1);
+  return na >= 1 && tl_node_text_in(fn, c->src, wrappers) &&
+         tl_model__small_iterable(c, ts_node_named_child(args, 0), depth + 1);
 }
 
 static void tl_walk_loop(tl_walk_ctx *c, TSNode n, int depth) {
@@ -681,7 +681,8 @@ static void tl_walk_loop(tl_walk_ctx *c, TSNode n, int depth) {
      * yields its batches: its first argument is the iterable that counts. */
     if (tl_node_is(right, "call")) {
       TSNode args = TL_CHILD(right, arguments);
-      TSNode a0 = ts_node_is_null(args) || !ts_node_named_child_count(args) ? (TSNode){0} : ts_node_named_child(args, 0);
+      TSNode a0 = ts_node_is_null(args) || !ts_node_named_child_count(args) ? (TSNode){0}
+                                                                            : ts_node_named_child(args, 0);
       if (tl_node_is(a0, "identifier") || tl_node_is(a0, "attribute")) right = a0;
     }
     iter = tl_strtab_take(&c->m->strs, tl_dotted(right, c->src));
@@ -699,7 +700,8 @@ static void tl_walk_loop(tl_walk_ctx *c, TSNode n, int depth) {
     size_t first = c->m->bindings.n;
     tl_bind_targets(c, left, at, TL_VAL_UNKNOWN, 0);
     for (size_t i = first; i < c->m->bindings.n; i++) c->m->bindings.v[i].from_loop = idx; /* kind set after the walk */
-    TSNode t0 = (tl_node_is(left, "pattern_list") || tl_node_is(left, "tuple_pattern")) && ts_node_named_child_count(left)
+    TSNode t0 = (tl_node_is(left, "pattern_list") || tl_node_is(left, "tuple_pattern")) &&
+                        ts_node_named_child_count(left)
                     ? ts_node_named_child(left, 0)
                     : (TSNode){0};
     if (counted && tl_node_is(t0, "identifier") && first < c->m->bindings.n) {
@@ -729,31 +731,58 @@ void tl_walk_visit(tl_walk_ctx *c, TSNode n, int depth) {
   const char *t = ts_node_type(n);
   switch (t[0]) {
   case 'a':
-    if (!strcmp(t, "assignment")) { tl_walk_assignment(c, n, depth); return; }
-    if (!strcmp(t, "augmented_assignment")) { tl_walk_children(c, n, depth); return; }
+    if (!strcmp(t, "assignment")) {
+      tl_walk_assignment(c, n, depth);
+      return;
+    }
+    if (!strcmp(t, "augmented_assignment")) {
+      tl_walk_children(c, n, depth);
+      return;
+    }
     /* `x.name`: only x can hold code (three children: no comment inside) */
-    if (!strcmp(t, "attribute") && ts_node_child_count(n) == 3) { tl_walk_visit(c, TL_CHILD(n, object), depth + 1); return; }
+    if (!strcmp(t, "attribute") && ts_node_child_count(n) == 3) {
+      tl_walk_visit(c, TL_CHILD(n, object), depth + 1);
+      return;
+    }
     break;
   case 'k':
     /* `name=value`: only the value can hold code */
-    if (!strcmp(t, "keyword_argument") && ts_node_child_count(n) == 3) { tl_walk_visit(c, TL_CHILD(n, value), depth + 1); return; }
+    if (!strcmp(t, "keyword_argument") && ts_node_child_count(n) == 3) {
+      tl_walk_visit(c, TL_CHILD(n, value), depth + 1);
+      return;
+    }
     break;
   case 'c':
-    if (!strcmp(t, "call")) { tl_walk_call(c, n, depth); return; }
+    if (!strcmp(t, "call")) {
+      tl_walk_call(c, n, depth);
+      return;
+    }
     if (!strcmp(t, "comment")) {
       uint32_t s = ts_node_start_byte(n);
       TSPoint p = ts_node_start_point(n);
       tl_suppress_parse(&c->m->suppressions, c->src + s, ts_node_end_byte(n) - s, s, p.row + 1, p.column + 1);
       return;
     }
-    if (!strcmp(t, "class_definition")) { tl_walk_class(c, n, depth); return; }
+    if (!strcmp(t, "class_definition")) {
+      tl_walk_class(c, n, depth);
+      return;
+    }
     break;
   case 'f':
-    if (!strcmp(t, "function_definition")) { tl_walk_function(c, n, depth); return; }
-    if (!strcmp(t, "for_statement")) { tl_walk_loop(c, n, depth); return; }
+    if (!strcmp(t, "function_definition")) {
+      tl_walk_function(c, n, depth);
+      return;
+    }
+    if (!strcmp(t, "for_statement")) {
+      tl_walk_loop(c, n, depth);
+      return;
+    }
     break;
   case 'w':
-    if (!strcmp(t, "while_statement")) { tl_walk_loop(c, n, depth); return; }
+    if (!strcmp(t, "while_statement")) {
+      tl_walk_loop(c, n, depth);
+      return;
+    }
     break;
   case 's':
     /* a string's children are its pieces: only an f-string's interpolations hold code (the
@@ -774,8 +803,14 @@ void tl_walk_visit(tl_walk_ctx *c, TSNode n, int depth) {
     }
     break;
   case 'i':
-    if (!strcmp(t, "if_statement")) { tl_walk_if(c, n, depth); return; }
-    if (!strcmp(t, "import_statement") || !strcmp(t, "import_from_statement")) { tl_model_import(c, n); return; }
+    if (!strcmp(t, "if_statement")) {
+      tl_walk_if(c, n, depth);
+      return;
+    }
+    if (!strcmp(t, "import_statement") || !strcmp(t, "import_from_statement")) {
+      tl_model_import(c, n);
+      return;
+    }
     break;
   }
   tl_walk_children(c, n, depth);
@@ -807,14 +842,20 @@ static bool tl_accelerator_evidence(const char *src, const char *code_text, size
 #define TL_WORD_BYTE(ch) ((unsigned)(((ch) | 0x20) - 'a') < 26u || (unsigned)((ch) - '0') < 10u || (ch) == '_')
   *has_main = strstr(code, "__name__") && strstr(code, "__main__");
   for (size_t i = 0; i < len && !hit;) {
-    if (!TL_WORD_BYTE((unsigned char)code[i])) { i++; continue; }
+    if (!TL_WORD_BYTE((unsigned char)code[i])) {
+      i++;
+      continue;
+    }
     size_t s = i;
     while (i < len && TL_WORD_BYTE((unsigned char)code[i])) i++;
     /* `.to(`: a move between devices */
     if (i - s == 2 && code[s] == 't' && code[s + 1] == 'o' && s > 0 && code[s - 1] == '.') {
       size_t k = i;
       while (k < len && (code[k] == ' ' || code[k] == '\t')) k++;
-      if (k < len && code[k] == '(') { hit = true; break; }
+      if (k < len && code[k] == '(') {
+        hit = true;
+        break;
+      }
     }
     for (size_t a = s; a < i && !hit;) {
       while (a < i && code[a] == '_') a++;
@@ -832,12 +873,6 @@ static bool tl_accelerator_evidence(const char *src, const char *code_text, size
   free(own);
   return hit;
 }
-
-
-
-
-
-
 
 
 /* The module's functions that return a remainder test (`def divisible_by(n, d): return n % d == 0`):
@@ -870,8 +905,8 @@ static void tl_model__guard_funcs(tl_file_model *m, TSNode root, const char *src
 /* The walk of the module, by top-level statement: copied from `old` where `old` is given and the
  * statement is outside the region (see tl_model_rebuild), else walked. Returns the number copied. */
 static long tl_model_walk(tl_file_model *m, tl_file_model *old, TSNode root, const char *src, const char *code,
-                          const char *module, bool is_package, tl_diags *diags, const char *path, uint32_t lo, uint32_t hi_old,
-                          uint32_t hi_new) {
+                          const char *module, bool is_package, tl_diags *diags, const char *path, uint32_t lo,
+                          uint32_t hi_old, uint32_t hi_new) {
   if (old) tl_strtab_move(&m->strs, &old->strs); /* copied entries keep their strings */
   m->module = tl_model__str(m, module);
   tl_model__guard_funcs(m, root, src);
@@ -967,7 +1002,8 @@ static long tl_model_walk(tl_file_model *m, tl_file_model *old, TSNode root, con
     free(next);
   }
   m->funcs_sorted = true;
-  for (size_t i = 2; i < m->funcs.n && m->funcs_sorted; i++) m->funcs_sorted = m->funcs.v[i - 1].start <= m->funcs.v[i].start;
+  for (size_t i = 2; i < m->funcs.n && m->funcs_sorted; i++)
+    m->funcs_sorted = m->funcs.v[i - 1].start <= m->funcs.v[i].start;
   /* Now that every DataLoader binding is known: which loops iterate a loader. Its batches are in
    * host memory until moved (Paddle's DataLoader too: it yields pinned host tensors). */
   for (size_t i = 0; i < m->loops.n; i++) {
@@ -976,8 +1012,7 @@ static long tl_model_walk(tl_file_model *m, tl_file_model *old, TSNode root, con
   }
   for (size_t i = 0; i < m->bindings.n; i++) {
     int32_t l = m->bindings.v[i].from_loop;
-    if (l >= 0)
-      m->bindings.v[i].kind = m->loops.v[l].iterates_loader ? TL_VAL_CPU : TL_VAL_UNKNOWN;
+    if (l >= 0) m->bindings.v[i].kind = m->loops.v[l].iterates_loader ? TL_VAL_CPU : TL_VAL_UNKNOWN;
   }
   tl_values_summarise(m, c.call_nodes.v, c.ret_nodes.v, src);
   tl_vec_free(&c.call_nodes);
@@ -1095,7 +1130,6 @@ int32_t tl_model_loop_at(const tl_file_model *m, uint32_t byte) {
 }
 
 
-
 static const tl_binding *tl_lookup(const tl_file_model *m, const char *name, int32_t func, uint32_t before);
 
 TSNode tl_model_binding_value(const tl_file_model *m, const char *name, int32_t func, uint32_t before) {
@@ -1125,6 +1159,3 @@ static const tl_binding *tl_lookup(const tl_file_model *m, const char *name, int
   }
   return best;
 }
-
-
-

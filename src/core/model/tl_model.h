@@ -16,10 +16,10 @@
 /* Where a value lives (tl_values.c). */
 typedef enum {
   TL_VAL_UNKNOWN = 0,
-  TL_VAL_CPU,     /* a tensor or array known to be in host memory */
-  TL_VAL_PY,      /* a Python scalar, string or container of them */
-  TL_VAL_LIST,    /* a Python list/dict/tuple (indexing it launches nothing) */
-  TL_VAL_DEVICE,  /* a tensor known (or very likely) to be on the accelerator */
+  TL_VAL_CPU,    /* a tensor or array known to be in host memory */
+  TL_VAL_PY,     /* a Python scalar, string or container of them */
+  TL_VAL_LIST,   /* a Python list/dict/tuple (indexing it launches nothing) */
+  TL_VAL_DEVICE, /* a tensor known (or very likely) to be on the accelerator */
 } tl_valkind;
 
 
@@ -28,17 +28,17 @@ typedef enum {
  * (whatever its callers pass). */
 typedef enum { TL_VDEP_NONE, TL_VDEP_CALL, TL_VDEP_PARAM } tl_vdep_how;
 typedef struct {
-  uint8_t how;     /* tl_vdep_how */
-  bool elem;       /* the value is an element or attribute of that one (of a container: unknown) */
-  uint32_t pos;    /* CALL: the call's start byte; PARAM: the parameter's position */
+  uint8_t how;  /* tl_vdep_how */
+  bool elem;    /* the value is an element or attribute of that one (of a container: unknown) */
+  uint32_t pos; /* CALL: the call's start byte; PARAM: the parameter's position */
 } tl_vdep;
 
 /* An argument of a call, with its place as the file tells it. */
 typedef struct {
-  const char *kw;  /* keyword, or NULL for a positional argument */
-  uint8_t kind;    /* tl_valkind */
-  uint8_t elems;   /* for a container (TL_VAL_LIST): where all its elements live, when one place holds */
-  tl_vdep dep;     /* when the kind is unknown: what it depends on */
+  const char *kw; /* keyword, or NULL for a positional argument */
+  uint8_t kind;   /* tl_valkind */
+  uint8_t elems;  /* for a container (TL_VAL_LIST): where all its elements live, when one place holds */
+  tl_vdep dep;    /* when the kind is unknown: what it depends on */
 } tl_arg;
 
 /* A `return` with a value, and the value node's range and symbol (found again in an edited tree). */
@@ -53,38 +53,38 @@ typedef struct {
  * project pass (tl_project.c). With `inference`, a block that runs only when the module is not
  * training: the `else` (and `elif`s) of `if self.training:`, the block of `if not self.training:`. */
 typedef struct {
-  uint32_t start, end;  /* the block */
+  uint32_t start, end; /* the block */
   int32_t func;
-  const char *flag;     /* dotted name: "profile", "args.dump", "self.autobalance" */
+  const char *flag; /* dotted name: "profile", "args.dump", "self.autobalance" */
   bool inference;
 } tl_flag_guard;
 
 /* A binding of a local name at a point of a function, in source order. */
 typedef struct {
   const char *name; /* "x", "self.model" */
-  uint32_t byte;   /* where the binding takes effect */
+  uint32_t byte;    /* where the binding takes effect */
   int32_t func;
-  TSNode value_;   /* the assigned expression (null node for loop targets): read it with tl_bvalue */
-  tl_valkind kind; /* for loop targets and other non-expression bindings */
-  const char *ctor; /* dotted callee text when the value is a call (for class instances), else NULL */
-  int32_t from_loop; /* loop index when this binds a for-loop target, else -1 */
+  TSNode value_;         /* the assigned expression (null node for loop targets): read it with tl_bvalue */
+  tl_valkind kind;       /* for loop targets and other non-expression bindings */
+  const char *ctor;      /* dotted callee text when the value is a call (for class instances), else NULL */
+  int32_t from_loop;     /* loop index when this binds a for-loop target, else -1 */
   uint32_t vstart, vend; /* the value's byte range, kept after the tree is gone */
-  TSSymbol vsym;   /* the value's node symbol (0: no value) */
-  bool lazy;       /* copied from the last run's model: value_ is found in the new tree when read */
-  bool elem;       /* one target of an unpacking (`a, b = f(x)`): the value is the whole call's */
+  TSSymbol vsym;         /* the value's node symbol (0: no value) */
+  bool lazy;             /* copied from the last run's model: value_ is found in the new tree when read */
+  bool elem;             /* one target of an unpacking (`a, b = f(x)`): the value is the whole call's */
 } tl_binding;
 
 typedef struct {
   const char *callee; /* dotted text of the called expression: "self.step", "torch.arange" */
   uint32_t byte, line, col;
-  uint32_t end;    /* the call node's end byte */
+  uint32_t end;       /* the call node's end byte */
   uint32_t arg_first; /* its arguments: args.v[arg_first .. + nargs) (tl_values_summarise) */
   uint16_t nargs;
-  bool splat;      /* it passes `*args` or `**kwargs`: any parameter may be given */
+  bool splat; /* it passes `*args` or `**kwargs`: any parameter may be given */
   int32_t func, loop;
-  bool top;        /* not inside any loop of its function */
-  bool guarded;    /* under a frequency guard inside its function */
-  unsigned work;   /* TL_WORK_* */
+  bool top;      /* not inside any loop of its function */
+  bool guarded;  /* under a frequency guard inside its function */
+  unsigned work; /* TL_WORK_* */
 } tl_call;
 
 /* What a call does for training: a backward pass, an optimizer step, a model call, clearing the
@@ -95,21 +95,21 @@ typedef struct {
   const char *name;    /* "forward" */
   const char *qual;    /* "pkg.mod.Class.forward" */
   const char *display; /* "Class.forward" */
-  int32_t cls;     /* class index in file or -1 */
+  int32_t cls;         /* class index in file or -1 */
   uint32_t start, end, line, col;
-  bool is_collate; /* passed as collate_fn= somewhere in this file */
-  int32_t outer;   /* the enclosing function (0: the module body; -1 for the module itself) */
+  bool is_collate;      /* passed as collate_fn= somewhere in this file */
+  int32_t outer;        /* the enclosing function (0: the module body; -1 for the module itself) */
   uint32_t param_first; /* its parameters' names: params.v[param_first .. + nparams) */
   uint16_t nparams;
-  uint8_t ret_kind;     /* tl_valkind of what it returns as far as the file tells (tl_values_summarise) */
-  uint32_t rdep_first;  /* what its unknown returns depend on: rdeps.v[rdep_first .. + nrdeps) */
+  uint8_t ret_kind;    /* tl_valkind of what it returns as far as the file tells (tl_values_summarise) */
+  uint32_t rdep_first; /* what its unknown returns depend on: rdeps.v[rdep_first .. + nrdeps) */
   uint16_t nrdeps;
 } tl_func;
 
 typedef struct {
   const char *name, *qual;
   TL_VEC(const char *) bases; /* resolved dotted names */
-  TL_VEC(tl_binding) attrs; /* self.<attr> = ... bindings from any method */
+  TL_VEC(tl_binding) attrs;   /* self.<attr> = ... bindings from any method */
   uint32_t line;
 } tl_class;
 
@@ -118,13 +118,15 @@ typedef struct {
   uint32_t start, end, line, col;
   bool is_while;
   bool iterates_loader;
-  bool small;      /* a `for` over a small collection fixed by the program (tl_walk_loop), not over data */
-  unsigned work;   /* TL_WORK_* of calls directly in the body (not nested loops) */
+  bool small;    /* a `for` over a small collection fixed by the program (tl_walk_loop), not over data */
+  unsigned work; /* TL_WORK_* of calls directly in the body (not nested loops) */
 } tl_loop;
 
 /* A byte range; for a guard, `scope` (when not 0) is the earliest loop start from which the guard
  * counts: a block that ends a loop runs once per run of that loop, not once per run of an outer one. */
-typedef struct { uint32_t start, end, scope; } tl_range;
+typedef struct {
+  uint32_t start, end, scope;
+} tl_range;
 
 /* One top-level statement's share of the model, for rebuilding it after an edit (tl_model_rebuild):
  * the statement's place, and where its entries start in each list of the model. */
@@ -132,10 +134,12 @@ typedef struct {
   uint32_t start, end, row;
   uint32_t funcs, classes, loops, calls, bindings, guards, loaders, collates, imports, gvars, supps, params, rets,
       flags, optnames;
-  bool error;             /* the statement holds a syntax error (its parse may differ with the same text) */
+  bool error; /* the statement holds a syntax error (its parse may differ with the same text) */
 } tl_segment;
 
-typedef struct { const char *alias, *qual; } tl_import_op;
+typedef struct {
+  const char *alias, *qual;
+} tl_import_op;
 
 /* A file's model. Its strings (names, callees, qualified names) are interned in `strs`: they live
  * as long as the model, and equal texts are equal pointers. */
@@ -143,38 +147,39 @@ typedef struct tl_file_model {
   tl_strtab strs;
   const char *module; /* dotted module name, e.g. "pkg.trainer" */
   bool is_package;
-  tl_map imports; /* alias -> dotted qualified name (in strs) */
-  TL_VEC(tl_func) funcs;   /* funcs.v[0] is the module body; the others in source order */
-  bool funcs_sorted;       /* funcs.v[1..] by ascending start (checked after the walk) */
+  tl_map imports;        /* alias -> dotted qualified name (in strs) */
+  TL_VEC(tl_func) funcs; /* funcs.v[0] is the module body; the others in source order */
+  bool funcs_sorted;     /* funcs.v[1..] by ascending start (checked after the walk) */
   TL_VEC(tl_class) classes;
   TL_VEC(tl_loop) loops;
   TL_VEC(tl_call) calls;
   TL_VEC(tl_binding) bindings;
-  TL_VEC(const char *) params;  /* every function's parameters, in order (tl_func.param_first) */
-  TL_VEC(uint8_t) param_off;    /* per parameter: its default is off (False, None, 0, "") */
+  TL_VEC(const char *) params; /* every function's parameters, in order (tl_func.param_first) */
+  TL_VEC(uint8_t) param_off;   /* per parameter: its default is off (False, None, 0, "") */
   TL_VEC(tl_flag_guard) flag_guards;
-  TL_VEC(const char *) off_names; /* module-level names bound to False/None/0 ("profile"), argparse
+  TL_VEC(const char *)
+  off_names;                         /* module-level names bound to False/None/0 ("profile"), argparse
                                    * options off by default ("--dump"); "!profile", "!--dump": set on */
-  TL_VEC(tl_return) rets;       /* `return <value>` statements in source order */
-  TL_VEC(tl_arg) args;          /* the calls' arguments (tl_call.arg_first), made after the walk */
-  TL_VEC(tl_vdep) rdeps;        /* the functions' return dependencies (tl_func.rdep_first), likewise */
-  uint32_t *bind_order;    /* binding indexes grouped by function, in source order within each */
-  uint32_t *bind_first;    /* per function (funcs.n + 1 entries): its first slot in bind_order */
-  TL_VEC(tl_range) guards; /* frequency-guarded byte ranges */
-  bool uses_accel;         /* the code (not comments/docstrings) names an accelerator (docs/hot-code.md) */
-  bool has_main;           /* the code tests `__name__ == "__main__"`: an entry point of a program */
+  TL_VEC(tl_return) rets;            /* `return <value>` statements in source order */
+  TL_VEC(tl_arg) args;               /* the calls' arguments (tl_call.arg_first), made after the walk */
+  TL_VEC(tl_vdep) rdeps;             /* the functions' return dependencies (tl_func.rdep_first), likewise */
+  uint32_t *bind_order;              /* binding indexes grouped by function, in source order within each */
+  uint32_t *bind_first;              /* per function (funcs.n + 1 entries): its first slot in bind_order */
+  TL_VEC(tl_range) guards;           /* frequency-guarded byte ranges */
+  bool uses_accel;                   /* the code (not comments/docstrings) names an accelerator (docs/hot-code.md) */
+  bool has_main;                     /* the code tests `__name__ == "__main__"`: an entry point of a program */
   TL_VEC(const char *) loader_names; /* names/attributes bound to DataLoader(...) */
   TL_VEC(const char *) collate_names;
   TL_VEC(char *) step_iterables; /* configured extra loader names (borrowed) */
-  tl_suppressions suppressions;   /* noqa / trainlint: ignore comments */
+  tl_suppressions suppressions;  /* noqa / trainlint: ignore comments */
   /* For tl_model_rebuild: */
-  TL_VEC(tl_segment) segs;        /* per named child of the module, in order (empty: not split) */
-  TL_VEC(tl_import_op) import_log;/* every import binding in walk order (the walk resolves through those so far) */
-  TL_VEC(const char *) guard_log; /* names assigned a frequency test at the module level, in walk order */
+  TL_VEC(tl_segment) segs;          /* per named child of the module, in order (empty: not split) */
+  TL_VEC(tl_import_op) import_log;  /* every import binding in walk order (the walk resolves through those so far) */
+  TL_VEC(const char *) guard_log;   /* names assigned a frequency test at the module level, in walk order */
   TL_VEC(const char *) guard_funcs; /* "name()" of the module's functions that return a remainder test */
-  TL_VEC(const char *) loop_iters;/* per loop: dotted text of the iterated object (or NULL); read by #loader-trains? */
-  TSNode lazy_root;               /* the tree where lazy bindings' values are found (null when the tree is gone) */
-  bool deep;                      /* nesting too deep somewhere (a diagnostic was given) */
+  TL_VEC(const char *) loop_iters; /* per loop: dotted text of the iterated object (or NULL); read by #loader-trains? */
+  TSNode lazy_root;                /* the tree where lazy bindings' values are found (null when the tree is gone) */
+  bool deep;                       /* nesting too deep somewhere (a diagnostic was given) */
 } tl_file_model;
 
 /* A binding's value node. The statements an editor's re-run copies from the last run's model find

@@ -11,13 +11,13 @@ typedef struct tl_walk_ctx {
   tl_diags *diags;
   const char *path;
   int32_t func, cls, loop;
-  uint32_t guard_depth;         /* >0 when inside a frequency-guarded block of this function */
+  uint32_t guard_depth;            /* >0 when inside a frequency-guarded block of this function */
   TL_VEC(const char *) guard_vars; /* names assigned a frequency test in the current function (in the model's strs) */
-  TSTreeCursor cur;             /* reused to list children (ts_node_named_child(n, i) rescans from child 0) */
-  TL_VEC(TSNode) kids;          /* a stack of the child lists being walked */
+  TSTreeCursor cur;                /* reused to list children (ts_node_named_child(n, i) rescans from child 0) */
+  TL_VEC(TSNode) kids;             /* a stack of the child lists being walked */
   bool depth_reported;
-  TL_VEC(TSNode) call_nodes;    /* per call of the model: its node, or a null node when copied (tl_values_summarise) */
-  TL_VEC(TSNode) ret_nodes;     /* per return of the model: its value node, likewise */
+  TL_VEC(TSNode) call_nodes; /* per call of the model: its node, or a null node when copied (tl_values_summarise) */
+  TL_VEC(TSNode) ret_nodes;  /* per return of the model: its value node, likewise */
 } tl_walk_ctx;
 
 /* Visits a node and its subtree at nesting depth `depth`, adding what it finds to c->m. */

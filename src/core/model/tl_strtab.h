@@ -11,8 +11,8 @@
 typedef struct tl_strchunk tl_strchunk;
 
 typedef struct {
-  tl_strchunk *chunks; /* newest first */
-  size_t bytes;        /* text stored, terminators included */
+  tl_strchunk *chunks;      /* newest first */
+  size_t bytes;             /* text stored, terminators included */
   struct tl_strslot *slots; /* open addressing, by hash */
   size_t cap, count;
 } tl_strtab;

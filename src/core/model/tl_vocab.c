@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+/* The word lists are laid out by hand, a few words to a line. */
+/* clang-format off */
 const char *const tl_vocab_reduction_methods[] = {"max", "_max", "min", "_min", "sum", "item", "amax", "amin",
                                                   "argmax", "argmin", "count_nonzero", NULL};
 const char *const tl_vocab_tensor_methods[] = {"sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin",
@@ -94,3 +96,4 @@ const char *const tl_vocab_structure_methods[] = {"parameters", "named_parameter
   "children", "named_children", "buffers", "named_buffers", "state_dict", "items", "keys", "values", NULL};
 const char tl_vocab_eval_names_re[] =
     "(?i)(^|[^a-z])(val|valid|validation|eval|evaluation|test|testing|dev)([^a-z]|$|loader|set|data|dl)";
+/* clang-format on */

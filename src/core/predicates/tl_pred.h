@@ -34,14 +34,14 @@ typedef char *(*tl_pred_prepare_fn)(tl_pred *p);
 
 /* Flags of a predicate (tl_pred_def.flags). */
 enum {
-  TL_PF_TEXT = 1u << 0,      /* reads only the text and shape of its captures, not the enclosing function */
-  TL_PF_IMPURE = 1u << 1,    /* sets more than its verdict (@focus, @configured, the severity): never shared */
-  TL_PF_BIND = 1u << 2,      /* binds its second capture from its first; has no not- form */
-  TL_PF_BIND_FIELD = 1u << 3,/* (with TL_PF_BIND) binds a child by field: a gate may read through it */
-  TL_PF_PROJECT = 1u << 4,   /* evaluated after the project pass (tl_pred_def.project) */
-  TL_PF_MULTILINE = 1u << 5, /* its regular expression runs over whole files (PCRE2_MULTILINE) */
-  TL_PF_OR_CAPTURE = 1u << 6,/* also takes a second capture instead of its string (`#eq? @a @b`) */
-  TL_PF_NAME = 1u << 7,      /* reads the capture's resolved name (through imports), not its text */
+  TL_PF_TEXT = 1u << 0,       /* reads only the text and shape of its captures, not the enclosing function */
+  TL_PF_IMPURE = 1u << 1,     /* sets more than its verdict (@focus, @configured, the severity): never shared */
+  TL_PF_BIND = 1u << 2,       /* binds its second capture from its first; has no not- form */
+  TL_PF_BIND_FIELD = 1u << 3, /* (with TL_PF_BIND) binds a child by field: a gate may read through it */
+  TL_PF_PROJECT = 1u << 4,    /* evaluated after the project pass (tl_pred_def.project) */
+  TL_PF_MULTILINE = 1u << 5,  /* its regular expression runs over whole files (PCRE2_MULTILINE) */
+  TL_PF_OR_CAPTURE = 1u << 6, /* also takes a second capture instead of its string (`#eq? @a @b`) */
+  TL_PF_NAME = 1u << 7,       /* reads the capture's resolved name (through imports), not its text */
 };
 
 /* How a predicate can be its pattern's gate (tl_pattern.gate): a test of one capture's text, or
@@ -80,14 +80,14 @@ const tl_pred_def *tl_pred_lookup(const char *name, size_t len);
 struct tl_pred {
   const tl_pred_def *def;
   bool negated;
-  uint32_t cap[2];  /* capture ids; UINT32_MAX when absent */
-  char **strs;      /* string arguments */
+  uint32_t cap[2]; /* capture ids; UINT32_MAX when absent */
+  char **strs;     /* string arguments */
   size_t nstrs;
-  pcre2_code *re;   /* the string def->regex, compiled (and JIT-compiled when PCRE2 can) */
-  uint32_t memo;    /* patterns sharing a structure: equal pure predicates share this key (0: none) */
-  TSFieldId field;  /* #field!: the grammar's id of the field named by strs[0] */
-  uint8_t rbit;     /* a TL_GATE_REGEX predicate: 1 + its regex's number in the verdict cache (0: not cached) */
-  tl_rx_pre rpre;   /* for re: a quick no (tl_rx_may) */
+  pcre2_code *re;  /* the string def->regex, compiled (and JIT-compiled when PCRE2 can) */
+  uint32_t memo;   /* patterns sharing a structure: equal pure predicates share this key (0: none) */
+  TSFieldId field; /* #field!: the grammar's id of the field named by strs[0] */
+  uint8_t rbit;    /* a TL_GATE_REGEX predicate: 1 + its regex's number in the verdict cache (0: not cached) */
+  tl_rx_pre rpre;  /* for re: a quick no (tl_rx_may) */
 };
 
 /* Captures one match may bind with binding predicates (#parent!, #field!, ...). */

@@ -114,10 +114,12 @@ static bool tl_calls__conditional(TSNode root, uint32_t byte, uint32_t at) {
 
 /* `root`: the file's tree, to look past bindings made only on some paths (`if use_fleet: model =
  * fleet.distributed_model(model)` after `if parallel: model = paddle.DataParallel(model)`). */
-static bool tl_calls__object_from(const tl_match_env *c, TSNode root, const char *d, uint32_t at, const pcre2_code *re) {
+static bool tl_calls__object_from(const tl_match_env *c, TSNode root, const char *d, uint32_t at,
+                                  const pcre2_code *re) {
   const tl_binding *b = tl_model_binding(c->m, d, c->func, at);
   for (int k = 0; b && k < 8; k++) {
-    if (tl_calls__callee_matches(c, b->ctor, re) || tl_calls__value_call_matches(c, tl_bvalue(c->m, b), re, 0)) return true;
+    if (tl_calls__callee_matches(c, b->ctor, re) || tl_calls__value_call_matches(c, tl_bvalue(c->m, b), re, 0))
+      return true;
     /* (a binding takes effect where its statement ends: test where its value starts) */
     uint32_t where = b->vsym ? b->vstart : b->byte ? b->byte - 1 : 0;
     if (ts_node_is_null(root) || !b->byte || !tl_calls__conditional(root, where, at)) return false;
@@ -136,7 +138,8 @@ static bool tl_calls__object_from(const tl_match_env *c, TSNode root, const char
   }
   if (c->func > 0 && !strchr(d, '.')) {
     b = tl_model_binding(c->m, d, 0, UINT32_MAX);
-    if (b) return tl_calls__callee_matches(c, b->ctor, re) || tl_calls__value_call_matches(c, tl_bvalue(c->m, b), re, 0);
+    if (b)
+      return tl_calls__callee_matches(c, b->ctor, re) || tl_calls__value_call_matches(c, tl_bvalue(c->m, b), re, 0);
   }
   return false;
 }
@@ -189,7 +192,8 @@ static tl_verdict tl_calls__loop_model_param(tl_match_env *c, const tl_pred *p, 
         !(tl_model_call_work(cl->callee) & TL_WORK_MODEL))
       continue;
     if (!strchr(cl->callee, '.')) {
-      if (!tl_model_binding(c->m, cl->callee, c->func, cl->byte) && tl_calls__is_param(fn, c->src, cl->callee)) return TL_PRED_TRUE;
+      if (!tl_model_binding(c->m, cl->callee, c->func, cl->byte) && tl_calls__is_param(fn, c->src, cl->callee))
+        return TL_PRED_TRUE;
     } else if (!strncmp(cl->callee, "self.", 5) && !strchr(cl->callee + 5, '.') && c->func >= 0) {
       int32_t cls = c->m->funcs.v[c->func].cls;
       const tl_class *k = cls >= 0 ? &c->m->classes.v[cls] : NULL;
@@ -208,10 +212,10 @@ static tl_verdict tl_calls__loop_model_param(tl_match_env *c, const tl_pred *p, 
 
 /* name, captures, strings, regex, gate, flags, function, project function, prepare */
 const tl_pred_def tl_preds_calls[] = {
-  {"resolves-to?", 1, -1, -1, TL_GATE_STRINGS, TL_PF_TEXT | TL_PF_NAME, tl_calls__resolves_to, NULL, NULL},
-  {"resolves-match?", 1, 1, 0, TL_GATE_REGEX, TL_PF_TEXT | TL_PF_NAME, tl_calls__resolves_match, NULL, NULL},
-  {"value-from?", 1, 1, 0, TL_GATE_NONE, 0, tl_calls__value_from, NULL, NULL},
-  {"loop-model-from?", 1, 1, 0, TL_GATE_NONE, 0, tl_calls__loop_model_from, NULL, NULL},
-  {"loop-model-param?", 1, 0, -1, TL_GATE_NONE, 0, tl_calls__loop_model_param, NULL, NULL},
-  {NULL, 0, 0, -1, TL_GATE_NONE, 0, NULL, NULL, NULL},
+    {"resolves-to?", 1, -1, -1, TL_GATE_STRINGS, TL_PF_TEXT | TL_PF_NAME, tl_calls__resolves_to, NULL, NULL},
+    {"resolves-match?", 1, 1, 0, TL_GATE_REGEX, TL_PF_TEXT | TL_PF_NAME, tl_calls__resolves_match, NULL, NULL},
+    {"value-from?", 1, 1, 0, TL_GATE_NONE, 0, tl_calls__value_from, NULL, NULL},
+    {"loop-model-from?", 1, 1, 0, TL_GATE_NONE, 0, tl_calls__loop_model_from, NULL, NULL},
+    {"loop-model-param?", 1, 0, -1, TL_GATE_NONE, 0, tl_calls__loop_model_param, NULL, NULL},
+    {NULL, 0, 0, -1, TL_GATE_NONE, 0, NULL, NULL, NULL},
 };

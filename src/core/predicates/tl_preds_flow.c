@@ -41,8 +41,7 @@ static bool tl_flow__cond_flag(const tl_match_env *c, TSNode cond, const pcre2_c
   }
   if (!positive) return false;
   if (tl_node_is(cond, "identifier")) return tl_flow__names_match(c, cond, re, depth);
-  if (tl_node_is(cond, "attribute"))
-    return tl_flow__names_match(c, TL_CHILD(cond, attribute), re, depth);
+  if (tl_node_is(cond, "attribute")) return tl_flow__names_match(c, TL_CHILD(cond, attribute), re, depth);
   /* is_debug(), logger.isEnabledFor(logging.DEBUG), cfg.debug_level > 0 */
   if (tl_node_is(cond, "call") || tl_node_is(cond, "comparison_operator") || tl_node_is(cond, "subscript"))
     return tl_flow__names_match(c, cond, re, depth);
@@ -56,14 +55,11 @@ static bool tl_flow__in_if_flag(const tl_match_env *c, TSNode n, const pcre2_cod
   for (TSNode p = tl_up_next(&up); !ts_node_is_null(p) && !tl_is_scope(p); child = p, p = tl_up_next(&up)) {
     if (tl_node_is(p, "if_statement") || tl_node_is(p, "elif_clause")) {
       TSNode body = TL_CHILD(p, consequence);
-      if (ts_node_eq(body, child) &&
-          tl_flow__cond_flag(c, TL_CHILD(p, condition), re, true, 0))
-        return true;
+      if (ts_node_eq(body, child) && tl_flow__cond_flag(c, TL_CHILD(p, condition), re, true, 0)) return true;
     } else if (tl_node_is(p, "else_clause")) {
       /* `if not debug: ... else: <here>` */
       TSNode owner = ts_node_parent(p);
-      if (tl_node_is(owner, "if_statement") &&
-          tl_flow__cond_flag(c, TL_CHILD(owner, condition), re, false, 0))
+      if (tl_node_is(owner, "if_statement") && tl_flow__cond_flag(c, TL_CHILD(owner, condition), re, false, 0))
         return true;
     }
   }
@@ -107,12 +103,16 @@ static bool tl_flow__step_accumulator(const tl_match_env *c, TSNode n) {
   while (tl_node_is(base, "subscript")) base = tl_unparen(TL_CHILD(base, value));
   if (!tl_node_is(base, "identifier") && !tl_node_is(base, "attribute")) return false;
   char *d = tl_dotted(base, c->src);
-  if (!d || strchr(d, '(')) { free(d); return false; }
+  if (!d || strchr(d, '(')) {
+    free(d);
+    return false;
+  }
   /* the enclosing function (or the module) */
   TSNode scope = n;
   tl_up up;
   tl_up_init(&up, n);
-  for (TSNode p = tl_up_next(&up); !ts_node_is_null(p) && !tl_node_is(scope, "function_definition"); p = tl_up_next(&up))
+  for (TSNode p = tl_up_next(&up); !ts_node_is_null(p) && !tl_node_is(scope, "function_definition");
+       p = tl_up_next(&up))
     scope = p;
   bool r = false;
   if (!tl_flow__backpropagated(scope, c->src, d, 0)) {
@@ -177,7 +177,8 @@ static bool tl_flow__every_n(const tl_match_env *c, TSNode n, uint32_t from) {
         !ts_node_eq(child, ts_node_child_by_field_name(p, "condition", 9)) &&
         tl_flow__has_modulo(c, ts_node_child_by_field_name(p, "condition", 9), 0))
       return true;
-    if (tl_node_is(p, "else_clause") && tl_flow__has_modulo(c, ts_node_child_by_field_name(ts_node_parent(p), "condition", 9), 0))
+    if (tl_node_is(p, "else_clause") &&
+        tl_flow__has_modulo(c, ts_node_child_by_field_name(ts_node_parent(p), "condition", 9), 0))
       return true;
   }
   return false;
@@ -225,7 +226,8 @@ static bool tl_flow__accumulation_step(const tl_match_env *c, TSNode n) {
   bool every_n = false;
   for (size_t i = 0; i < c->m->calls.n; i++) {
     const tl_call *cl = &c->m->calls.v[i];
-    if (cl->func != c->func || cl->byte < lp->start || cl->byte >= lp->end || !tl_flow__is_optimizer_step(cl->callee)) continue;
+    if (cl->func != c->func || cl->byte < lp->start || cl->byte >= lp->end || !tl_flow__is_optimizer_step(cl->callee))
+      continue;
     TSNode call = ts_node_descendant_for_byte_range(root, cl->byte, cl->byte + 1);
     tl_up up;
     tl_up_init(&up, call);
@@ -309,7 +311,8 @@ static bool tl_flow__is_batch_bound(const tl_match_env *e, TSNode n) {
       TSNode last = tl_node_is(x, "attribute") ? TL_CHILD(x, attribute) : x;
       if (tl_node_is(last, "identifier")) {
         uint32_t ls = ts_node_start_byte(last), ll = ts_node_end_byte(last) - ls;
-        if ((ll >= 4 && !strncasecmp(src + ls + ll - 4, "list", 4)) || (ll >= 4 && !strncasecmp(src + ls + ll - 4, "_lst", 4)))
+        if ((ll >= 4 && !strncasecmp(src + ls + ll - 4, "list", 4)) ||
+            (ll >= 4 && !strncasecmp(src + ls + ll - 4, "_lst", 4)))
           return false;
         /* parts of the model: `len(self.fuse_layers)`, `len(self.axes_dims)`, `len(self.seg_num_grids)` */
         if (tl_name_has_word(src + ls, ll, tl_vocab_structure_words)) return false;
@@ -333,8 +336,7 @@ static bool tl_flow__is_batch_bound(const tl_match_env *e, TSNode n) {
       return true;
     if (tl_node_is(v, "call") && tl_node_text_eq(sub, src, "0")) {
       TSNode fn = TL_CHILD(v, function);
-      if (tl_node_is(fn, "attribute") && tl_node_text_eq(TL_CHILD(fn, attribute), src, "size"))
-        return true;
+      if (tl_node_is(fn, "attribute") && tl_node_text_eq(TL_CHILD(fn, attribute), src, "size")) return true;
     }
   }
   return false;
@@ -428,7 +430,8 @@ static bool tl_flow__in_loop(TSNode n, bool any) {
  * `cycle(loader)`? */
 static bool tl_flow__reiterates(TSNode n, const char *src, const char *name, int depth) {
   if (depth > 200) return false;
-  if (tl_node_is(n, "for_statement") && tl_flow__names_loader(TL_CHILD(n, right), src, name) && tl_flow__in_loop(n, false))
+  if (tl_node_is(n, "for_statement") && tl_flow__names_loader(TL_CHILD(n, right), src, name) &&
+      tl_flow__in_loop(n, false))
     return true;
   if (tl_node_is(n, "call")) {
     TSNode fn = TL_CHILD(n, function), args = TL_CHILD(n, arguments);
@@ -437,7 +440,8 @@ static bool tl_flow__reiterates(TSNode n, const char *src, const char *name, int
     char *d = first ? tl_dotted(fn, src) : NULL;
     size_t ln = 0;
     const char *last = d ? tl_dotted_last(d, &ln) : NULL;
-    bool r = last && ((ln == 5 && !memcmp(last, "cycle", 5)) || (ln == 4 && !memcmp(last, "iter", 4) && tl_flow__in_loop(n, true)));
+    bool r = last && ((ln == 5 && !memcmp(last, "cycle", 5)) ||
+                      (ln == 4 && !memcmp(last, "iter", 4) && tl_flow__in_loop(n, true)));
     free(d);
     if (r) return true;
   }
@@ -545,13 +549,13 @@ static tl_verdict tl_flow__loader_restarts(tl_match_env *e, const tl_pred *p, TS
 
 /* name, captures, strings, regex, gate, flags, function, project function, prepare */
 const tl_pred_def tl_preds_flow[] = {
-  {"in-if?", 1, 1, 0, TL_GATE_NONE, 0, tl_flow__in_if, NULL, NULL},
-  {"step-accumulator?", 1, 0, -1, TL_GATE_NONE, 0, tl_flow__step_accum, NULL, NULL},
-  {"accumulation-step?", 1, 0, -1, TL_GATE_NONE, 0, tl_flow__accum_step, NULL, NULL},
-  {"in-no-sync?", 1, 0, -1, TL_GATE_NONE, 0, tl_flow__no_sync, NULL, NULL},
-  {"batch-bound?", 1, 0, -1, TL_GATE_NONE, 0, tl_flow__batch_bound, NULL, NULL},
-  {"indexes-with?", 2, 0, -1, TL_GATE_NONE, 0, tl_flow__indexes, NULL, NULL},
-  {"training-loader?", 1, 0, -1, TL_GATE_NONE, 0, tl_flow__training, NULL, NULL},
-  {"loader-restarts!", 1, 1, 0, TL_GATE_NONE, TL_PF_IMPURE | TL_PF_MULTILINE, tl_flow__loader_restarts, NULL, NULL},
-  {NULL, 0, 0, -1, TL_GATE_NONE, 0, NULL, NULL, NULL},
+    {"in-if?", 1, 1, 0, TL_GATE_NONE, 0, tl_flow__in_if, NULL, NULL},
+    {"step-accumulator?", 1, 0, -1, TL_GATE_NONE, 0, tl_flow__step_accum, NULL, NULL},
+    {"accumulation-step?", 1, 0, -1, TL_GATE_NONE, 0, tl_flow__accum_step, NULL, NULL},
+    {"in-no-sync?", 1, 0, -1, TL_GATE_NONE, 0, tl_flow__no_sync, NULL, NULL},
+    {"batch-bound?", 1, 0, -1, TL_GATE_NONE, 0, tl_flow__batch_bound, NULL, NULL},
+    {"indexes-with?", 2, 0, -1, TL_GATE_NONE, 0, tl_flow__indexes, NULL, NULL},
+    {"training-loader?", 1, 0, -1, TL_GATE_NONE, 0, tl_flow__training, NULL, NULL},
+    {"loader-restarts!", 1, 1, 0, TL_GATE_NONE, TL_PF_IMPURE | TL_PF_MULTILINE, tl_flow__loader_restarts, NULL, NULL},
+    {NULL, 0, 0, -1, TL_GATE_NONE, 0, NULL, NULL, NULL},
 };

@@ -55,7 +55,8 @@ static bool tl_project__training_loop(tl_analysis *a, size_t file, const tl_pred
   for (size_t l = 0; l < m->loops.n; l++)
     if (m->loops.v[l].start == start)
       return a->project.step_loops[file][l] &&
-             (a->project.loop_work[file][l] & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP)) == (TL_WORK_BACKWARD | TL_WORK_OPT_STEP);
+             (a->project.loop_work[file][l] & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP)) ==
+                 (TL_WORK_BACKWARD | TL_WORK_OPT_STEP);
   return false;
 }
 
@@ -95,7 +96,8 @@ static bool tl_project__loader_trains(tl_analysis *a, size_t file, const tl_pred
   const tl_file_model *m = &a->files.v[file].model;
   const tl_binding *b = NULL;
   for (size_t i = 0; i < m->bindings.n && !b; i++)
-    if (m->bindings.v[i].vsym && m->bindings.v[i].vstart == start && m->bindings.v[i].vend == end) b = &m->bindings.v[i];
+    if (m->bindings.v[i].vsym && m->bindings.v[i].vstart == start && m->bindings.v[i].vend == end)
+      b = &m->bindings.v[i];
   if (!b) return true;
   bool seen = false;
   for (size_t l = 0; l < m->loops.n; l++) { /* the loops of the function that binds it */
@@ -109,10 +111,10 @@ static bool tl_project__loader_trains(tl_analysis *a, size_t file, const tl_pred
 
 /* name, captures, strings, regex, gate, flags, function, project function, prepare */
 const tl_pred_def tl_preds_project[] = {
-  {"project-match?", 0, 1, 0, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_MULTILINE | TL_PF_IMPURE, NULL, tl_project__match,
-   NULL},
-  {"training-loop?", 1, 0, -1, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_IMPURE, NULL, tl_project__training_loop, NULL},
-  {"in-model-code?", 1, 0, -1, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_IMPURE, NULL, tl_project__in_model_code, NULL},
-  {"loader-trains?", 1, 0, -1, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_IMPURE, NULL, tl_project__loader_trains, NULL},
-  {NULL, 0, 0, -1, TL_GATE_NONE, 0, NULL, NULL, NULL},
+    {"project-match?", 0, 1, 0, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_MULTILINE | TL_PF_IMPURE, NULL, tl_project__match,
+     NULL},
+    {"training-loop?", 1, 0, -1, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_IMPURE, NULL, tl_project__training_loop, NULL},
+    {"in-model-code?", 1, 0, -1, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_IMPURE, NULL, tl_project__in_model_code, NULL},
+    {"loader-trains?", 1, 0, -1, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_IMPURE, NULL, tl_project__loader_trains, NULL},
+    {NULL, 0, 0, -1, TL_GATE_NONE, 0, NULL, NULL, NULL},
 };

@@ -42,7 +42,10 @@ static bool tl_values__find_reduction(const tl_match_env *e, TSNode n, int depth
       }
       free(q);
       free(callee);
-      if (hit) { *out = n; return true; }
+      if (hit) {
+        *out = n;
+        return true;
+      }
     }
   }
   if (tl_node_is(n, "lambda")) return false;
@@ -137,7 +140,8 @@ static bool tl_values__is_tensor_at(const tl_match_env *e, TSNode n, int depth) 
       if (ctor) return false;
     }
     /* args.loss_scale, cfg.loss_weight, self.opt.loss_type: a setting of a configuration object */
-    if (tl_node_is(n, "attribute") && tl_values__config_receiver(ts_node_child_by_field_name(n, "object", 6), e->src)) return false;
+    if (tl_node_is(n, "attribute") && tl_values__config_receiver(ts_node_child_by_field_name(n, "object", 6), e->src))
+      return false;
     size_t len = ts_node_end_byte(n) - ts_node_start_byte(n);
     const char *s = e->src + ts_node_start_byte(n);
     const char *last = s + len;
@@ -187,7 +191,8 @@ static bool tl_values__passes_tensor(const tl_match_env *e, TSNode args) {
       uint32_t k = ts_node_named_child_count(a);
       for (uint32_t j = 0; j < k; j++) {
         TSNode ip = ts_node_named_child(a, j), v;
-        if (tl_node_is(ip, "interpolation") && !ts_node_is_null(v = TL_CHILD(ip, expression)) && tl_values__tensor_or_read(e, v))
+        if (tl_node_is(ip, "interpolation") && !ts_node_is_null(v = TL_CHILD(ip, expression)) &&
+            tl_values__tensor_or_read(e, v))
           return true;
       }
     } else if (tl_node_is(a, "call")) {
@@ -235,7 +240,8 @@ static bool tl_values__tensor_condition(const tl_match_env *e, TSNode n, int dep
       if (tl_node_is(ch, "string") || tl_node_is(ch, "concatenated_string")) return false;
       /* `k in d`: only the key's value is read (a tensor key compares by value); the container's
        * elements are compared with it, not read on their own */
-      if (!ts_node_is_named(ch) && (!strcmp(ts_node_type(ch), "in") || !strcmp(ts_node_type(ch), "not in"))) operands = 1;
+      if (!ts_node_is_named(ch) && (!strcmp(ts_node_type(ch), "in") || !strcmp(ts_node_type(ch), "not in")))
+        operands = 1;
     }
   }
   if (!strcmp(t, "boolean_operator") || !strcmp(t, "comparison_operator")) {
@@ -247,9 +253,11 @@ static bool tl_values__tensor_condition(const tl_match_env *e, TSNode n, int dep
     for (uint32_t i = 0; i < operands; i++) {
       TSNode ch = ts_node_named_child(n, i);
       if (tl_values__tensor_condition(e, ch, depth + 1)) return true;
-      if (!strcmp(t, "comparison_operator") && tl_values__is_tensor(e, ch) && !tl_node_is(ch, "identifier")) return true;
+      if (!strcmp(t, "comparison_operator") && tl_values__is_tensor(e, ch) && !tl_node_is(ch, "identifier"))
+        return true;
       if (!strcmp(t, "comparison_operator") && tl_node_is(ch, "identifier") &&
-          tl_value_classify(e->m, ch, e->src, e->func, 0) == TL_VAL_DEVICE) return true;
+          tl_value_classify(e->m, ch, e->src, e->func, 0) == TL_VAL_DEVICE)
+        return true;
     }
     return false;
   }
@@ -291,7 +299,8 @@ static bool tl_values__find_host_read(const tl_match_env *e, TSNode n, int depth
     if (tl_node_is(fn, "attribute")) {
       TSNode attr = TL_CHILD(fn, attribute);
       uint32_t s = ts_node_start_byte(attr);
-      if (tl_str_in(e->src + s, ts_node_end_byte(attr) - s, tl_vocab_host_read_methods) && ts_node_named_child_count(args) == 0) {
+      if (tl_str_in(e->src + s, ts_node_end_byte(attr) - s, tl_vocab_host_read_methods) &&
+          ts_node_named_child_count(args) == 0) {
         tl_valkind k = tl_value_classify(e->m, TL_CHILD(fn, object), e->src, e->func, 0);
         if (k == TL_VAL_UNKNOWN || k == TL_VAL_DEVICE) return true;
       }
@@ -328,8 +337,14 @@ static bool tl_values__forced_const(tl_match_env *e, TSNode n) {
     TSNode args = TL_CHILD(n, arguments);
     if (tl_node_is(fn, "identifier") && tl_node_text_eq(fn, src, "min") && ts_node_named_child_count(args) == 2) {
       TSNode a = ts_node_named_child(args, 0), b = ts_node_named_child(args, 1);
-      if (tl_values__is_01(a, src)) { e->configured = b; return true; }
-      if (tl_values__is_01(b, src)) { e->configured = a; return true; }
+      if (tl_values__is_01(a, src)) {
+        e->configured = b;
+        return true;
+      }
+      if (tl_values__is_01(b, src)) {
+        e->configured = a;
+        return true;
+      }
     }
   }
   return false;
@@ -402,8 +417,8 @@ static bool tl_values__bool_mask(const tl_match_env *c, TSNode n, int depth) {
       } else if (!(l == 2 && !memcmp(src + s, "to", 2)) && !(l == 4 && !memcmp(src + s, "type", 4))) {
         continue;
       }
-      if (tl_node_text_eq(a, src, "torch.bool") || tl_node_text_eq(a, src, "paddle.bool") || tl_node_text_eq(a, src, "\"bool\"") ||
-          tl_node_text_eq(a, src, "'bool'"))
+      if (tl_node_text_eq(a, src, "torch.bool") || tl_node_text_eq(a, src, "paddle.bool") ||
+          tl_node_text_eq(a, src, "\"bool\"") || tl_node_text_eq(a, src, "'bool'"))
         return lib || tl_node_is(fn, "attribute");
     }
     return false;
@@ -575,7 +590,8 @@ static bool tl_values__keeps_graph(const tl_match_env *c, TSNode n, int depth) {
   if (!strcmp(t, "subscript")) return tl_values__keeps_graph(c, TL_CHILD(n, value), depth + 1);
   if (!strcmp(t, "unary_operator")) return tl_values__keeps_graph(c, TL_CHILD(n, argument), depth + 1);
   if (!strcmp(t, "conditional_expression"))
-    return tl_values__keeps_graph(c, ts_node_named_child(n, 0), depth + 1) || tl_values__keeps_graph(c, ts_node_named_child(n, 2), depth + 1);
+    return tl_values__keeps_graph(c, ts_node_named_child(n, 0), depth + 1) ||
+           tl_values__keeps_graph(c, ts_node_named_child(n, 2), depth + 1);
   if (!strcmp(t, "binary_operator")) {
     TSNode left = TL_CHILD(n, left);
     if (tl_node_is(left, "string") || tl_node_is(left, "concatenated_string")) return false;
@@ -617,7 +633,8 @@ static bool tl_values__keeps_graph(const tl_match_env *c, TSNode n, int depth) {
       return false;
     }
     if (model) return true;
-    if (tl_icontains(src + s, l, "loss") || tl_icontains(src + s, l, "criterion")) return !tl_values__first_arg_cut(c, args);
+    if (tl_icontains(src + s, l, "loss") || tl_icontains(src + s, l, "criterion"))
+      return !tl_values__first_arg_cut(c, args);
   }
   /* a method keeps its receiver's graph: loss.mean(), out.float(), (a + b).sum() */
   return tl_values__keeps_graph(c, obj, depth + 1);
@@ -706,15 +723,15 @@ static tl_verdict tl_values__forced(tl_match_env *e, const tl_pred *p, TSNode a)
 
 /* name, captures, strings, regex, gate, flags, function, project function, prepare */
 const tl_pred_def tl_preds_values[] = {
-  {"maybe-device?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__maybe_device, NULL, NULL},
-  {"device-or-info?", 1, 0, -1, TL_GATE_NONE, TL_PF_IMPURE, tl_values__device_or_info, NULL, NULL},
-  {"tensor?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__tensor, NULL, NULL},
-  {"passes-tensor?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__passes, NULL, NULL},
-  {"has-reduction?", 1, 0, -1, TL_GATE_NONE, TL_PF_IMPURE, tl_values__has_reduction, NULL, NULL},
-  {"tensor-condition?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__tensor_cond, NULL, NULL},
-  {"needs-device-value?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__needs_device, NULL, NULL},
-  {"bool-mask?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__mask, NULL, NULL},
-  {"keeps-graph?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__keeps, NULL, NULL},
-  {"forced-constant?", 1, 0, -1, TL_GATE_NONE, TL_PF_IMPURE, tl_values__forced, NULL, NULL},
-  {NULL, 0, 0, -1, TL_GATE_NONE, 0, NULL, NULL, NULL},
+    {"maybe-device?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__maybe_device, NULL, NULL},
+    {"device-or-info?", 1, 0, -1, TL_GATE_NONE, TL_PF_IMPURE, tl_values__device_or_info, NULL, NULL},
+    {"tensor?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__tensor, NULL, NULL},
+    {"passes-tensor?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__passes, NULL, NULL},
+    {"has-reduction?", 1, 0, -1, TL_GATE_NONE, TL_PF_IMPURE, tl_values__has_reduction, NULL, NULL},
+    {"tensor-condition?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__tensor_cond, NULL, NULL},
+    {"needs-device-value?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__needs_device, NULL, NULL},
+    {"bool-mask?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__mask, NULL, NULL},
+    {"keeps-graph?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__keeps, NULL, NULL},
+    {"forced-constant?", 1, 0, -1, TL_GATE_NONE, TL_PF_IMPURE, tl_values__forced, NULL, NULL},
+    {NULL, 0, 0, -1, TL_GATE_NONE, 0, NULL, NULL, NULL},
 };

@@ -149,7 +149,8 @@ static bool tl_instance_class(tl_callgraph *p, int32_t fi, int32_t func, const c
   if (cls >= 0 && !strncmp(name, "self.", 5) && !strchr(name + 5, '.')) {
     const tl_class *k = &m->classes.v[cls];
     for (size_t i = 0; i < k->attrs.n; i++)
-      if (!strcmp(k->attrs.v[i].name, name + 5) && k->attrs.v[i].ctor && tl_callgraph_class_ref(p, fi, k->attrs.v[i].ctor, out))
+      if (!strcmp(k->attrs.v[i].name, name + 5) && k->attrs.v[i].ctor &&
+          tl_callgraph_class_ref(p, fi, k->attrs.v[i].ctor, out))
         return true;
   }
   return false;
@@ -227,7 +228,8 @@ static void tl_add_overrides(tl_callgraph *p, tl_ref cls, tl_ref meth, const cha
   const tl_class *cl = &p->files[cls.file].model.classes.v[cls.idx];
   for (size_t i = 0; i < cl->bases.n; i++) {
     tl_ref base, r;
-    if (!tl_callgraph_class_ref(p, cls.file, cl->bases.v[i], &base) || (base.file == cls.file && base.idx == cls.idx)) continue;
+    if (!tl_callgraph_class_ref(p, cls.file, cl->bases.v[i], &base) || (base.file == cls.file && base.idx == cls.idx))
+      continue;
     if (tl_method(p, base, name, &r, 0) && !(r.file == meth.file && r.idx == meth.idx)) {
       tl_refs *o = &p->overrides[r.file][r.idx];
       bool have = false;
@@ -247,7 +249,8 @@ static void tl_index_overrides(tl_callgraph *p) {
     for (size_t f = 0; f < m->funcs.n; f++)
       if (m->funcs.v[f].cls >= 0 && m->funcs.v[f].outer >= 0 && m->funcs.v[m->funcs.v[f].outer].cls < 0 &&
           strncmp(m->funcs.v[f].name, "__", 2))
-        tl_add_overrides(p, (tl_ref){(int32_t)i, m->funcs.v[f].cls}, (tl_ref){(int32_t)i, (int32_t)f}, m->funcs.v[f].name, 0);
+        tl_add_overrides(p, (tl_ref){(int32_t)i, m->funcs.v[f].cls}, (tl_ref){(int32_t)i, (int32_t)f},
+                         m->funcs.v[f].name, 0);
   }
 }
 

@@ -9,7 +9,7 @@
 typedef TL_VEC(tl_ref) tl_refs;
 
 typedef struct {
-  tl_file *files;      /* the run's files (borrowed) */
+  tl_file *files; /* the run's files (borrowed) */
   size_t nfiles;
   tl_map modules;      /* full module name -> file index + 1 */
   tl_map suffixes;     /* module name suffix -> file index + 1, or -1 when ambiguous */

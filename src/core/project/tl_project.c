@@ -169,7 +169,10 @@ typedef TL_VEC(tl_hot_step) tl_chain;
 
 static void tl_mark(tl_project *pj, tl_queue *q, tl_ref t, int kind, tl_hot_reason r) {
   tl_func_state *st = &pj->fstate[t.file][t.idx];
-  if (st->hot & (1u << kind)) { free(r.why); return; }
+  if (st->hot & (1u << kind)) {
+    free(r.why);
+    return;
+  }
   st->hot |= 1u << kind;
   st->reason[kind] = r;
   tl_qitem it = {t.file, t.idx, kind};
@@ -259,7 +262,8 @@ static void tl_project__step_loops(tl_project *pj, const tl_callgraph *p, bool *
       int32_t at = tl_project__unsmall(m, cl->loop);
       if (tl_project__call_guarded(pj, i, c) || at < 0) continue;
       bool work = p->targets[i][c].instance;
-      for (size_t k = 0; k < nt && !work; k++) work = pj->fstate[ts[k].file][ts[k].idx].train_top && !whole[ts[k].file][ts[k].idx];
+      for (size_t k = 0; k < nt && !work; k++)
+        work = pj->fstate[ts[k].file][ts[k].idx].train_top && !whole[ts[k].file][ts[k].idx];
       if (work) weak[at] = true;
     }
     /* a loop holding a step loop (innermost first: loops are listed outer before inner) */
@@ -603,18 +607,20 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
       for (size_t h = 0; hot_functions && h < hot_functions->n; h++) {
         const char *hf = hot_functions->v[h];
         if (strcmp(hf, fu->name) && strcmp(hf, fu->display) && strcmp(hf, fu->qual)) continue;
-        tl_hot_reason hr = {-1, -1, fu->line, fu->col, 0, tl_printf("`%s` is configured as per-step code (hot-functions)", fu->display)};
+        tl_hot_reason hr = {-1,      -1, fu->line,
+                            fu->col, 0,  tl_printf("`%s` is configured as per-step code (hot-functions)", fu->display)};
         tl_mark(pj, &q, (tl_ref){(int32_t)i, (int32_t)fn}, 0, hr);
         break;
       }
       if (fu->cls < 0) continue;
       int kind = tl_callgraph_class_kind(&p, (tl_ref){(int32_t)i, fu->cls});
       const char *n = fu->name;
-      if ((kind & TL_CK_MODULE) && (!strcmp(n, "forward") || !strcmp(n, "training_step") ||
-                                    !strcmp(n, "validation_step") || !strcmp(n, "test_step") ||
-                                    !strcmp(n, "predict_step"))) {
-        r.why = !strcmp(n, "forward") ? tl_printf("`%s` runs every step (forward of a Module/Layer subclass)", fu->display)
-                                      : tl_printf("`%s` runs every step (Lightning step hook)", fu->display);
+      if ((kind & TL_CK_MODULE) &&
+          (!strcmp(n, "forward") || !strcmp(n, "training_step") || !strcmp(n, "validation_step") ||
+           !strcmp(n, "test_step") || !strcmp(n, "predict_step"))) {
+        r.why = !strcmp(n, "forward")
+                    ? tl_printf("`%s` runs every step (forward of a Module/Layer subclass)", fu->display)
+                    : tl_printf("`%s` runs every step (Lightning step hook)", fu->display);
         tl_mark(pj, &q, (tl_ref){(int32_t)i, (int32_t)fn}, 0, r);
       } else if ((kind & TL_CK_DATASET) && (!strcmp(n, "__getitem__") || !strcmp(n, "__getitems__") ||
                                             !strcmp(n, "__iter__") || !strcmp(n, "__next__"))) {
@@ -628,7 +634,11 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
     for (size_t fn = 1; fn < m->funcs.n; fn++) {
       if (!stepfn[i][2 * fn]) continue;
       const tl_func *fu = &m->funcs.v[fn];
-      tl_hot_reason r = {-1, -1, fu->line, fu->col, 0,
+      tl_hot_reason r = {-1,
+                         -1,
+                         fu->line,
+                         fu->col,
+                         0,
                          tl_printf("`%s` runs one training step per call (backward pass at line %u, optimizer step at "
                                    "line %u), and it is called from outside the project",
                                    fu->display, stepfn[i][2 * fn], stepfn[i][2 * fn + 1])};
@@ -650,7 +660,8 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
         /* the outermost step loop containing the call, unguarded from it */
         for (int32_t l = cl->loop; l >= 0; l = m->loops.v[l].parent) {
           const tl_loop *lp = &m->loops.v[l];
-          if (lp->func != cl->func || !pj->step_loops[i][l] || tl_project__guarded(pj, i, cl->byte, lp->start)) continue;
+          if (lp->func != cl->func || !pj->step_loops[i][l] || tl_project__guarded(pj, i, cl->byte, lp->start))
+            continue;
           if (tl_project_eval_loop(pj, i, l) == (pass == 0)) break;
           for (size_t k = 0; k < nt; k++) {
             tl_hot_reason r = {(int32_t)i, -1, lp->line, lp->col, 2, NULL};
@@ -680,7 +691,8 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
   for (size_t i = 0; i < nf; i++) {
     size_t nc = pj->files[i].model.classes.n;
     pj->class_kind[i] = tl_calloc(nc + 1, 1);
-    for (size_t k = 0; k < nc; k++) pj->class_kind[i][k] = (int8_t)tl_callgraph_class_kind(&p, (tl_ref){(int32_t)i, (int32_t)k});
+    for (size_t k = 0; k < nc; k++)
+      pj->class_kind[i][k] = (int8_t)tl_callgraph_class_kind(&p, (tl_ref){(int32_t)i, (int32_t)k});
   }
   tl_callgraph_free(&p);
 }
@@ -707,7 +719,9 @@ unsigned tl_project_hot_at(const tl_project *pj, size_t fi, int32_t func, uint32
   if (kinds & TL_HOT_STEP) {
     int32_t l = tl_model_loop_at(m, byte), best = -1;
     for (; l >= 0; l = m->loops.v[l].parent)
-      if (m->loops.v[l].func == func && pj->step_loops[fi][l] && !tl_project__guarded(pj, fi, byte, m->loops.v[l].start)) best = l;
+      if (m->loops.v[l].func == func && pj->step_loops[fi][l] &&
+          !tl_project__guarded(pj, fi, byte, m->loops.v[l].start))
+        best = l;
     if (best >= 0) {
       const tl_func_state *fs = &pj->fstate[fi][func];
       bool ev = tl_project_eval_loop(pj, fi, best), rare = func > 0 && fs->rare && fs->rare_file >= 0;
@@ -718,9 +732,10 @@ unsigned tl_project_hot_at(const tl_project *pj, size_t fi, int32_t func, uint32
       if (rare) { /* the loop runs only when its function does: now and then */
         const tl_file *rf = &pj->files[fs->rare_file];
         const tl_call *rc = &rf->model.calls.v[fs->rare_call];
-        tl_chain_add(&v, rf->path, rc->line, rc->col,
-                     tl_printf("`%s` runs only now and then: called %s", m->funcs.v[func].display,
-                               rc->guarded ? "under a frequency guard" : "from a function that runs only now and then"));
+        tl_chain_add(
+            &v, rf->path, rc->line, rc->col,
+            tl_printf("`%s` runs only now and then: called %s", m->funcs.v[func].display,
+                      rc->guarded ? "under a frequency guard" : "from a function that runs only now and then"));
       }
       *chain = v.v;
       *nchain = v.n;
@@ -730,7 +745,8 @@ unsigned tl_project_hot_at(const tl_project *pj, size_t fi, int32_t func, uint32
   const tl_func_state *st = &pj->fstate[fi][func];
   for (int k = 0; k < 2; k++) {
     unsigned bit = 1u << k;
-    if (!(kinds & bit) || !(st->hot & bit) || func == 0 || tl_project__guarded(pj, fi, byte, m->funcs.v[func].start)) continue;
+    if (!(kinds & bit) || !(st->hot & bit) || func == 0 || tl_project__guarded(pj, fi, byte, m->funcs.v[func].start))
+      continue;
     int32_t cf = (int32_t)fi, cfn = func;
     /* an entry point itself needs no "in `f`": its reason says it all */
     if (st->reason[k].kind != 0)
@@ -745,14 +761,14 @@ unsigned tl_project_hot_at(const tl_project *pj, size_t fi, int32_t func, uint32
       }
       if (r->kind == 2) {
         bool ev = k == 0 && tl_project_eval_loop(pj, (size_t)r->file, tl_loop_at_pos(&rf->model, r->line, r->col));
-        tl_chain_add(&v, rf->path, r->line, r->col,
-                     tl_strdup(ev ? "called from the evaluation or inference loop (no backward pass or optimizer step in it)"
-                                  : "called from the step loop"));
+        tl_chain_add(
+            &v, rf->path, r->line, r->col,
+            tl_strdup(ev ? "called from the evaluation or inference loop (no backward pass or optimizer step in it)"
+                         : "called from the step loop"));
         if (ev) bit |= TL_HOT_EVAL;
         break;
       }
-      tl_chain_add(&v, rf->path, r->line, r->col,
-                   tl_printf("called from `%s`", rf->model.funcs.v[r->func].display));
+      tl_chain_add(&v, rf->path, r->line, r->col, tl_printf("called from `%s`", rf->model.funcs.v[r->func].display));
       cf = r->file;
       cfn = r->func;
     }

@@ -42,13 +42,13 @@ bool tl_utf8_valid(const char *text, size_t len, size_t *bad) {
     size_t need;
     unsigned lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
     if (c >= 0xC2 && c <= 0xDF) need = 1;
-    else if (c == 0xE0) need = 2, lo = 0xA0;                 /* no overlongs */
-    else if (c == 0xED) need = 2, hi = 0x9F;                 /* no surrogates U+D800..DFFF */
+    else if (c == 0xE0) need = 2, lo = 0xA0; /* no overlongs */
+    else if (c == 0xED) need = 2, hi = 0x9F; /* no surrogates U+D800..DFFF */
     else if (c >= 0xE1 && c <= 0xEF) need = 2;
-    else if (c == 0xF0) need = 3, lo = 0x90;                 /* no overlongs */
+    else if (c == 0xF0) need = 3, lo = 0x90; /* no overlongs */
     else if (c >= 0xF1 && c <= 0xF3) need = 3;
-    else if (c == 0xF4) need = 3, hi = 0x8F;                 /* nothing above U+10FFFF */
-    else {                                                   /* 80..C1, F5..FF */
+    else if (c == 0xF4) need = 3, hi = 0x8F; /* nothing above U+10FFFF */
+    else {                                   /* 80..C1, F5..FF */
       if (bad) *bad = i;
       return false;
     }
@@ -161,8 +161,7 @@ tl_source_status tl_source_read(const char *path, tl_source *out, size_t *error_
     size_t off = (size_t)(nul - buf);
     free(buf);
     if (error_offset) *error_offset = off;
-    return tl_source__fail(TL_SOURCE_BINARY, message,
-                           tl_printf("binary file (NUL byte at byte offset %zu)", off));
+    return tl_source__fail(TL_SOURCE_BINARY, message, tl_printf("binary file (NUL byte at byte offset %zu)", off));
   }
   size_t bad = 0;
   if (!tl_utf8_valid(buf, len, &bad)) {

@@ -23,7 +23,7 @@ typedef struct {
   char *text;
   size_t len;
   bool has_bom;
-  struct stat st;       /* as seen by fstat on the opened descriptor */
+  struct stat st; /* as seen by fstat on the opened descriptor */
 } tl_source;
 
 /* Reads `path` into `out`. On failure returns the status, fills `*error_offset` (byte offset,

@@ -17,15 +17,18 @@ static void tl_suppress__read_codes(tl_suppression *sp, const char *p, const cha
   }
 }
 
-void tl_suppress_parse(tl_suppressions *out, const char *text, size_t len, uint32_t start, uint32_t line, uint32_t col) {
+void tl_suppress_parse(tl_suppressions *out, const char *text, size_t len, uint32_t start, uint32_t line,
+                       uint32_t col) {
   const char *end = text + len;
   tl_suppression sp = {line, col, start, start + (uint32_t)len, false, false, {0}, {0}};
   const char *p;
   if ((p = tl_ifind(text, len, "trainlint:"))) {
     p += 10;
     while (p < end && *p == ' ') p++;
-    if ((size_t)(end - p) >= 11 && !strncmp(p, "ignore-file", 11)) { sp.file_level = true; p += 11; }
-    else if ((size_t)(end - p) >= 6 && !strncmp(p, "ignore", 6)) p += 6;
+    if ((size_t)(end - p) >= 11 && !strncmp(p, "ignore-file", 11)) {
+      sp.file_level = true;
+      p += 11;
+    } else if ((size_t)(end - p) >= 6 && !strncmp(p, "ignore", 6)) p += 6;
     else return;
     if (p < end && *p == '[') tl_suppress__read_codes(&sp, p + 1, end, ']');
   } else if ((p = tl_ifind(text, len, "noqa"))) {
@@ -49,9 +52,16 @@ bool tl_suppress_match(tl_suppressions *s, const char *code, uint32_t first, uin
   for (size_t i = 0; i < s->n; i++) {
     tl_suppression *sp = &s->v[i];
     if (!sp->file_level && (sp->line < first || sp->line > last)) continue;
-    if (sp->all) { sp->used.v[0] = true; hit = true; continue; }
+    if (sp->all) {
+      sp->used.v[0] = true;
+      hit = true;
+      continue;
+    }
     for (size_t k = 0; k < sp->codes.n; k++)
-      if (!strncmp(code, sp->codes.v[k], strlen(sp->codes.v[k]))) { sp->used.v[k] = true; hit = true; }
+      if (!strncmp(code, sp->codes.v[k], strlen(sp->codes.v[k]))) {
+        sp->used.v[k] = true;
+        hit = true;
+      }
   }
   return hit;
 }
@@ -72,7 +82,10 @@ static uint32_t tl_suppress__comment_start(const char *text, uint32_t s, uint32_
   for (uint32_t i = s; i < e; i++) {
     char c = text[i];
     if (q) {
-      if (c == '\\') { i++; continue; }
+      if (c == '\\') {
+        i++;
+        continue;
+      }
       if (c == q && (!triple || (i + 2 < e && text[i + 1] == q && text[i + 2] == q))) {
         if (triple) i += 2;
         q = 0;
@@ -89,7 +102,8 @@ static uint32_t tl_suppress__comment_start(const char *text, uint32_t s, uint32_
   return UINT32_MAX;
 }
 
-bool tl_suppress_add(const char *text, size_t len, const tl_lines *lines, uint32_t line, const char *codes, tl_edit *edit) {
+bool tl_suppress_add(const char *text, size_t len, const tl_lines *lines, uint32_t line, const char *codes,
+                     tl_edit *edit) {
   if (!line || line > lines->count) return false;
   uint32_t s = lines->starts[line - 1];
   uint32_t e = line < lines->count ? lines->starts[line] : (uint32_t)len;

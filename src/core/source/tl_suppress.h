@@ -28,6 +28,7 @@ void tl_suppress_free(tl_suppressions *s);
  * trailing blanks). A `#` inside a string literal on the line is no comment. False, and *edit
  * untouched, when the line's comment already suppresses every code (`# noqa`, `# trainlint:
  * ignore`) or the line does not exist. On true, edit->text is malloc'd: the caller frees it. */
-bool tl_suppress_add(const char *text, size_t len, const tl_lines *lines, uint32_t line, const char *codes, tl_edit *edit);
+bool tl_suppress_add(const char *text, size_t len, const tl_lines *lines, uint32_t line, const char *codes,
+                     tl_edit *edit);
 
 #endif

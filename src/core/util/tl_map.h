@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 typedef struct {
-  char *key;      /* owned copy */
+  char *key; /* owned copy */
   intptr_t value;
 } tl_map_entry;
 

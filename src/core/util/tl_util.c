@@ -201,8 +201,8 @@ uint32_t tl_lines_col(const tl_lines *l, const char *text, uint32_t off) {
   return col;
 }
 
-void tl_diags_add(tl_diags *d, tl_diag_level level, const char *path, uint32_t line, uint32_t col,
-                  const char *fmt, ...) {
+void tl_diags_add(tl_diags *d, tl_diag_level level, const char *path, uint32_t line, uint32_t col, const char *fmt,
+                  ...) {
   tl_buf b = {0};
   va_list ap;
   va_start(ap, fmt);
@@ -267,7 +267,10 @@ char *tl_code_text(const char *src, size_t len, bool long_strings) {
           i += 2;
           continue;
         }
-        if (t[i] == c && (!triple || (i + 2 < len && t[i + 1] == c && t[i + 2] == c))) { i += q; break; }
+        if (t[i] == c && (!triple || (i + 2 < len && t[i + 1] == c && t[i + 2] == c))) {
+          i += q;
+          break;
+        }
         if (!triple && (t[i] == '\n' || t[i] == '\r')) break; /* unterminated: stop at the line end */
         if (triple && long_strings && t[i] != '\n' && t[i] != '\r') t[i] = ' ';
         i++;

@@ -50,15 +50,33 @@ char *tl_buf_take(tl_buf *b);
 void tl_buf_free(tl_buf *b);
 
 /* Growable arrays: TL_VEC(T) declares {T *v; size_t n, cap;}. */
-#define TL_VEC(T) struct { T *v; size_t n, cap; }
-#define tl_vec_push(a, x) do { \
-    if ((a)->n == (a)->cap) { (a)->cap = (a)->cap ? (a)->cap * 2 : 8; \
-      (a)->v = tl_realloc((a)->v, (a)->cap * sizeof(*(a)->v)); } \
-    (a)->v[(a)->n++] = (x); } while (0)
-#define tl_vec_free(a) do { free((a)->v); (a)->v = NULL; (a)->n = (a)->cap = 0; } while (0)
+#define TL_VEC(T) \
+  struct { \
+    T *v; \
+    size_t n, cap; \
+  }
+#define tl_vec_push(a, x) \
+  do { \
+    if ((a)->n == (a)->cap) { \
+      (a)->cap = (a)->cap ? (a)->cap * 2 : 8; \
+      (a)->v = tl_realloc((a)->v, (a)->cap * sizeof(*(a)->v)); \
+    } \
+    (a)->v[(a)->n++] = (x); \
+  } while (0)
+#define tl_vec_free(a) \
+  do { \
+    free((a)->v); \
+    (a)->v = NULL; \
+    (a)->n = (a)->cap = 0; \
+  } while (0)
 /* Gives back the room past n (doubling leaves up to half of it unused). */
-#define tl_vec_shrink(a) do { if ((a)->n && (a)->n < (a)->cap) { \
-      (a)->v = tl_realloc((a)->v, (a)->n * sizeof(*(a)->v)); (a)->cap = (a)->n; } } while (0)
+#define tl_vec_shrink(a) \
+  do { \
+    if ((a)->n && (a)->n < (a)->cap) { \
+      (a)->v = tl_realloc((a)->v, (a)->n * sizeof(*(a)->v)); \
+      (a)->cap = (a)->n; \
+    } \
+  } while (0)
 
 /* A growable array of strings, each malloc'd and owned by the array (tl_strvec_free frees them). */
 typedef TL_VEC(char *) tl_strvec;
@@ -93,8 +111,8 @@ typedef TL_VEC(tl_diag) tl_diags;
 /* A growable array of edits (tl_edit: trainlint.h); whether it owns their texts is up to its user. */
 typedef TL_VEC(tl_edit) tl_edits;
 
-void tl_diags_add(tl_diags *d, tl_diag_level level, const char *path, uint32_t line, uint32_t col,
-                  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void tl_diags_add(tl_diags *d, tl_diag_level level, const char *path, uint32_t line, uint32_t col, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
 void tl_diags_free(tl_diags *d);
 
 #endif

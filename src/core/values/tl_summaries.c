@@ -30,12 +30,10 @@ static int32_t tl_summaries__call_at(const tl_file_model *m, uint32_t byte) {
 }
 
 /* The place of a dependency of function `func` of file fi, as far as the summaries go now. */
-static uint8_t tl_summaries__place(const tl_project *pj, const tl_callgraph *cg, size_t fi, int32_t func,
-                                   tl_vdep dep);
+static uint8_t tl_summaries__place(const tl_project *pj, const tl_callgraph *cg, size_t fi, int32_t func, tl_vdep dep);
 
 /* The same, for the value itself: an element or attribute of a container is of unknown place. */
-static uint8_t tl_summaries__dep(const tl_project *pj, const tl_callgraph *cg, size_t fi, int32_t func,
-                                 tl_vdep dep) {
+static uint8_t tl_summaries__dep(const tl_project *pj, const tl_callgraph *cg, size_t fi, int32_t func, tl_vdep dep) {
   uint8_t k = tl_summaries__place(pj, cg, fi, func, dep);
   if (!dep.elem || k != TL_VAL_LIST) return k;
   /* an element of a container argument: where its callers' containers hold their elements */
@@ -47,8 +45,7 @@ static uint8_t tl_summaries__dep(const tl_project *pj, const tl_callgraph *cg, s
   return TL_VAL_UNKNOWN;
 }
 
-static uint8_t tl_summaries__place(const tl_project *pj, const tl_callgraph *cg, size_t fi, int32_t func,
-                                   tl_vdep dep) {
+static uint8_t tl_summaries__place(const tl_project *pj, const tl_callgraph *cg, size_t fi, int32_t func, tl_vdep dep) {
   const tl_file_model *m = &pj->files[fi].model;
   if (dep.how == TL_VDEP_PARAM) {
     if (func <= 0 || (size_t)func >= m->funcs.n || dep.pos >= m->funcs.v[func].nparams) return TL_VAL_UNKNOWN;
@@ -76,7 +73,8 @@ static int tl_summaries__param_of(const tl_file_model *tm, int32_t tfn, const tl
     return -1;
   }
   size_t off = 0;
-  if (t->cls >= 0 && t->nparams && (!strcmp(tm->params.v[t->param_first], "self") || !strcmp(tm->params.v[t->param_first], "cls"))) {
+  if (t->cls >= 0 && t->nparams &&
+      (!strcmp(tm->params.v[t->param_first], "self") || !strcmp(tm->params.v[t->param_first], "cls"))) {
     const char *dot = strrchr(c->callee, '.');
     size_t r = dot ? (size_t)(dot - c->callee) : 0;
     /* Class.method(obj, ...): the receiver is the class, which passes self explicitly */

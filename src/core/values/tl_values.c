@@ -12,7 +12,8 @@
 bool tl_value_lib_not_tensor(const char *q) {
   const char *last = strrchr(q, '.');
   last = last ? last + 1 : q;
-  if (tl_str_in(last, strlen(last), tl_vocab_not_tensor_names) || !strncmp(last, "is_", 3) || !strncmp(last, "get_", 4)) return true;
+  if (tl_str_in(last, strlen(last), tl_vocab_not_tensor_names) || !strncmp(last, "is_", 3) || !strncmp(last, "get_", 4))
+    return true;
   for (const char *const *p = tl_vocab_not_tensor_prefixes; *p; p++)
     if (!strncmp(q, *p, strlen(*p))) return true;
   /* torch.nn.Linear(...) makes a module; torch.nn.functional.* and torch.nn.utils.* make tensors */
@@ -33,8 +34,8 @@ bool tl_value_is_tensor(const tl_file_model *m, TSNode n, const char *src, int32
     char *d = tl_dotted(fn, src);
     char *q = d ? tl_model_resolve(m, d) : NULL;
     bool lib = q && !strchr(q, '(') && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7)) &&
-               (!tl_value_lib_not_tensor(q) || !strcmp(q, "torch.nn.Parameter") || !strcmp(q, "torch.nn.parameter.Parameter") ||
-                !strcmp(q, "torch.nn.Buffer"));
+               (!tl_value_lib_not_tensor(q) || !strcmp(q, "torch.nn.Parameter") ||
+                !strcmp(q, "torch.nn.parameter.Parameter") || !strcmp(q, "torch.nn.Buffer"));
     free(q);
     free(d);
     if (lib) return true;
@@ -50,7 +51,8 @@ bool tl_value_is_tensor(const tl_file_model *m, TSNode n, const char *src, int32
   if (tl_node_is(n, "binary_operator")) {
     TSNode l = TL_CHILD(n, left);
     if (tl_node_is(l, "string") || tl_node_is(l, "concatenated_string")) return false;
-    return tl_value_is_tensor(m, l, src, func, depth + 1) || tl_value_is_tensor(m, TL_CHILD(n, right), src, func, depth + 1);
+    return tl_value_is_tensor(m, l, src, func, depth + 1) ||
+           tl_value_is_tensor(m, TL_CHILD(n, right), src, func, depth + 1);
   }
   if (tl_node_is(n, "attribute") && tl_node_text_in(TL_CHILD(n, attribute), src, tl_vocab_same_place_attrs))
     return tl_value_is_tensor(m, TL_CHILD(n, object), src, func, depth + 1);
@@ -113,8 +115,7 @@ static tl_valkind tl_classify_call(const tl_file_model *m, TSNode n, const char 
   char *callee = tl_dotted(fn, src);
   tl_valkind out = TL_VAL_UNKNOWN;
   if (!callee) {
-    if (tl_node_is(fn, "attribute"))
-      out = tl_value_classify(m, TL_CHILD(fn, object), src, func, depth + 1);
+    if (tl_node_is(fn, "attribute")) out = tl_value_classify(m, TL_CHILD(fn, object), src, func, depth + 1);
     return out == TL_VAL_LIST ? TL_VAL_UNKNOWN : out;
   }
   char *q = tl_model_resolve(m, callee);
@@ -149,7 +150,8 @@ static tl_valkind tl_classify_call(const tl_file_model *m, TSNode n, const char 
         TSNode a = ts_node_named_child(args, i);
         if (tl_node_is(a, "keyword_argument")) {
           TSNode k = TL_CHILD(a, name);
-          if (ts_node_end_byte(k) - ts_node_start_byte(k) != 6 || memcmp(src + ts_node_start_byte(k), "device", 6)) continue;
+          if (ts_node_end_byte(k) - ts_node_start_byte(k) != 6 || memcmp(src + ts_node_start_byte(k), "device", 6))
+            continue;
           a = TL_CHILD(a, value);
         }
         out = tl_device_arg(src, a);
@@ -196,11 +198,13 @@ static tl_valkind tl_classify_call(const tl_file_model *m, TSNode n, const char 
 static tl_valkind tl_values__elements(const tl_file_model *m, TSNode n, const char *src, int32_t func, int depth) {
   n = tl_unparen(n);
   if (depth > 24 || ts_node_is_null(n)) return TL_VAL_UNKNOWN;
-  if (tl_node_is(n, "list_comprehension") || tl_node_is(n, "set_comprehension") || tl_node_is(n, "generator_expression"))
+  if (tl_node_is(n, "list_comprehension") || tl_node_is(n, "set_comprehension") ||
+      tl_node_is(n, "generator_expression"))
     return tl_value_classify(m, TL_CHILD(n, body), src, func, depth + 1);
   if (tl_node_is(n, "dictionary_comprehension")) {
     TSNode pair = TL_CHILD(n, body);
-    return tl_node_is(pair, "pair") ? tl_value_classify(m, TL_CHILD(pair, value), src, func, depth + 1) : TL_VAL_UNKNOWN;
+    return tl_node_is(pair, "pair") ? tl_value_classify(m, TL_CHILD(pair, value), src, func, depth + 1)
+                                    : TL_VAL_UNKNOWN;
   }
   if (tl_node_is(n, "list") || tl_node_is(n, "tuple") || tl_node_is(n, "dictionary")) {
     uint32_t k = ts_node_named_child_count(n);
