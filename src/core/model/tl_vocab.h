@@ -15,6 +15,10 @@ extern const char *const tl_vocab_tensor_only_methods[];
 extern const char *const tl_vocab_host_value_methods[];
 /* The same and `.cpu()`: every method that reads a device tensor on the host. */
 extern const char *const tl_vocab_host_read_methods[];
+/* Methods whose result is in host memory wherever the tensor was (`.cpu()`, `.numpy()`). */
+extern const char *const tl_vocab_host_methods[];
+/* Methods whose result is a Python scalar or size (`.item()`, `.size()`, `.numel()`). */
+extern const char *const tl_vocab_scalar_methods[];
 /* Methods whose truth value in a condition needs the tensor's value (`if t.any():`). */
 extern const char *const tl_vocab_truth_methods[];
 /* Methods that give a boolean tensor (a mask). */

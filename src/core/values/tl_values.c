@@ -115,8 +115,16 @@ static tl_valkind tl_classify_call(const tl_file_model *m, TSNode n, const char 
   char *callee = tl_dotted(fn, src);
   tl_valkind out = TL_VAL_UNKNOWN;
   if (!callee) {
-    if (tl_node_is(fn, "attribute")) out = tl_value_classify(m, TL_CHILD(fn, object), src, func, depth + 1);
-    return out == TL_VAL_LIST ? TL_VAL_UNKNOWN : out;
+    /* a method of a value no dotted name spells (`batch["gt"].numpy()`, `f(x).cpu()`) */
+    if (tl_node_is(fn, "attribute")) {
+      TSNode attr = TL_CHILD(fn, attribute);
+      if (tl_node_text_in(attr, src, tl_vocab_host_methods)) return TL_VAL_CPU;
+      if (tl_node_text_eq(attr, src, "tolist")) return TL_VAL_LIST;
+      if (tl_node_text_in(attr, src, tl_vocab_scalar_methods)) return TL_VAL_PY;
+      if (tl_node_text_eq(attr, src, "cuda")) return TL_VAL_DEVICE;
+      out = tl_value_classify(m, TL_CHILD(fn, object), src, func, depth + 1);
+    }
+    return out == TL_VAL_LIST || out == TL_VAL_PY ? TL_VAL_UNKNOWN : out;
   }
   char *q = tl_model_resolve(m, callee);
   size_t ln;
@@ -139,10 +147,9 @@ static tl_valkind tl_classify_call(const tl_file_model *m, TSNode n, const char 
     }
   } else if (tl_node_is(fn, "attribute")) {
     TSNode obj = TL_CHILD(fn, object);
-    if (!strcmp(meth, "cpu") || !strcmp(meth, "numpy") || !strcmp(meth, "pin_memory")) out = TL_VAL_CPU;
-    else if (!strcmp(meth, "item") || !strcmp(meth, "tolist") || !strcmp(meth, "size") || !strcmp(meth, "dim") ||
-             !strcmp(meth, "numel") || !strcmp(meth, "nelement") || !strcmp(meth, "get_device"))
-      out = !strcmp(meth, "tolist") ? TL_VAL_LIST : TL_VAL_PY;
+    if (tl_str_in(meth, ln, tl_vocab_host_methods)) out = TL_VAL_CPU;
+    else if (!strcmp(meth, "tolist")) out = TL_VAL_LIST;
+    else if (tl_str_in(meth, ln, tl_vocab_scalar_methods)) out = TL_VAL_PY;
     else if (!strcmp(meth, "cuda")) out = TL_VAL_DEVICE;
     else if (!strcmp(meth, "to")) {
       out = TL_VAL_UNKNOWN;
