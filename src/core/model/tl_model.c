@@ -489,6 +489,12 @@ static void tl_walk_call(tl_walk_ctx *c, TSNode n, int depth) {
                     .top = c->loop < 0 || c->m->loops.v[c->loop].func != c->func,
                     .guarded = c->guard_depth > 0,
                     .work = tl_call_work(callee)};
+    /* loss.backward(retain_graph=True) keeps the graph for another backward pass over the same
+     * forward (a loss in parts, or gradients taken per output for attribution): a step only where
+     * an optimizer step or another sign says so */
+    TSNode rg = call.work == TL_WORK_BACKWARD ? tl_kwarg_value(TL_CHILD(n, arguments), c->src, "retain_graph")
+                                              : (TSNode){0};
+    if (!ts_node_is_null(rg) && tl_node_is(rg, "true")) call.work = 0;
     tl_vec_push(&c->m->calls, call);
     tl_vec_push(&c->call_nodes, n);
     if (call.work && c->loop >= 0 && c->m->loops.v[c->loop].func == c->func && !call.guarded)
