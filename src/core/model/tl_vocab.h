@@ -17,6 +17,8 @@ extern const char *const tl_vocab_host_value_methods[];
 extern const char *const tl_vocab_host_read_methods[];
 /* Methods whose result is in host memory wherever the tensor was (`.cpu()`, `.numpy()`). */
 extern const char *const tl_vocab_host_methods[];
+/* Attributes that read a tensor's metadata only, no kernel (`t.shape`; `t.size` in Paddle). */
+extern const char *const tl_vocab_meta_attrs[];
 /* Methods whose result is a Python scalar or size (`.item()`, `.size()`, `.numel()`). */
 extern const char *const tl_vocab_scalar_methods[];
 /* Methods whose truth value in a condition needs the tensor's value (`if t.any():`). */

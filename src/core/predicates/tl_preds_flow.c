@@ -351,6 +351,44 @@ static bool tl_flow__mentions(TSNode n, const char *src, const char *var, int de
   return false;
 }
 
+/* Is the element `sub` (t[i]) read whole rather than element by element: only its metadata
+ * (`t[i].shape`, `len(t[i])`, `t[i].numel()`), or handed to a unit of work of the program or a
+ * library (`self.loss(pred[i], gt[i])`, `assign(boxes[i])`) that runs many kernels on it? */
+static bool tl_flow__whole_use(const tl_match_env *e, TSNode sub) {
+  TSNode up = ts_node_parent(sub);
+  if (tl_node_is(up, "attribute") && ts_node_eq(TL_CHILD(up, object), sub)) {
+    TSNode attr = TL_CHILD(up, attribute);
+    if (tl_node_text_in(attr, e->src, tl_vocab_meta_attrs)) return true;
+    TSNode call = ts_node_parent(up);
+    return tl_node_is(call, "call") && ts_node_eq(TL_CHILD(call, function), up) &&
+           tl_node_text_in(attr, e->src, tl_vocab_scalar_methods) && !tl_node_text_eq(attr, e->src, "item");
+  }
+  if (tl_node_is(up, "keyword_argument")) up = ts_node_parent(up);
+  if (!tl_node_is(up, "argument_list")) return false;
+  TSNode fn = TL_CHILD(ts_node_parent(up), function);
+  if (tl_node_is(fn, "identifier")) {
+    if (tl_node_text_eq(fn, e->src, "len")) return true;
+    char *d = tl_node_text(fn, e->src);
+    if (tl_str_in(d, strlen(d), tl_vocab_py_scalar_builtins) ||
+        tl_str_in(d, strlen(d), tl_vocab_py_container_builtins)) {
+      free(d);
+      return false;
+    }
+    char *q = tl_model_resolve(e->m, d);
+    bool lib = !strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7) || !strncmp(q, "numpy.", 6) ||
+               !strncmp(q, "np.", 3) || !strncmp(q, "F.", 2) || !strcmp(d, "min") || !strcmp(d, "max") ||
+               !strcmp(d, "sum");
+    free(q);
+    free(d);
+    return !lib;
+  }
+  /* self.criterion(...), self.head.loss(...): a method or a layer of the model */
+  if (!tl_node_is(fn, "attribute")) return false;
+  TSNode o = TL_CHILD(fn, object);
+  while (tl_node_is(o, "attribute")) o = TL_CHILD(o, object);
+  return tl_node_is(o, "identifier") && tl_node_text_eq(o, e->src, "self");
+}
+
 /* Does `body` index a tensor with `var` (t[i], t[i, j], t[i][j]) outside a call of the result? */
 static bool tl_flow__indexes_with(const tl_match_env *e, TSNode n, const char *var, int depth) {
   if (depth > 60 || ts_node_is_null(n)) return false;
@@ -364,7 +402,7 @@ static bool tl_flow__indexes_with(const tl_match_env *e, TSNode n, const char *v
     }
     TSNode parent = ts_node_parent(n);
     bool called = tl_node_is(parent, "call") && ts_node_eq(TL_CHILD(parent, function), n);
-    if (uses && !called) {
+    if (uses && !called && !tl_flow__whole_use(e, n)) {
       /* the indexed value itself: names[i] of a list is fine, batch["labels"][i] is a tensor;
        * a host array (`.numpy()`, `np.zeros(...)`, `.cpu()`) launches no kernel */
       tl_valkind k = tl_value_classify(e->m, v, e->src, e->func, 0);
