@@ -109,6 +109,8 @@ static bool tl_values__calls_layer(const tl_file_model *m, const char *callee, i
   return layer;
 }
 
+static tl_valkind tl_values__elements(const tl_file_model *m, TSNode n, const char *src, int32_t func, int depth);
+
 static tl_valkind tl_classify_call(const tl_file_model *m, TSNode n, const char *src, int32_t func, int depth) {
   TSNode fn = TL_CHILD(n, function);
   TSNode args = TL_CHILD(n, arguments);
@@ -175,6 +177,9 @@ static tl_valkind tl_classify_call(const tl_file_model *m, TSNode n, const char 
         TSNode a = ts_node_named_child(args, i);
         if (tl_node_is(a, "keyword_argument")) continue;
         tl_valkind k = tl_value_classify(m, a, src, func, depth + 1);
+        /* torch.stack([a, b]), torch.meshgrid(*[torch.linspace(...) for s in sizes]): the elements */
+        if (k == TL_VAL_LIST)
+          k = tl_values__elements(m, tl_node_is(a, "list_splat") ? ts_node_named_child(a, 0) : a, src, func, depth + 1);
         out = any ? tl_combine(out, k) : k;
         any = true;
       }
