@@ -30,7 +30,8 @@ typedef enum { TL_FIXSAFE_NONE, TL_FIXSAFE_SAFE, TL_FIXSAFE_UNSAFE } tl_fix_safe
 enum {
   TL_HOT_STEP = 1u << 0,   /* once per training/eval/decoding step */
   TL_HOT_SAMPLE = 1u << 1, /* once per sample (Dataset.__getitem__, collate_fn) */
-  TL_HOT_EVAL = 1u << 2,   /* with TL_HOT_STEP: only through an evaluation loop (reported as info) */
+  TL_HOT_EVAL = 1u << 2,   /* with TL_HOT_STEP: only through an evaluation loop, a loop that runs now and then, or a
+                             * loop of a test module (reported as info) */
 };
 
 /* ---- diagnostics ---- */

@@ -169,6 +169,8 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
  * optimizer step, no cleared gradients, nothing named after a training step, in it or in what it
  * calls)? */
 bool tl_project_eval_loop(const tl_project *pj, size_t fi, int32_t l);
+/* Is file fi a test module (docs/hot-code.md): its loops and roots run once, under the test runner? */
+bool tl_project_test_file(const tl_project *pj, size_t fi);
 /* Hot kinds of a byte position, with the chain; returns 0 when not hot for `kinds`. */
 unsigned tl_project_hot_at(const tl_project *pj, size_t file, int32_t func, uint32_t byte, unsigned kinds,
                            tl_hot_step **chain, size_t *nchain);

@@ -161,6 +161,7 @@ void tl_findings_make(tl_analysis *a) {
       int sev = c->vinfo && c->vkind == TL_VAL_DEVICE ? c->vsev : c->severity; /* placed on the device after all */
       fd.severity = sev >= 0 ? (tl_severity)sev : rule->severity;
       if (hot_bits & TL_HOT_EVAL) fd.severity = TL_SEVERITY_INFO; /* paid per evaluation, not per training step */
+      if (tl_project_test_file(&a->project, fi)) fd.severity = TL_SEVERITY_INFO; /* a test's settings train nothing */
       fd.message = tl_strdup(c->message);
       fd.hot = chain;
       fd.nhot = nchain;

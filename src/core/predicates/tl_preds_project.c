@@ -44,13 +44,13 @@ static bool tl_project__match(tl_analysis *a, size_t file, const tl_pred *p, uin
 }
 
 /* #training-loop? @loop: a step loop that runs a backward pass and an optimizer step, in it or in
- * the project functions it calls */
+ * the project functions it calls, outside a test module */
 static bool tl_project__training_loop(tl_analysis *a, size_t file, const tl_pred *p, uint32_t start, uint32_t end,
                                       pcre2_match_data *md) {
   (void)p;
   (void)end;
   (void)md;
-  if (file >= a->project.nwork) return false;
+  if (file >= a->project.nwork || tl_project_test_file(&a->project, file)) return false;
   const tl_file_model *m = &a->files.v[file].model;
   for (size_t l = 0; l < m->loops.n; l++)
     if (m->loops.v[l].start == start)

@@ -526,8 +526,11 @@ static void tl_project__step_functions(tl_project *pj, const tl_callgraph *p, bo
       if ((cl->work & TL_WORK_BACKWARD) && !out[i][2 * cl->func]) out[i][2 * cl->func] = cl->line;
       if ((cl->work & TL_WORK_OPT_STEP) && !out[i][2 * cl->func + 1]) out[i][2 * cl->func + 1] = cl->line;
     }
+    /* the functions of a test module are called once each, by the test runner */
+    bool test = tl_project_test_file(pj, i);
     for (size_t f = 1; f < m->funcs.n; f++)
-      if (called[i][f] || whole[i][f] || !out[i][2 * f] || !out[i][2 * f + 1]) out[i][2 * f] = out[i][2 * f + 1] = 0;
+      if (test || called[i][f] || whole[i][f] || !out[i][2 * f] || !out[i][2 * f + 1])
+        out[i][2 * f] = out[i][2 * f + 1] = 0;
   }
   for (size_t i = 0; i < nf; i++) free(called[i]);
   free(called);
@@ -708,6 +711,29 @@ static int32_t tl_loop_at_pos(const tl_file_model *m, uint32_t line, uint32_t co
   return -1;
 }
 
+/* Is file `fi` a test module? One under a `tests/` or `test/` directory, or one named like a test
+ * (`test_x.py`, `x_test.py`, `conftest.py`) that holds a test (a `test_*` function, a `Test*`
+ * class): its loops run once under the test runner, whatever they do. A script named `x_test.py`
+ * with no test in it (an experiment's training script) is not one. */
+bool tl_project_test_file(const tl_project *pj, size_t fi) {
+  const char *path = pj->files[fi].path;
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  for (const char *p = path; p < base; p = strchr(p, '/') + 1) {
+    size_t k = (size_t)(strchr(p, '/') - p);
+    if ((k == 5 && !strncmp(p, "tests", 5)) || (k == 4 && !strncmp(p, "test", 4))) return true;
+  }
+  size_t n = strlen(base);
+  if (strncmp(base, "test_", 5) && strcmp(base, "conftest.py") && (n <= 8 || strcmp(base + n - 8, "_test.py")))
+    return false;
+  const tl_file_model *m = &pj->files[fi].model;
+  for (size_t f = 1; f < m->funcs.n; f++)
+    if (!strncmp(m->funcs.v[f].name, "test_", 5)) return true;
+  for (size_t c = 0; c < m->classes.n; c++)
+    if (!strncmp(m->classes.v[c].name, "Test", 4)) return true;
+  return false;
+}
+
 unsigned tl_project_hot_at(const tl_project *pj, size_t fi, int32_t func, uint32_t byte, unsigned kinds,
                            tl_hot_step **chain, size_t *nchain) {
   *chain = NULL;
@@ -725,8 +751,10 @@ unsigned tl_project_hot_at(const tl_project *pj, size_t fi, int32_t func, uint32
     if (best >= 0) {
       const tl_func_state *fs = &pj->fstate[fi][func];
       bool ev = tl_project_eval_loop(pj, fi, best), rare = func > 0 && fs->rare && fs->rare_file >= 0;
+      bool test = tl_project_test_file(pj, fi);
       tl_chain_add(&v, f->path, m->loops.v[best].line, m->loops.v[best].col,
                    tl_strdup(ev     ? "in the evaluation or inference loop (no backward pass or optimizer step in it)"
+                             : test ? "in a loop of a test module (run once by the test runner, not in training)"
                              : rare ? "in the loop"
                                     : "in the step loop"));
       if (rare) { /* the loop runs only when its function does: now and then */
@@ -739,7 +767,7 @@ unsigned tl_project_hot_at(const tl_project *pj, size_t fi, int32_t func, uint32
       }
       *chain = v.v;
       *nchain = v.n;
-      return ev || rare ? TL_HOT_STEP | TL_HOT_EVAL : TL_HOT_STEP;
+      return ev || rare || test ? TL_HOT_STEP | TL_HOT_EVAL : TL_HOT_STEP;
     }
   }
   const tl_func_state *st = &pj->fstate[fi][func];
@@ -756,16 +784,25 @@ unsigned tl_project_hot_at(const tl_project *pj, size_t fi, int32_t func, uint32
       const tl_hot_reason *r = &pj->fstate[cf][cfn].reason[k];
       const tl_file *rf = &pj->files[r->kind == 0 ? cf : r->file];
       if (r->kind == 0) {
-        tl_chain_add(&v, rf->path, r->line, r->col, tl_strdup(r->why ? r->why : "a per-step entry point"));
+        const char *why = r->why ? r->why : "a per-step entry point";
+        if (tl_project_test_file(pj, (size_t)cf)) { /* a model or a step a test defines for itself */
+          tl_chain_add(&v, rf->path, r->line, r->col,
+                       tl_printf("%s, in a test module (run by the test runner, not in training)", why));
+          bit |= TL_HOT_EVAL;
+        } else {
+          tl_chain_add(&v, rf->path, r->line, r->col, tl_strdup(why));
+        }
         break;
       }
       if (r->kind == 2) {
         bool ev = k == 0 && tl_project_eval_loop(pj, (size_t)r->file, tl_loop_at_pos(&rf->model, r->line, r->col));
+        bool test = k == 0 && tl_project_test_file(pj, (size_t)r->file);
         tl_chain_add(
             &v, rf->path, r->line, r->col,
-            tl_strdup(ev ? "called from the evaluation or inference loop (no backward pass or optimizer step in it)"
-                         : "called from the step loop"));
-        if (ev) bit |= TL_HOT_EVAL;
+            tl_strdup(ev     ? "called from the evaluation or inference loop (no backward pass or optimizer step in it)"
+                      : test ? "called from a loop of a test module (run once by the test runner, not in training)"
+                             : "called from the step loop"));
+        if (ev || test) bit |= TL_HOT_EVAL;
         break;
       }
       tl_chain_add(&v, rf->path, r->line, r->col, tl_printf("called from `%s`", rf->model.funcs.v[r->func].display));
