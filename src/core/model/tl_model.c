@@ -228,7 +228,8 @@ static void tl_model__flag_guards(tl_walk_ctx *c, TSNode cond, TSNode block, int
 }
 
 /* `if self.training:` and `if not self.training:` in a method: the branch a module takes when it
- * is not training (evaluation, inference, export) runs no training step. */
+ * is not training (evaluation, inference, export) runs no training step: the `else`, the block of
+ * `if not self.training:`, or what follows an `if self.training:` whose block ends in a return. */
 static void tl_model__inference_branch(tl_walk_ctx *c, TSNode n, TSNode cond) {
   cond = tl_unparen(cond);
   bool neg = tl_node_is(cond, "not_operator");
@@ -242,8 +243,18 @@ static void tl_model__inference_branch(tl_walk_ctx *c, TSNode n, TSNode cond) {
     end = ts_node_end_byte(b);
   } else {
     TSNode alt = TL_CHILD(n, alternative);
-    if (ts_node_is_null(alt)) return;
-    start = ts_node_start_byte(alt);
+    if (!ts_node_is_null(alt)) {
+      start = ts_node_start_byte(alt);
+    } else {
+      /* `if self.training: ...; return losses` and no else: the statements after it in its block */
+      TSNode body = TL_CHILD(n, consequence), parent = ts_node_parent(n);
+      uint32_t k = ts_node_named_child_count(body);
+      TSNode last = k ? ts_node_named_child(body, k - 1) : (TSNode){0};
+      if (!tl_node_is(last, "return_statement") && !tl_node_is(last, "raise_statement")) return;
+      if (!tl_node_is(parent, "block") || ts_node_end_byte(parent) <= end) return;
+      start = end;
+      end = ts_node_end_byte(parent);
+    }
   }
   tl_flag_guard g = {start, end, c->func, tl_strtab_intern(&c->m->strs, "self.training", 13), true};
   tl_vec_push(&c->m->flag_guards, g);
