@@ -382,7 +382,8 @@ static bool tl_flow__whole_use(const tl_match_env *e, TSNode sub) {
     free(d);
     return !lib;
   }
-  /* self.criterion(...), self.head.loss(...): a method or a layer of the model */
+  /* self.criterion(...), self.head.loss(...), self.convs[i](...): a method or a layer of the model */
+  if (tl_node_is(fn, "subscript")) fn = TL_CHILD(fn, value);
   if (!tl_node_is(fn, "attribute")) return false;
   TSNode o = TL_CHILD(fn, object);
   while (tl_node_is(o, "attribute")) o = TL_CHILD(o, object);
