@@ -165,6 +165,17 @@ bool tl_node_text_eq(TSNode n, const char *src, const char *s) {
   return strlen(s) == b - a && !memcmp(src + a, s, b - a);
 }
 
+static bool tl_node__mentions(TSNode n, const char *src, const char *name, int depth) {
+  if (depth > 40 || ts_node_is_null(n)) return false;
+  if (tl_node_is(n, "identifier")) return tl_node_text_eq(n, src, name);
+  uint32_t k = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < k; i++)
+    if (tl_node__mentions(ts_node_named_child(n, i), src, name, depth + 1)) return true;
+  return false;
+}
+
+bool tl_node_mentions(TSNode n, const char *src, const char *name) { return tl_node__mentions(n, src, name, 0); }
+
 bool tl_node_text_in(TSNode n, const char *src, const char *const *list) {
   if (ts_node_is_null(n)) return false;
   uint32_t a = ts_node_start_byte(n);

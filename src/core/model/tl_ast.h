@@ -28,6 +28,8 @@ char *tl_node_text(TSNode n, const char *src);
 bool tl_node_text_eq(TSNode n, const char *src, const char *s);
 /* Is the node's text one of the words of `list` (NULL-terminated)? False for a null node. */
 bool tl_node_text_in(TSNode n, const char *src, const char *const *list);
+/* Does the identifier `name` occur in n (40 levels deep at most)? */
+bool tl_node_mentions(TSNode n, const char *src, const char *name);
 
 /* The expression inside any number of parentheses: `((x))` -> `x` (comments inside skipped). */
 TSNode tl_unparen(TSNode n);

@@ -19,6 +19,8 @@ extern const char *const tl_vocab_host_read_methods[];
 extern const char *const tl_vocab_host_methods[];
 /* Attributes that read a tensor's metadata only, no kernel (`t.shape`; `t.size` in Paddle). */
 extern const char *const tl_vocab_meta_attrs[];
+/* Libraries that compute on the host only: a value handed to them must be there (`linear_sum_assignment`). */
+extern const char *const tl_vocab_host_libs[];
 /* Methods whose result is a Python scalar or size (`.item()`, `.size()`, `.numel()`). */
 extern const char *const tl_vocab_scalar_methods[];
 /* Methods whose truth value in a condition needs the tensor's value (`if t.any():`). */

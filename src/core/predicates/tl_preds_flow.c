@@ -342,15 +342,6 @@ static bool tl_flow__is_batch_bound(const tl_match_env *e, TSNode n) {
   return false;
 }
 
-static bool tl_flow__mentions(TSNode n, const char *src, const char *var, int depth) {
-  if (depth > 40 || ts_node_is_null(n)) return false;
-  if (tl_node_is(n, "identifier")) return tl_node_text_eq(n, src, var);
-  uint32_t k = ts_node_named_child_count(n);
-  for (uint32_t i = 0; i < k; i++)
-    if (tl_flow__mentions(ts_node_named_child(n, i), src, var, depth + 1)) return true;
-  return false;
-}
-
 /* Is the element `sub` (t[i]) read whole rather than element by element: only its metadata
  * (`t[i].shape`, `len(t[i])`, `t[i].numel()`), or handed to a unit of work of the program or a
  * library (`self.loss(pred[i], gt[i])`, `assign(boxes[i])`) that runs many kernels on it? */
@@ -399,7 +390,7 @@ static bool tl_flow__indexes_with(const tl_match_env *e, TSNode n, const char *v
     for (uint32_t i = 0; i < ts_node_named_child_count(n) && !uses; i++) {
       TSNode ch = ts_node_named_child(n, i);
       /* t[i : i + mb] takes a chunk, not an element */
-      if (!ts_node_eq(ch, v) && !tl_node_is(ch, "slice")) uses = tl_flow__mentions(ch, e->src, var, 0);
+      if (!ts_node_eq(ch, v) && !tl_node_is(ch, "slice")) uses = tl_node_mentions(ch, e->src, var);
     }
     TSNode parent = ts_node_parent(n);
     bool called = tl_node_is(parent, "call") && ts_node_eq(TL_CHILD(parent, function), n);

@@ -670,6 +670,66 @@ static tl_verdict tl_values__device_or_info(tl_match_env *e, const tl_pred *p, T
   return tl_verdict_of(k == TL_VAL_UNKNOWN || k == TL_VAL_DEVICE);
 }
 
+/* Is `call` a call of a host-only library (scipy, scikit-learn, OpenCV, `random`, ...: tl_vocab_host_libs),
+ * other than a metric? */
+static bool tl_values__host_lib_call(const tl_match_env *e, TSNode call) {
+  if (!tl_node_is(call, "call")) return false;
+  char *d = tl_dotted(TL_CHILD(call, function), e->src);
+  if (!d) return false;
+  char *q = tl_model_resolve(e->m, d);
+  const char *dot = strchr(q, '.');
+  /* a metric (sklearn.metrics.roc_curve) is work the step could skip, not a value it needs */
+  bool host = dot && tl_str_in(q, (size_t)(dot - q), tl_vocab_host_libs) && !strstr(q, "metric");
+  free(q);
+  free(d);
+  return host;
+}
+
+/* Does the name `var` appear in an argument of a host-library call in `n`? */
+static bool tl_values__host_use(const tl_match_env *e, TSNode n, const char *var, int depth) {
+  if (depth > 40 || ts_node_is_null(n)) return false;
+  if (tl_values__host_lib_call(e, n)) {
+    TSNode args = TL_CHILD(n, arguments);
+    for (uint32_t i = 0; i < ts_node_named_child_count(args); i++)
+      if (tl_node_mentions(ts_node_named_child(args, i), e->src, var)) return true;
+  }
+  if (tl_node_is(n, "function_definition") || tl_node_is(n, "class_definition")) return false;
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+    if (tl_values__host_use(e, ts_node_named_child(n, i), var, depth + 1)) return true;
+  return false;
+}
+
+/* #host-needs! @finding: a directive (always holds). When the value read on the host goes straight
+ * to a host-only library (`linear_sum_assignment(c.cpu().numpy())`, `random.sample(r, int(n))`),
+ * directly or through the name it is bound to, the host needs it and no device-side form exists:
+ * the finding is info. */
+static tl_verdict tl_values__host_needs(tl_match_env *e, const tl_pred *p, TSNode a) {
+  (void)p;
+  bool needs = false;
+  for (TSNode up = ts_node_parent(a); !ts_node_is_null(up) && !needs; up = ts_node_parent(up)) {
+    if (tl_node_is(up, "block") || tl_node_is(up, "expression_statement") || tl_node_is(up, "return_statement") ||
+        tl_node_is(up, "lambda"))
+      break;
+    needs = tl_values__host_lib_call(e, up);
+    if (!needs && tl_node_is(up, "assignment")) {
+      /* `C = c.cpu().numpy()`, then a host library reads C in the statements after */
+      TSNode left = TL_CHILD(up, left), stmt = ts_node_parent(up);
+      if (!tl_node_is(left, "identifier") || !tl_node_is(stmt, "expression_statement")) break;
+      char *var = tl_node_text(left, e->src);
+      for (TSNode s = ts_node_next_named_sibling(stmt); !ts_node_is_null(s) && !needs;
+           s = ts_node_next_named_sibling(s))
+        needs = tl_values__host_use(e, s, var, 0);
+      free(var);
+      break;
+    }
+  }
+  if (needs) {
+    e->severity = TL_SEVERITY_INFO;
+    e->vsev = TL_SEVERITY_INFO;
+  }
+  return TL_PRED_VACUOUS;
+}
+
 /* #tensor? @a: evidence that @a is a (device) tensor value */
 static tl_verdict tl_values__tensor(tl_match_env *e, const tl_pred *p, TSNode a) {
   (void)p;
@@ -725,6 +785,7 @@ static tl_verdict tl_values__forced(tl_match_env *e, const tl_pred *p, TSNode a)
 const tl_pred_def tl_preds_values[] = {
     {"maybe-device?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__maybe_device, NULL, NULL},
     {"device-or-info?", 1, 0, -1, TL_GATE_NONE, TL_PF_IMPURE, tl_values__device_or_info, NULL, NULL},
+    {"host-needs!", 1, 0, -1, TL_GATE_NONE, TL_PF_IMPURE, tl_values__host_needs, NULL, NULL},
     {"tensor?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__tensor, NULL, NULL},
     {"passes-tensor?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__passes, NULL, NULL},
     {"has-reduction?", 1, 0, -1, TL_GATE_NONE, TL_PF_IMPURE, tl_values__has_reduction, NULL, NULL},
