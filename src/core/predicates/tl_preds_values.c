@@ -138,6 +138,8 @@ static bool tl_values__is_tensor_at(const tl_match_env *e, TSNode n, int depth) 
       free(callee);
       if (lib) return true;
       if (ctor) return false;
+      /* n = t.eq(0).sum(): a tensor method's result */
+      if (tl_node_is(TL_CHILD(v, function), "attribute") && tl_values__is_tensor_at(e, v, depth + 1)) return true;
     }
     /* args.loss_scale, cfg.loss_weight, self.opt.loss_type: a setting of a configuration object */
     if (tl_node_is(n, "attribute") && tl_values__config_receiver(ts_node_child_by_field_name(n, "object", 6), e->src))
