@@ -39,6 +39,8 @@ typedef struct {
   uint8_t kind;   /* tl_valkind */
   uint8_t elems;  /* for a container (TL_VAL_LIST): where all its elements live, when one place holds */
   tl_vdep dep;    /* when the kind is unknown: what it depends on */
+  int16_t param;  /* the value is the calling function's parameter at this position, as it is
+                   * (`debug=debug`), not rebound; else -1 */
 } tl_arg;
 
 /* A `return` with a value, and the value node's range and symbol (found again in an edited tree). */
@@ -80,7 +82,7 @@ typedef struct {
   uint32_t end;       /* the call node's end byte */
   uint32_t arg_first; /* its arguments: args.v[arg_first .. + nargs) (tl_values_summarise) */
   uint16_t nargs;
-  bool splat; /* it passes `*args` or `**kwargs`: any parameter may be given */
+  bool splat; /* it forwards `*args` or `**kwargs`: any parameter may be given (not `**config["x"]`) */
   int32_t func, loop;
   bool top;      /* not inside any loop of its function */
   bool guarded;  /* under a frequency guard inside its function */

@@ -324,16 +324,46 @@ static bool tl_project__listed(const tl_file_model *m, const char *name, bool on
 }
 
 /* Does a call pass parameter `pos` (named `name`) of its target, a method when `method` (self takes
- * no argument)? */
-static bool tl_project__passes(const tl_file_model *m, const tl_call *cl, uint16_t pos, const char *name, bool method) {
-  if (cl->splat) return true;
-  uint16_t positional = 0;
+ * no argument)? Sets *by to the argument that passes it (NULL: a forwarded `*args`/`**kwargs`). */
+static bool tl_project__passes(const tl_file_model *m, const tl_call *cl, uint16_t pos, const char *name, bool method,
+                               const tl_arg **by) {
+  *by = NULL;
+  if (method && pos == 0) return true; /* self */
+  uint16_t positional = 0, want = method ? (uint16_t)(pos - 1) : pos;
   for (uint16_t a = 0; a < cl->nargs; a++) {
     const tl_arg *arg = &m->args.v[cl->arg_first + a];
-    if (arg->kw ? !strcmp(arg->kw, name) : false) return true;
+    if (arg->kw ? !strcmp(arg->kw, name) : positional == want) {
+      *by = arg;
+      return true;
+    }
     if (!arg->kw) positional++;
   }
-  return positional + (method ? 1u : 0u) > pos;
+  return cl->splat;
+}
+
+/* Does argument `arg` of call `cl` (file fi) forward, as it is, a parameter of the calling function
+ * that defaults to off and that no call of that function passes (`Loss(debug=debug)` in an
+ * `__init__(self, debug=False)` built only from a configuration)? Follows such forwarding up to
+ * 4 calls. */
+static bool tl_project__forwards_off(const tl_project *pj, tl_refs **callers, size_t fi, const tl_call *cl,
+                                     const tl_arg *arg, int depth) {
+  const tl_file_model *m = &pj->files[fi].model;
+  if (depth > 4 || !arg || arg->param < 0 || cl->func <= 0) return false;
+  const tl_func *f = &m->funcs.v[cl->func];
+  uint16_t p = (uint16_t)arg->param;
+  if (p >= f->nparams || !m->param_off.v[f->param_first + p]) return false;
+  const tl_refs *cs = &callers[fi][cl->func];
+  if (!cs->n) return false; /* no call known: its callers may pass it */
+  for (size_t k = 0; k < cs->n; k++) {
+    const tl_file_model *cm = &pj->files[cs->v[k].file].model;
+    const tl_call *cc = &cm->calls.v[cs->v[k].idx];
+    const tl_arg *by;
+    bool method = f->cls >= 0 && (strchr(cc->callee, '.') || !strcmp(f->name, "__init__"));
+    if (tl_project__passes(cm, cc, p, m->params.v[f->param_first + p], method, &by) &&
+        !tl_project__forwards_off(pj, callers, (size_t)cs->v[k].file, cc, by, depth + 1))
+      return false;
+  }
+  return true;
 }
 
 /* Is a flag off unless asked for, where guard g of file fi tests it? A parameter of the function
@@ -351,7 +381,7 @@ typedef struct {
   tl_map passed;
 } tl_flag_index;
 
-static void tl_project__flag_index(const tl_project *pj, tl_flag_index *x) {
+static void tl_project__flag_index(const tl_project *pj, tl_refs **callers, tl_flag_index *x) {
   memset(x, 0, sizeof *x);
   for (size_t i = 0; i < pj->nfiles; i++) {
     const tl_file_model *m = &pj->files[i].model;
@@ -369,8 +399,9 @@ static void tl_project__flag_index(const tl_project *pj, tl_flag_index *x) {
       const char *last = tl_dotted_last(cl->callee, &ln);
       if (!ln || (!cl->nargs && !cl->splat)) continue;
       for (uint32_t a = 0; a < cl->nargs + (cl->splat ? 1u : 0u); a++) {
-        const char *kw = a < cl->nargs ? m->args.v[cl->arg_first + a].kw : "*";
-        if (!kw) continue;
+        const tl_arg *arg = a < cl->nargs ? &m->args.v[cl->arg_first + a] : NULL;
+        const char *kw = arg ? arg->kw : "*";
+        if (!kw || tl_project__forwards_off(pj, callers, i, cl, arg, 0)) continue;
         char *key = tl_printf("%.*s\x1f%s", (int)ln, last, kw);
         tl_map_set(&x->passed, key, 1);
         free(key);
@@ -442,8 +473,10 @@ static bool tl_project__guard_optin(const tl_project *pj, size_t i, const tl_fla
       for (size_t k = 0; k < cs->n && !passed; k++) {
         const tl_file_model *cm = &pj->files[cs->v[k].file].model;
         const tl_call *cl = &cm->calls.v[cs->v[k].idx];
-        bool method = f->cls >= 0 && strchr(cl->callee, '.');
-        passed = tl_project__passes(cm, cl, p, g->flag, method);
+        bool method = f->cls >= 0 && (strchr(cl->callee, '.') || !strcmp(f->name, "__init__"));
+        const tl_arg *by;
+        passed = tl_project__passes(cm, cl, p, g->flag, method, &by) &&
+                 !tl_project__forwards_off(pj, callers, (size_t)cs->v[k].file, cl, by, 0);
       }
     }
     if (passed) return false;
@@ -459,6 +492,43 @@ static bool tl_project__guard_optin(const tl_project *pj, size_t i, const tl_fla
   return true;
 }
 
+/* Adds to the callers of each `__init__` the constructions of its class (`Loss(...)`, `mod.Loss(...)`)
+ * that the call graph leaves without a target. A class name defined in more than one file is left
+ * out: which class a construction builds is not known. */
+static void tl_project__constructor_calls(const tl_project *pj, tl_refs **callers) {
+  tl_map inits = {0};
+  for (size_t i = 0; i < pj->nfiles; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    for (size_t f = 1; f < m->funcs.n; f++) {
+      const tl_func *fn = &m->funcs.v[f];
+      if (fn->cls < 0 || strcmp(fn->name, "__init__") || m->funcs.v[fn->outer].cls >= 0) continue;
+      const char *name = m->classes.v[fn->cls].name;
+      intptr_t v, at = (intptr_t)((i << 20) | f);
+      tl_map_set(&inits, name, tl_map_get(&inits, name, &v) && v != at ? -1 : at);
+    }
+  }
+  for (size_t i = 0; i < pj->nfiles && inits.count; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    for (size_t c = 0; c < m->calls.n; c++) {
+      size_t ln;
+      const char *last = tl_dotted_last(m->calls.v[c].callee, &ln);
+      if (!ln || last[0] < 'A' || last[0] > 'Z' || ln >= 128) continue;
+      char key[128];
+      memcpy(key, last, ln);
+      key[ln] = 0;
+      intptr_t v;
+      if (!tl_map_get(&inits, key, &v) || v < 0) continue;
+      size_t fi = (size_t)v >> 20, f = (size_t)v & 0xfffff;
+      tl_refs *cs = &callers[fi][f];
+      bool seen = false;
+      for (size_t k = 0; k < cs->n && !seen; k++) seen = cs->v[k].file == (int32_t)i && cs->v[k].idx == (int32_t)c;
+      tl_ref at = {(int32_t)i, (int32_t)c};
+      if (!seen) tl_vec_push(cs, at);
+    }
+  }
+  tl_map_free(&inits);
+}
+
 /* The blocks that run only when a flag off by default is set (tl_flag_guard, tl_project__off), and
  * the calls in them: they run only on request, so they are no per-step work. A parameter that
  * defaults to off is off only when no call of its function passes it. */
@@ -466,8 +536,6 @@ static void tl_project__optin(tl_project *pj, const tl_callgraph *cg) {
   size_t nf = pj->nfiles;
   pj->optin = tl_calloc(nf ? nf : 1, sizeof *pj->optin);
   pj->call_optin = tl_calloc(nf ? nf : 1, sizeof *pj->call_optin);
-  tl_flag_index x;
-  tl_project__flag_index(pj, &x);
   /* the calls of each function, for parameters that a call may pass */
   tl_refs **callers = tl_calloc(nf ? nf : 1, sizeof *callers);
   for (size_t i = 0; i < nf; i++) callers[i] = tl_calloc(pj->files[i].model.funcs.n + 1, sizeof **callers);
@@ -483,6 +551,9 @@ static void tl_project__optin(tl_project *pj, const tl_callgraph *cg) {
       }
     }
   }
+  tl_project__constructor_calls(pj, callers);
+  tl_flag_index x;
+  tl_project__flag_index(pj, callers, &x);
   for (size_t i = 0; i < nf; i++) {
     const tl_file_model *m = &pj->files[i].model;
     for (size_t gi = 0; gi < m->flag_guards.n; gi++) {

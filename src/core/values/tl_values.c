@@ -425,7 +425,7 @@ void tl_values_summarise(tl_file_model *m, const TSNode *call_nodes, const TSNod
     bool positional = true; /* no position is known after a *args */
     for (uint32_t k = 0; k < ts_node_named_child_count(args) && c->nargs < UINT16_MAX; k++) {
       TSNode a = ts_node_named_child(args, k);
-      tl_arg arg = {NULL, TL_VAL_UNKNOWN, TL_VAL_UNKNOWN, {TL_VDEP_NONE, false, 0}};
+      tl_arg arg = {NULL, TL_VAL_UNKNOWN, TL_VAL_UNKNOWN, {TL_VDEP_NONE, false, 0}, -1};
       if (tl_node_is(a, "keyword_argument")) {
         TSNode kn = TL_CHILD(a, name);
         uint32_t ks = ts_node_start_byte(kn);
@@ -433,7 +433,11 @@ void tl_values_summarise(tl_file_model *m, const TSNode *call_nodes, const TSNod
         a = TL_CHILD(a, value);
       } else if (tl_node_is(a, "list_splat") || tl_node_is(a, "dictionary_splat")) {
         positional = false;
-        c->splat = true;
+        /* `**kwargs` forwards what a caller passed; `**config["loss"]`, `**cfg.model`,
+         * `**vars(args)` unpack settings a configuration file holds, which the analysis cannot
+         * read: they turn on no flag that is off by default */
+        TSNode x = tl_unparen(ts_node_named_child(a, 0));
+        if (tl_node_is(a, "list_splat") || tl_node_is(x, "identifier")) c->splat = true;
         continue;
       } else if (tl_node_is(a, "comment") || !positional) {
         continue;
@@ -441,6 +445,13 @@ void tl_values_summarise(tl_file_model *m, const TSNode *call_nodes, const TSNod
       tl_vdep dep;
       arg.kind = (uint8_t)tl_value_classify_dep(m, a, src, c->func, &dep);
       arg.dep = dep;
+      if (tl_node_is(a, "identifier")) {
+        uint32_t as = ts_node_start_byte(a), al = ts_node_end_byte(a) - as;
+        char *d = tl_strndup(src + as, al);
+        int pi = tl_values__param(m, c->func, d, al);
+        if (pi >= 0 && pi <= INT16_MAX && !tl_model_binding(m, d, c->func, as)) arg.param = (int16_t)pi;
+        free(d);
+      }
       if (arg.kind == TL_VAL_LIST) arg.elems = (uint8_t)tl_values__elements(m, a, src, c->func, 0);
       tl_vec_push(&m->args, arg);
       c->nargs++;
