@@ -244,6 +244,14 @@ static tl_freq tl_freq__counter_test(TSNode cond, const char *src) {
 }
 
 /* Classifies an `if` condition: which branch runs only every N steps. */
+/* Is the text of n `a`, or `b` (when not NULL)? */
+static bool tl_freq__text_in(TSNode n, const char *src, const char *a, const char *b) {
+  if (ts_node_is_null(n)) return false;
+  size_t len = ts_node_end_byte(n) - ts_node_start_byte(n);
+  const char *s = src + ts_node_start_byte(n);
+  return (strlen(a) == len && !memcmp(s, a, len)) || (b && strlen(b) == len && !memcmp(s, b, len));
+}
+
 static tl_freq tl_freq__test(TSNode cond, const char *src, const char *const *guard_names, size_t nguard, int depth) {
   if (depth > 16 || ts_node_is_null(cond)) return TL_FREQ_NONE;
   const char *t = ts_node_type(cond);
@@ -283,7 +291,18 @@ static tl_freq tl_freq__test(TSNode cond, const char *src, const char *const *gu
     return hit ? TL_FREQ_RARE_THEN : TL_FREQ_NONE;
   }
   if (!strcmp(t, "call")) { /* divisible_by(step, n): a function that returns a remainder test ("name()") */
-    char *d = tl_dotted(TL_CHILD(cond, function), src);
+    TSNode fn = TL_CHILD(cond, function);
+    /* a numeric failure: `math.isnan(loss)`, `torch.isinf(x).any()` hold once in a blue moon;
+     * `math.isfinite(loss)`, `torch.isfinite(x).all()` fail as rarely */
+    TSNode test = cond;
+    if (!strcmp(ts_node_type(fn), "attribute") && tl_freq__text_in(TL_CHILD(fn, attribute), src, "any", "all") &&
+        !strcmp(ts_node_type(TL_CHILD(fn, object)), "call"))
+      test = TL_CHILD(fn, object);
+    TSNode tf = TL_CHILD(test, function);
+    TSNode name = !strcmp(ts_node_type(tf), "attribute") ? TL_CHILD(tf, attribute) : tf;
+    if (tl_freq__text_in(name, src, "isnan", "isinf")) return TL_FREQ_RARE_THEN;
+    if (tl_freq__text_in(name, src, "isfinite", NULL)) return TL_FREQ_RARE_ELSE;
+    char *d = tl_dotted(fn, src);
     size_t ln = 0;
     const char *last = d ? tl_dotted_last(d, &ln) : NULL;
     bool hit = false;
