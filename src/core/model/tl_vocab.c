@@ -40,7 +40,7 @@ const char *const tl_vocab_graphless_attrs[] = {"data", "grad", "shape", "dtype"
 const char *const tl_vocab_same_place_methods[] = {"type_as", "type", "to", "masked_fill", "masked_fill_",
   "clamp", "clamp_", "sigmoid", "softmax", "log_softmax", "exp", "log", "sqrt", "pow", "neg", "add", "sub", "mul",
   "div", "matmul", "mm", "bmm", "gather", "index_select", "masked_select", "topk", "sort", "cumsum", "flip", "roll",
-  "narrow", "select", "split", "chunk", "unbind", "round", "floor", "ceil", "square", NULL};
+  "narrow", "select", "split", "chunk", "unbind", "round", "floor", "ceil", "square", "cast", "flatten", NULL};
 const char *const tl_vocab_same_place_attrs[] = {"data", "grad", "T", "mT", "H", "mH", "real", "imag", "values",
   "indices", NULL};
 

@@ -48,6 +48,9 @@ bool tl_value_is_tensor(const tl_file_model *m, TSNode n, const char *src, int32
     return false;
   }
   if (tl_node_is(n, "subscript")) return tl_value_is_tensor(m, TL_CHILD(n, value), src, func, depth + 1);
+  if (tl_node_is(n, "conditional_expression")) /* `paddle.concat(ls) if len(ls) > 1 else ls[0]` */
+    return tl_value_is_tensor(m, ts_node_named_child(n, 0), src, func, depth + 1) ||
+           tl_value_is_tensor(m, ts_node_named_child(n, 2), src, func, depth + 1);
   if (tl_node_is(n, "binary_operator")) {
     TSNode l = TL_CHILD(n, left);
     if (tl_node_is(l, "string") || tl_node_is(l, "concatenated_string")) return false;
