@@ -75,6 +75,9 @@ extern const tl_pred_def tl_preds_project[]; /* decided once the whole project i
 
 /* The predicate named `name` (without a not- prefix; `len` bytes), or NULL. */
 const tl_pred_def *tl_pred_lookup(const char *name, size_t len);
+/* The evidence of #tensor? (tl_preds_values.c): is n a tensor value, on the device or of unknown
+ * place (a framework op made it, a tensor-only method reads it, a name bound to such a value)? */
+bool tl_preds_is_tensor(const tl_match_env *e, TSNode n);
 
 /* One use of a predicate in a pattern, as compiled by tl_rules.c. Owned by its pattern. */
 struct tl_pred {

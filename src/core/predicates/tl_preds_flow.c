@@ -559,6 +559,113 @@ static tl_verdict tl_flow__indexes(tl_match_env *e, const tl_pred *p, TSNode a) 
   return tl_verdict_of(r);
 }
 
+/* Is n a tensor: the evidence of #tensor?, or a value the model knows for one (an element of a
+ * tensor, `t[i]`)? */
+static bool tl_flow__tensor(const tl_match_env *e, TSNode n) {
+  return tl_preds_is_tensor(e, n) || tl_value_is_tensor(e->m, n, e->src, e->func, 0);
+}
+
+/* Does n (a loop body) wait for the device: a host read (`.item()`, `.tolist()`, `.numpy()`,
+ * `.cpu()`, `int(t)` of a tensor) or an `if`, `while` or `a if c else b` on a tensor value? */
+static bool tl_flow__syncs(const tl_match_env *e, TSNode n, int depth) {
+  if (depth > 60 || ts_node_is_null(n)) return false;
+  if (tl_node_is(n, "function_definition") || tl_node_is(n, "lambda") || tl_node_is(n, "class_definition"))
+    return false;
+  if (tl_node_is(n, "call")) {
+    TSNode fn = TL_CHILD(n, function), args = TL_CHILD(n, arguments);
+    if (tl_node_is(fn, "attribute") && tl_node_text_in(TL_CHILD(fn, attribute), e->src, tl_vocab_host_read_methods)) {
+      tl_valkind k = tl_value_classify(e->m, TL_CHILD(fn, object), e->src, e->func, 0);
+      if (k != TL_VAL_CPU && k != TL_VAL_PY && k != TL_VAL_LIST) return true;
+    }
+    if (tl_node_is(fn, "identifier") && ts_node_named_child_count(args) == 1 &&
+        (tl_node_text_eq(fn, e->src, "int") || tl_node_text_eq(fn, e->src, "float") ||
+         tl_node_text_eq(fn, e->src, "bool")) &&
+        tl_flow__tensor(e, ts_node_named_child(args, 0)))
+      return true;
+  }
+  if (tl_node_is(n, "if_statement") || tl_node_is(n, "elif_clause") || tl_node_is(n, "while_statement") ||
+      tl_node_is(n, "conditional_expression")) {
+    TSNode c = tl_unparen(tl_node_is(n, "conditional_expression") ? ts_node_named_child(n, 1) : TL_CHILD(n, condition));
+    if (tl_node_is(c, "not_operator")) c = tl_unparen(TL_CHILD(c, argument));
+    bool tensor = tl_flow__tensor(e, c);
+    for (uint32_t i = 0; !tensor && tl_node_is(c, "comparison_operator") && i < ts_node_named_child_count(c); i++)
+      tensor = tl_flow__tensor(e, ts_node_named_child(c, i));
+    if (tensor) return true;
+  }
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+    if (tl_flow__syncs(e, ts_node_named_child(n, i), depth + 1)) return true;
+  return false;
+}
+
+/* Does n hold a loop over `range(...)` whose body indexes tensors with its own variable (a loop
+ * over the elements of each element: every box of every image)? */
+static bool tl_flow__inner_index_loop(const tl_match_env *e, TSNode n, int depth) {
+  if (depth > 60 || ts_node_is_null(n)) return false;
+  if (tl_node_is(n, "function_definition") || tl_node_is(n, "lambda") || tl_node_is(n, "class_definition"))
+    return false;
+  if (tl_node_is(n, "for_statement")) {
+    TSNode left = TL_CHILD(n, left), right = TL_CHILD(n, right);
+    if (tl_node_is(left, "identifier") && tl_node_is(right, "call") &&
+        tl_node_text_eq(TL_CHILD(right, function), e->src, "range")) {
+      char *var = tl_node_text(left, e->src);
+      bool hit = tl_flow__indexes_with(e, TL_CHILD(n, body), var, 0);
+      free(var);
+      if (hit) return true;
+    }
+  }
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+    if (tl_flow__inner_index_loop(e, ts_node_named_child(n, i), depth + 1)) return true;
+  return false;
+}
+
+/* The indices of subscript n that pick (not slices, not `...`). */
+static uint32_t tl_flow__picks(TSNode n) {
+  TSNode v = TL_CHILD(n, value);
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+    TSNode ch = ts_node_named_child(n, i);
+    if (!ts_node_eq(ch, v) && !tl_node_is(ch, "slice") && !tl_node_is(ch, "ellipsis") && !tl_node_is(ch, "comment"))
+      k++;
+  }
+  return k;
+}
+
+/* Does n pick single elements of a tensor with `var` among the indices: `t[i, j]`, `t[i, y[i]]`,
+ * `t[i][j]` (two picking indices, not a row `t[i]` nor a slice of one `t[i][:, 0::2]`)? */
+static bool tl_flow__element_access(const tl_match_env *e, TSNode n, const char *var, int depth) {
+  if (depth > 60 || ts_node_is_null(n)) return false;
+  if (tl_node_is(n, "function_definition") || tl_node_is(n, "lambda") || tl_node_is(n, "class_definition"))
+    return false;
+  if (tl_node_is(n, "subscript") && tl_node_mentions(n, e->src, var)) {
+    TSNode v = TL_CHILD(n, value);
+    uint32_t picks = tl_flow__picks(n);
+    if (tl_node_is(v, "subscript") && tl_flow__picks(v) && tl_node_mentions(v, e->src, var)) {
+      TSNode in = TL_CHILD(v, value);
+      if (!tl_node_mentions(in, e->src, var)) picks += 1, v = in; /* t[i][j]: the elements of t */
+    }
+    if (picks >= 2 && !tl_node_is(ts_node_parent(n), "call")) {
+      tl_valkind k = tl_value_classify(e->m, v, e->src, e->func, 0);
+      if (k != TL_VAL_LIST && k != TL_VAL_PY && k != TL_VAL_CPU) return true;
+    }
+  }
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+    if (tl_flow__element_access(e, ts_node_named_child(n, i), var, depth + 1)) return true;
+  return false;
+}
+
+/* #element-cost! @body @var: a directive (always holds). A loop over a batch whose iterations
+ * each take a row (`t[i]`) and launch a few kernels on it costs a few launches per image, small
+ * next to a step. The cost the rule names comes with single elements (`t[i, y[i]] = 1`,
+ * `d[i][j]`), a wait per iteration (a host read, an `if` on a tensor), or a loop over the elements
+ * of each element (every box of every image). Without any of these, the finding is info. */
+static tl_verdict tl_flow__element_cost(tl_match_env *e, const tl_pred *p, TSNode a) {
+  char *var = tl_node_text(tl_match_cap(e, p->cap[1]), e->src);
+  if (!tl_flow__element_access(e, a, var, 0) && !tl_flow__syncs(e, a, 0) && !tl_flow__inner_index_loop(e, a, 0))
+    e->severity = TL_SEVERITY_INFO;
+  free(var);
+  return TL_PRED_VACUOUS;
+}
+
 /* #training-loader? @call: a DataLoader of training data (not a validation or test loader) */
 static tl_verdict tl_flow__training(tl_match_env *e, const tl_pred *p, TSNode a) {
   (void)p;
@@ -585,6 +692,7 @@ const tl_pred_def tl_preds_flow[] = {
     {"in-no-sync?", 1, 0, -1, TL_GATE_NONE, 0, tl_flow__no_sync, NULL, NULL},
     {"batch-bound?", 1, 0, -1, TL_GATE_NONE, 0, tl_flow__batch_bound, NULL, NULL},
     {"indexes-with?", 2, 0, -1, TL_GATE_NONE, 0, tl_flow__indexes, NULL, NULL},
+    {"element-cost!", 2, 0, -1, TL_GATE_NONE, TL_PF_IMPURE, tl_flow__element_cost, NULL, NULL},
     {"training-loader?", 1, 0, -1, TL_GATE_NONE, 0, tl_flow__training, NULL, NULL},
     {"loader-restarts!", 1, 1, 0, TL_GATE_NONE, TL_PF_IMPURE | TL_PF_MULTILINE, tl_flow__loader_restarts, NULL, NULL},
     {NULL, 0, 0, -1, TL_GATE_NONE, 0, NULL, NULL, NULL},

@@ -88,6 +88,7 @@ static bool tl_values__config_receiver(TSNode n, const char *src) {
 /* Positive evidence that an expression is a tensor (for float()/int()/bool() conversions). */
 static bool tl_values__is_tensor_at(const tl_match_env *e, TSNode n, int depth);
 static bool tl_values__is_tensor(const tl_match_env *e, TSNode n) { return tl_values__is_tensor_at(e, n, 0); }
+bool tl_preds_is_tensor(const tl_match_env *e, TSNode n) { return tl_values__is_tensor_at(e, n, 0); }
 
 static bool tl_values__is_tensor_at(const tl_match_env *e, TSNode n, int depth) {
   if (depth > 8 || ts_node_is_null(n)) return false;
