@@ -21,6 +21,9 @@ const char *const tl_vocab_host_read_methods[] = {"item", "tolist", "numpy", "cp
 const char *const tl_vocab_host_methods[] = {"cpu", "numpy", "pin_memory", NULL};
 const char *const tl_vocab_host_libs[] = {"scipy", "sklearn", "cv2", "random", "lap", "lapx", "pycocotools",
   "skimage", "shapely", "networkx", "PIL", NULL};
+const char *const tl_vocab_setting_words[] = {"weight", "scale", "coef", "factor", "ratio", "type", "func", "_fn",
+  "name", "cfg", "config", "lambda", "alpha", "beta", "gamma", "mode", "reduction", "kwargs", "args", "params",
+  "dict", "list", "names", "keys", "fns", NULL};
 const char *const tl_vocab_meta_attrs[] = {"shape", "dtype", "device", "ndim", "is_cuda", "place", "size", NULL};
 const char *const tl_vocab_scalar_methods[] = {"item", "size", "dim", "numel", "nelement", "get_device", NULL};
 const char *const tl_vocab_truth_methods[] = {"any", "all", "max", "_max", "min", "_min", "sum", "amax", "amin",

@@ -19,6 +19,8 @@ extern const char *const tl_vocab_host_read_methods[];
 extern const char *const tl_vocab_host_methods[];
 /* Attributes that read a tensor's metadata only, no kernel (`t.shape`; `t.size` in Paddle). */
 extern const char *const tl_vocab_meta_attrs[];
+/* Words that make a name a setting rather than a value (`loss_weight`, `loss_type`, `loss_fn`). */
+extern const char *const tl_vocab_setting_words[];
 /* Libraries that compute on the host only: a value handed to them must be there (`linear_sum_assignment`). */
 extern const char *const tl_vocab_host_libs[];
 /* Methods whose result is a Python scalar or size (`.item()`, `.size()`, `.numel()`). */
