@@ -324,8 +324,9 @@ static bool tl_gate_open(const tl_file *f, tl_worker *w, const TSQueryMatch *mt,
   if (!gn->found) return true;                 /* an absent capture: the predicate holds (tl_match__pred) */
   if (ts_node_is_null(gn->node)) return false; /* the #field! binds nothing: the match is dropped */
   if (g->def->gate == TL_GATE_TYPE) {
+    TSNode u = tl_unparen(gn->node); /* as #type? reads it */
     for (size_t i = 0; i < g->nstrs; i++)
-      if (tl_node_is(gn->node, g->strs[i])) return true;
+      if (tl_node_is(u, g->strs[i])) return true;
     return false;
   }
   size_t n;
@@ -340,9 +341,15 @@ static bool tl_gate_open(const tl_file *f, tl_worker *w, const TSQueryMatch *mt,
 static const char *tl_gate_text(const tl_file *f, tl_file_res *fr, tl_gate_node *gn, bool name, size_t *n,
                                 uint64_t *h) {
   if (!name) {
-    *n = gn->len;
-    *h = gn->len <= TL_RCACHE_NAME ? tl_text_hash(f->text + gn->start, gn->len) : 0;
-    return f->text + gn->start;
+    uint32_t start = gn->start, len = gn->len;
+    if (ts_node_type(gn->node)[0] == 'p' && tl_node_is(gn->node, "parenthesized_expression")) {
+      TSNode u = tl_unparen(gn->node); /* `x = (False)`: the text predicates read what is inside */
+      start = ts_node_start_byte(u);
+      len = ts_node_end_byte(u) - start;
+    }
+    *n = len;
+    *h = len <= TL_RCACHE_NAME ? tl_text_hash(f->text + start, len) : 0;
+    return f->text + start;
   }
   if (!gn->resolved) {
     const char *q = tl_match__resolved(fr, &f->model, gn->node, f->text);

@@ -427,7 +427,7 @@ static bool tl_is_dataloader_callee(const tl_file_model *m, const char *callee) 
 
 static void tl_walk_assignment(tl_walk_ctx *c, TSNode n, int depth) {
   TSNode left = TL_CHILD(n, left);
-  TSNode right = TL_CHILD(n, right);
+  TSNode right = tl_unparen(TL_CHILD(n, right)); /* `x = (f(y))`, as black writes a long line */
   tl_walk_children(c, n, depth);
   if (ts_node_is_null(right)) return;
   uint32_t at = ts_node_end_byte(n);

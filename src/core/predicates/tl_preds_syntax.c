@@ -15,9 +15,10 @@ static bool tl_syntax__text_in(const char *src, uint32_t s, uint32_t len, char *
 
 /* #eq? @a "s" | @a @b */
 static tl_verdict tl_syntax__eq(tl_match_env *e, const tl_pred *p, TSNode a) {
+  a = tl_unparen(a); /* `x = (False)`, as black writes long right-hand sides */
   uint32_t s = ts_node_start_byte(a), len = ts_node_end_byte(a) - s;
   if (p->cap[1] != UINT32_MAX) {
-    TSNode b = tl_match_cap(e, p->cap[1]);
+    TSNode b = tl_unparen(tl_match_cap(e, p->cap[1]));
     if (ts_node_is_null(b)) return TL_PRED_VACUOUS; /* optional capture absent, as for the first one */
     uint32_t bs = ts_node_start_byte(b), bl = ts_node_end_byte(b) - bs;
     return tl_verdict_of(bl == len && !memcmp(e->src + s, e->src + bs, len));
@@ -27,12 +28,14 @@ static tl_verdict tl_syntax__eq(tl_match_env *e, const tl_pred *p, TSNode a) {
 
 /* #match? @a "regex" */
 static tl_verdict tl_syntax__match(tl_match_env *e, const tl_pred *p, TSNode a) {
+  a = tl_unparen(a);
   uint32_t s = ts_node_start_byte(a);
   return tl_verdict_of(tl_match_re_cached(e, p, e->src + s, ts_node_end_byte(a) - s));
 }
 
 /* #any-of? @a "s1" "s2" ... */
 static tl_verdict tl_syntax__any_of(tl_match_env *e, const tl_pred *p, TSNode a) {
+  a = tl_unparen(a);
   uint32_t s = ts_node_start_byte(a);
   return tl_verdict_of(tl_syntax__text_in(e->src, s, ts_node_end_byte(a) - s, p->strs, p->nstrs));
 }
@@ -78,6 +81,7 @@ static char *tl_syntax__severity_prepare(tl_pred *p) {
 /* #type? @a "type" ...: the node has one of the grammar types */
 static tl_verdict tl_syntax__type(tl_match_env *e, const tl_pred *p, TSNode a) {
   (void)e;
+  a = tl_unparen(a);
   for (size_t i = 0; i < p->nstrs; i++)
     if (tl_node_is(a, p->strs[i])) return TL_PRED_TRUE;
   return TL_PRED_FALSE;
