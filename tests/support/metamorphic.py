@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""metamorphic.py - findings must not change under rewrites that keep a program's meaning.
+
+Usage: metamorphic.py TRAINLINT SRC [PROJECT...]
+
+For each project (default: every fixtures/TL*/ directory, fixtures/model/*/, fixtures/projects/*/ and
+examples/), the project is copied to a temporary directory, trainlint runs over it (`check --select
+ALL --format json`), then each rewrite below is applied to every Python file of the copy and
+trainlint runs again. The findings, as (file, line, code, severity), must be the same, with the
+lines moved by what the rewrite inserted. A rewrite that does not apply to a file (no `import
+torch` line to alias) leaves that file as it is.
+
+The rewrites:
+  blank-line  a blank line before the first line
+  comment     a comment line before the first line
+  docstring   a module docstring before the first line (the file's own docstring, if any, follows)
+  bom         a UTF-8 byte order mark
+  crlf        CRLF line endings
+  tabs        indentation by tabs (files whose indentation is in steps of 4 spaces)
+  alias       `import torch` as `import torch as T`, and `torch.` as `T.` in the code
+  parens      the right-hand side of a one-line assignment in parentheses (`x = (f(y))`, as black
+              writes long ones)
+
+Pairs of a project and a rewrite listed in metamorphic-known.txt (beside this script) are known to
+differ: they are reported as "known", not failed, and one that no longer differs fails (the list
+must shrink). Prints one line per project and rewrite that differs, with the findings that came and
+went, and "N passed, N known, N failed"; exits 1 on any failure.
+"""
+import concurrent.futures
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+def shift_one(text):
+    return 1
+
+
+def no_shift(text):
+    return 0
+
+
+def rw_blank(text):
+    return "\n" + text
+
+
+def rw_comment(text):
+    return "# a comment before everything\n" + text
+
+
+def rw_docstring(text):
+    return '"""A module docstring."""\n' + text
+
+
+def rw_bom(text):
+    return "\ufeff" + text
+
+
+def rw_crlf(text):
+    return text.replace("\r\n", "\n").replace("\n", "\r\n")
+
+
+def rw_tabs(text):
+    lines = text.split("\n")
+    out = []
+    for line in lines:
+        stripped = line.lstrip(" ")
+        n = len(line) - len(stripped)
+        if stripped and n % 4:
+            return text  # indentation not in steps of 4: leave the file as it is
+        out.append("\t" * (n // 4) + stripped if stripped else line)
+    return "\n".join(out)
+
+
+def rw_alias(text):
+    if not re.search(r"^import torch$", text, re.M):
+        return text
+    text = re.sub(r"^import torch$", "import torch as T", text, flags=re.M)
+    # `torch.` in code, not in comments or strings (a line-level approximation: only lines
+    # without quotes or `#`)
+    out = []
+    for line in text.split("\n"):
+        if re.match(r"\s*(import|from)\s", line):
+            out.append(line)  # `import torch.nn as nn` names the module, not the alias
+        elif "#" in line or '"' in line or "'" in line:
+            if re.search(r"\btorch\.", line):
+                return None  # cannot rewrite this file safely
+            out.append(line)
+        else:
+            out.append(re.sub(r"(?<![\w.])torch\.", "T.", line))
+    return "\n".join(out)
+
+
+ASSIGN = re.compile(r"^(\s*)([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)\s=\s(.+?)\s*$")
+
+
+def rw_parens(text):
+    out = []
+    depth = 0
+    for line in text.split("\n"):
+        m = ASSIGN.match(line)
+        code = line.split("#", 1)[0]
+        if (depth == 0 and m and "#" not in line and '"""' not in line and "'''" not in line
+                and not m.group(3).endswith((":", "\\", ",")) and balanced(m.group(3))
+                and not m.group(3).startswith(("yield", "lambda", "await"))):
+            out.append("%s%s = (%s)" % (m.group(1), m.group(2), m.group(3)))
+        else:
+            out.append(line)
+        depth += code.count("(") + code.count("[") + code.count("{")
+        depth -= code.count(")") + code.count("]") + code.count("}")
+        depth = max(depth, 0)
+    return "\n".join(out)
+
+
+def balanced(expr):
+    d = 0
+    for ch in expr:
+        d += ch in "([{"
+        d -= ch in ")]}"
+        if d < 0:
+            return False
+    return d == 0 and expr.count('"') % 2 == 0 and expr.count("'") % 2 == 0
+
+
+REWRITES = [
+    ("blank-line", rw_blank, shift_one),
+    ("comment", rw_comment, shift_one),
+    ("docstring", rw_docstring, shift_one),
+    ("bom", rw_bom, no_shift),
+    ("crlf", rw_crlf, no_shift),
+    ("tabs", rw_tabs, no_shift),
+    ("alias", rw_alias, no_shift),
+    ("parens", rw_parens, no_shift),
+]
+
+
+def findings(trainlint, root):
+    p = subprocess.run([trainlint, "check", "--select", "ALL", "--format", "json", "--quiet", "--exit-zero",
+                        "-j", "1", "."], cwd=root, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError("trainlint failed in %s: %s" % (root, p.stderr.strip()[:400]))
+    out = []
+    for f in json.loads(p.stdout)["findings"]:
+        path = f["path"][2:] if f["path"].startswith("./") else f["path"]
+        out.append((path, f["line"], f["code"], f["severity"]))
+    return sorted(out)
+
+
+def python_files(root):
+    for d, dirs, files in os.walk(root):
+        dirs[:] = sorted(x for x in dirs if x != "snapshots")
+        for name in sorted(files):
+            if name.endswith(".py"):
+                yield os.path.join(d, name)
+
+
+def check(trainlint, project, tmp):
+    base = os.path.join(tmp, "base")
+    shutil.copytree(project, base)
+    want = findings(trainlint, base)
+    failures = []
+    for name, rewrite, shift in REWRITES:
+        work = os.path.join(tmp, name)
+        shutil.copytree(project, work)
+        shifts = {}
+        for path in python_files(work):
+            with open(path, encoding="utf-8", newline="") as fh:
+                text = fh.read()
+            new = rewrite(text)
+            if new is None or new == text:
+                continue
+            with open(path, "w", encoding="utf-8", newline="") as fh:
+                fh.write(new)
+            shifts[os.path.relpath(path, work)] = shift(text)
+        expected = sorted((p, line + shifts.get(p, 0), c, s) for p, line, c, s in want)
+        got = findings(trainlint, work)
+        if got != expected:
+            gone = sorted(set(expected) - set(got))
+            came = sorted(set(got) - set(expected))
+            failures.append((name, gone, came))
+        shutil.rmtree(work)
+    shutil.rmtree(base)
+    return failures
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
+        return 2
+    trainlint, src = os.path.abspath(argv[1]), argv[2]
+    projects = argv[3:]
+    if not projects:
+        fx = os.path.join(src, "fixtures")
+        projects = sorted(os.path.join(fx, d) for d in os.listdir(fx) if d.startswith("TL"))
+        for group in ("model", "projects"):
+            g = os.path.join(fx, group)
+            projects += sorted(os.path.join(g, d) for d in os.listdir(g) if os.path.isdir(os.path.join(g, d)))
+        projects.append(os.path.join(src, "examples"))
+    known = set()
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "metamorphic-known.txt")) as fh:
+        for line in fh:
+            words = line.split("#", 1)[0].split()
+            if words:
+                known.add((words[0], words[1]))
+    def run(project):
+        with tempfile.TemporaryDirectory() as tmp:
+            return {name: (gone, came) for name, gone, came in check(trainlint, project, tmp)}
+
+    # the projects in parallel (each run is one process); the report in the projects' order
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        results = list(pool.map(run, projects))
+    passed = failed = nknown = 0
+    for project, differ in zip(projects, results):
+        rel = os.path.relpath(project, src)
+        for name, _, _ in REWRITES:
+            if name in differ and (rel, name) in known:
+                nknown += 1
+                print("known: %s under %s (metamorphic-known.txt)" % (rel, name))
+            elif name in differ:
+                failed += 1
+                print("FAIL: %s under %s" % (rel, name))
+                gone, came = differ[name]
+                for f in gone:
+                    print("  gone: %s:%d %s %s" % f)
+                for f in came:
+                    print("  came: %s:%d %s %s" % f)
+            elif (rel, name) in known:
+                failed += 1
+                print("FAIL: %s under %s no longer differs: take it off metamorphic-known.txt" % (rel, name))
+            else:
+                passed += 1
+    print("%d passed, %d known, %d failed" % (passed, nknown, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
