@@ -20,6 +20,21 @@ cmake -DOUT="$tmp/b.c" -DRESULTS_FILE="$judged" -P "$gen" >/dev/null 2>&1 && bad
 cmake -DOUT="$tmp/d.c" -DRESULTS_FILE="$data" -DALLOW_SYNTHETIC=1 -P "$gen" >/dev/null 2>&1 && bad "a file without verdicts accepted" || ok
 mkdir -p "$tmp/results" && cp "$judged" "$tmp/results/"
 cmake -DOUT="$tmp/c.c" -DRESULTS_DIR="$tmp/results" -P "$gen" && grep -q 'tl_costs_source\[\] = "none"' "$tmp/c.c" && ok || bad "synthetic file in results/ was used"
+# Two cards: the newest file of each is embedded, the rows of one claim next to each other.
+mkdir -p "$tmp/two"
+for card in "Card A" "Card B"; do
+  python3 - "$judged" "$tmp/two/$(echo "$card" | tr ' ' '-').json" "$card" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["synthetic"] = False
+d["environment"]["gpu_name"] = sys.argv[3]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+done
+cmake -DOUT="$tmp/e.c" -DRESULTS_DIR="$tmp/two" -P "$gen" && ok || bad "generator failed on two cards"
+grep -q 'tl_costs_source\[\] = "Card-A.json, Card-B.json"' "$tmp/e.c" && ok || bad "not both cards' files: $(grep source "$tmp/e.c")"
+grep '"TL301", "TL301-launch-sync' "$tmp/e.c" | sed -n 's/.*; \(Card [AB]\), .*/\1/p' | tr '\n' ' ' | grep -qx 'Card A Card B ' &&
+  ok || bad "the two cards' rows of a claim are not side by side"
 cc -c -I"$src/src/app/output" "$tmp/a.c" -o "$tmp/a.o" && ok || bad "generated C does not compile"
 "$bin" explain TL101 | grep -q '^## Measured cost' && ok || bad "explain lacks the measured-cost section"
 # With the committed results: every row names its GPU, date and file, or the rule says it is unmeasured.

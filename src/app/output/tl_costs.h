@@ -8,6 +8,6 @@ typedef struct {
 } tl_cost;
 
 extern const tl_cost tl_costs[];
-extern const char tl_costs_source[]; /* the results file used, or "none" */
+extern const char tl_costs_source[]; /* the results files used (newest of each card, comma-separated), or "none" */
 
 #endif
