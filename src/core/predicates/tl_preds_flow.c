@@ -559,6 +559,11 @@ static tl_verdict tl_flow__indexes(tl_match_env *e, const tl_pred *p, TSNode a) 
   return tl_verdict_of(r);
 }
 
+/* Does n open a scope of its own (a def, a lambda, a class), whose code runs elsewhere? */
+static bool tl_flow__new_scope(TSNode n) {
+  return tl_node_is(n, "function_definition") || tl_node_is(n, "lambda") || tl_node_is(n, "class_definition");
+}
+
 /* Is n a tensor: the evidence of #tensor?, or a value the model knows for one (an element of a
  * tensor, `t[i]`)? */
 static bool tl_flow__tensor(const tl_match_env *e, TSNode n) {
@@ -568,9 +573,7 @@ static bool tl_flow__tensor(const tl_match_env *e, TSNode n) {
 /* Does n (a loop body) wait for the device: a host read (`.item()`, `.tolist()`, `.numpy()`,
  * `.cpu()`, `int(t)` of a tensor) or an `if`, `while` or `a if c else b` on a tensor value? */
 static bool tl_flow__syncs(const tl_match_env *e, TSNode n, int depth) {
-  if (depth > 60 || ts_node_is_null(n)) return false;
-  if (tl_node_is(n, "function_definition") || tl_node_is(n, "lambda") || tl_node_is(n, "class_definition"))
-    return false;
+  if (depth > 60 || ts_node_is_null(n) || tl_flow__new_scope(n)) return false;
   if (tl_node_is(n, "call")) {
     TSNode fn = TL_CHILD(n, function), args = TL_CHILD(n, arguments);
     if (tl_node_is(fn, "attribute") && tl_node_text_in(TL_CHILD(fn, attribute), e->src, tl_vocab_host_read_methods)) {
@@ -600,9 +603,7 @@ static bool tl_flow__syncs(const tl_match_env *e, TSNode n, int depth) {
 /* Does n hold a loop over `range(...)` whose body indexes tensors with its own variable (a loop
  * over the elements of each element: every box of every image)? */
 static bool tl_flow__inner_index_loop(const tl_match_env *e, TSNode n, int depth) {
-  if (depth > 60 || ts_node_is_null(n)) return false;
-  if (tl_node_is(n, "function_definition") || tl_node_is(n, "lambda") || tl_node_is(n, "class_definition"))
-    return false;
+  if (depth > 60 || ts_node_is_null(n) || tl_flow__new_scope(n)) return false;
   if (tl_node_is(n, "for_statement")) {
     TSNode left = TL_CHILD(n, left), right = TL_CHILD(n, right);
     if (tl_node_is(left, "identifier") && tl_node_is(right, "call") &&
@@ -633,9 +634,7 @@ static uint32_t tl_flow__picks(TSNode n) {
 /* Does n pick single elements of a tensor with `var` among the indices: `t[i, j]`, `t[i, y[i]]`,
  * `t[i][j]` (two picking indices, not a row `t[i]` nor a slice of one `t[i][:, 0::2]`)? */
 static bool tl_flow__element_access(const tl_match_env *e, TSNode n, const char *var, int depth) {
-  if (depth > 60 || ts_node_is_null(n)) return false;
-  if (tl_node_is(n, "function_definition") || tl_node_is(n, "lambda") || tl_node_is(n, "class_definition"))
-    return false;
+  if (depth > 60 || ts_node_is_null(n) || tl_flow__new_scope(n)) return false;
   if (tl_node_is(n, "subscript") && tl_node_mentions(n, e->src, var)) {
     TSNode v = TL_CHILD(n, value);
     uint32_t picks = tl_flow__picks(n);
