@@ -382,6 +382,33 @@ class ReplayCli(unittest.TestCase):
             self.assertEqual(p.returncode, 2)
             self.assertIn("different GPUs", p.stderr)
 
+    def test_replay_keeps_the_parts_of_a_merged_file(self):
+        ex = load_example()
+        first, second = copy.deepcopy(ex), copy.deepcopy(ex)
+        ids = [b["id"] for b in ex["benchmarks"]]
+        first["created"], second["created"] = "2026-01-01T00:00:00+00:00", "2026-01-02T00:00:00+00:00"
+        second["benchmarks"] = [b for b in second["benchmarks"] if b["id"] == ids[0]]
+        later = copy.deepcopy(second)
+        later["created"] = "2026-01-03T00:00:00+00:00"
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = []
+            for i, d in enumerate((first, second, later)):
+                paths.append(os.path.join(tmp, "run%d.json" % i))
+                with open(paths[-1], "w", encoding="utf-8") as f:
+                    json.dump(d, f)
+            p = self.run_cli("--replay", paths[0], "--replay", paths[1], "--out", os.path.join(tmp, "m1"))
+            self.assertEqual(p.returncode, 0, p.stderr)
+            merged = [os.path.join(tmp, "m1", f) for f in os.listdir(os.path.join(tmp, "m1")) if f.endswith(".json")][0]
+            p = self.run_cli("--replay", merged, "--replay", paths[2], "--out", os.path.join(tmp, "m2"))
+            self.assertEqual(p.returncode, 0, p.stderr)
+            out = [f for f in os.listdir(os.path.join(tmp, "m2")) if f.endswith(".json")][0]
+            with open(os.path.join(tmp, "m2", out), encoding="utf-8") as f:
+                parts = json.load(f)["parts"]
+            # the first run keeps all but ids[0], which the third run measured last
+            self.assertEqual([p["created"] for p in parts], [first["created"], later["created"]])
+            self.assertEqual(parts[0]["benchmarks"], ids[1:])
+            self.assertEqual(parts[1]["benchmarks"], [ids[0]])
+
     def test_replay_refuses_to_put_synthetic_data_in_results(self):
         results = os.path.join(BENCH, "results")
         before = sorted(os.listdir(results)) if os.path.isdir(results) else None
