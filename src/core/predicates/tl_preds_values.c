@@ -668,6 +668,14 @@ static tl_verdict tl_values__device_or_info(tl_match_env *e, const tl_pred *p, T
   TSNode up = ts_node_parent(a);
   bool tensor_read = tl_node_is(up, "attribute") && (tl_node_text_eq(TL_CHILD(up, attribute), e->src, "numpy") ||
                                                      tl_node_text_eq(TL_CHILD(up, attribute), e->src, "cpu"));
+  /* the input of a framework operation (`paddle.masked_select(x, m)`, `torch.nonzero(x)`) */
+  if (!tensor_read && tl_node_is(up, "argument_list")) {
+    char *d = tl_dotted(TL_CHILD(ts_node_parent(up), function), e->src);
+    char *q = d ? tl_model_resolve(e->m, d) : NULL;
+    tensor_read = q && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7)) && !tl_value_lib_not_tensor(q);
+    free(q);
+    free(d);
+  }
   if (k == TL_VAL_UNKNOWN && (tensor_read || tl_value_is_tensor(e->m, a, e->src, e->func, 0))) return TL_PRED_TRUE;
   if (k == TL_VAL_UNKNOWN) {
     e->vsev = e->severity;
