@@ -102,6 +102,14 @@ class Bench:
                 self.torch.cuda.set_sync_debug_mode("default")
         return sum(1 for w in caught if "synchroniz" in str(w.message).lower())
 
+    def time_variants(self, variants, steps, reps, sync_steps=10):
+        """Times each (name, role, step) of variants with time_loop and counts its synchronizing
+        calls over sync_steps steps; adds each as a variant with syncs_per_step."""
+        for name, role, fn in variants:
+            samples = self.time_loop(fn, steps, reps)
+            syncs = self.count_syncs(lambda: [fn(i) for i in range(sync_steps)])
+            self.add(name, role, samples, syncs_per_step=None if syncs is None else syncs / sync_steps)
+
     def peak_bytes(self, fn):
         """Peak bytes allocated by the caching allocator while fn runs (absolute, not a delta)."""
         if self.dev.type != "cuda":

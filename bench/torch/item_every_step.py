@@ -66,9 +66,5 @@ variants = [
     ("small-batch:item-every-step", "ref", every(1, small)),
     ("small-batch:accumulate-on-device", "ref", accumulate(small)),
 ]
-for name, role, fn in variants:
-    samples = b.time_loop(fn, steps, reps)
-    n = 10
-    syncs = b.count_syncs(lambda: [fn(i) for i in range(n)])
-    b.add(name, role, samples, syncs_per_step=None if syncs is None else syncs / n)
+b.time_variants(variants, steps, reps)
 b.emit("item-every-step", "accumulate-on-device")

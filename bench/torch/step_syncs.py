@@ -84,9 +84,5 @@ for prefix, tr in sizes.items():
         (prefix + "mask-select", "ref", masked_loss(tr, True)),
         (prefix + "mask-weight", "ref", masked_loss(tr, False)),
     ]
-for name, role, fn in variants:
-    samples = b.time_loop(fn, steps, reps)
-    n = 10
-    syncs = b.count_syncs(lambda: [fn(i) for i in range(n)])
-    b.add(name, role, samples, syncs_per_step=None if syncs is None else syncs / n)
+b.time_variants(variants, steps, reps)
 b.emit("if-on-loss", "plain")
