@@ -129,6 +129,7 @@ typedef struct tl_project {
   uint8_t **ret_kind;       /* per file, per function: the place of what it returns (tl_summaries.c) */
   uint8_t **param_kind;     /* per file, per parameter (tl_file_model.params): the place of its arguments */
   uint8_t **param_elems;    /* the same, for the elements of container arguments */
+  bool *test_file;          /* per file: a test module (tl_project_test_file) */
   bool cpu_only;            /* a program that never names an accelerator */
   size_t targets_kept;      /* call targets taken from the last run, not resolved again */
 } tl_project;

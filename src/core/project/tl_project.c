@@ -573,6 +573,29 @@ static void tl_project__optin(tl_project *pj, const tl_callgraph *cg) {
   tl_project__flag_index_free(&x);
 }
 
+/* Is `file` a test module? One under a `tests/` or `test/` directory, or one named like a test
+ * (`test_x.py`, `x_test.py`, `conftest.py`) that holds a test (a `test_*` function, a `Test*`
+ * class): its loops run once under the test runner, whatever they do. A script named `x_test.py`
+ * with no test in it (an experiment's training script) is not one. */
+static bool tl_project__is_test_module(const tl_file *file) {
+  const char *path = file->path;
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  for (const char *p = path; p < base; p = strchr(p, '/') + 1) {
+    size_t k = (size_t)(strchr(p, '/') - p);
+    if ((k == 5 && !strncmp(p, "tests", 5)) || (k == 4 && !strncmp(p, "test", 4))) return true;
+  }
+  size_t n = strlen(base);
+  if (strncmp(base, "test_", 5) && strcmp(base, "conftest.py") && (n <= 8 || strcmp(base + n - 8, "_test.py")))
+    return false;
+  const tl_file_model *m = &file->model;
+  for (size_t f = 1; f < m->funcs.n; f++)
+    if (!strncmp(m->funcs.v[f].name, "test_", 5)) return true;
+  for (size_t c = 0; c < m->classes.n; c++)
+    if (!strncmp(m->classes.v[c].name, "Test", 4)) return true;
+  return false;
+}
+
 /* Step functions: a function no call in the project reaches, that runs a backward pass and an
  * optimizer step at its top level (unguarded, not in a loop of its own) and holds no step loop, is
  * called once per step by code outside the project (a trainer that a registry or a config builds
@@ -615,6 +638,8 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
   pj->fstate = tl_calloc(nf ? nf : 1, sizeof *pj->fstate);
   pj->step_loops = tl_calloc(nf ? nf : 1, sizeof *pj->step_loops);
   pj->nfuncs = tl_calloc(nf ? nf : 1, sizeof *pj->nfuncs);
+  pj->test_file = tl_calloc(nf ? nf : 1, sizeof *pj->test_file);
+  for (size_t i = 0; i < nf; i++) pj->test_file[i] = tl_project__is_test_module(&files[i]);
   tl_callgraph p;
   tl_callgraph_build(&p, files, nfiles, &pj->targets_kept);
   tl_project__optin(pj, &p);
@@ -782,27 +807,8 @@ static int32_t tl_loop_at_pos(const tl_file_model *m, uint32_t line, uint32_t co
   return -1;
 }
 
-/* Is file `fi` a test module? One under a `tests/` or `test/` directory, or one named like a test
- * (`test_x.py`, `x_test.py`, `conftest.py`) that holds a test (a `test_*` function, a `Test*`
- * class): its loops run once under the test runner, whatever they do. A script named `x_test.py`
- * with no test in it (an experiment's training script) is not one. */
 bool tl_project_test_file(const tl_project *pj, size_t fi) {
-  const char *path = pj->files[fi].path;
-  const char *base = strrchr(path, '/');
-  base = base ? base + 1 : path;
-  for (const char *p = path; p < base; p = strchr(p, '/') + 1) {
-    size_t k = (size_t)(strchr(p, '/') - p);
-    if ((k == 5 && !strncmp(p, "tests", 5)) || (k == 4 && !strncmp(p, "test", 4))) return true;
-  }
-  size_t n = strlen(base);
-  if (strncmp(base, "test_", 5) && strcmp(base, "conftest.py") && (n <= 8 || strcmp(base + n - 8, "_test.py")))
-    return false;
-  const tl_file_model *m = &pj->files[fi].model;
-  for (size_t f = 1; f < m->funcs.n; f++)
-    if (!strncmp(m->funcs.v[f].name, "test_", 5)) return true;
-  for (size_t c = 0; c < m->classes.n; c++)
-    if (!strncmp(m->classes.v[c].name, "Test", 4)) return true;
-  return false;
+  return pj->test_file && fi < pj->nfiles && pj->test_file[fi];
 }
 
 unsigned tl_project_hot_at(const tl_project *pj, size_t fi, int32_t func, uint32_t byte, unsigned kinds,
@@ -899,6 +905,7 @@ void tl_project_free(tl_project *pj) {
   free(pj->fstate);
   free(pj->step_loops);
   free(pj->nfuncs);
+  free(pj->test_file);
   free(pj->loop_work);
   for (size_t i = 0; pj->optin && i < pj->nfiles; i++) {
     tl_vec_free(&pj->optin[i]);
