@@ -114,6 +114,17 @@ static bool tl_values__calls_layer(const tl_file_model *m, const char *callee, i
 
 static tl_valkind tl_values__elements(const tl_file_model *m, TSNode n, const char *src, int32_t func, int depth);
 
+/* The place a method's result has whatever its receiver (n bytes of name): host for `.cpu()` and
+ * `.numpy()`, a list for `.tolist()`, a Python value for `.item()`, `.size()`, ..., the device for
+ * `.cuda()`; else unknown. */
+static tl_valkind tl_values__method_place(const char *name, size_t n) {
+  if (tl_str_in(name, n, tl_vocab_host_methods)) return TL_VAL_CPU;
+  if (n == 6 && !memcmp(name, "tolist", 6)) return TL_VAL_LIST;
+  if (tl_str_in(name, n, tl_vocab_scalar_methods)) return TL_VAL_PY;
+  if (n == 4 && !memcmp(name, "cuda", 4)) return TL_VAL_DEVICE;
+  return TL_VAL_UNKNOWN;
+}
+
 static tl_valkind tl_classify_call(const tl_file_model *m, TSNode n, const char *src, int32_t func, int depth) {
   TSNode fn = TL_CHILD(n, function);
   TSNode args = TL_CHILD(n, arguments);
@@ -123,10 +134,9 @@ static tl_valkind tl_classify_call(const tl_file_model *m, TSNode n, const char 
     /* a method of a value no dotted name spells (`batch["gt"].numpy()`, `f(x).cpu()`) */
     if (tl_node_is(fn, "attribute")) {
       TSNode attr = TL_CHILD(fn, attribute);
-      if (tl_node_text_in(attr, src, tl_vocab_host_methods)) return TL_VAL_CPU;
-      if (tl_node_text_eq(attr, src, "tolist")) return TL_VAL_LIST;
-      if (tl_node_text_in(attr, src, tl_vocab_scalar_methods)) return TL_VAL_PY;
-      if (tl_node_text_eq(attr, src, "cuda")) return TL_VAL_DEVICE;
+      uint32_t as = ts_node_start_byte(attr);
+      out = tl_values__method_place(src + as, ts_node_end_byte(attr) - as);
+      if (out != TL_VAL_UNKNOWN) return out;
       out = tl_value_classify(m, TL_CHILD(fn, object), src, func, depth + 1);
     }
     return out == TL_VAL_LIST || out == TL_VAL_PY ? TL_VAL_UNKNOWN : out;
@@ -152,11 +162,10 @@ static tl_valkind tl_classify_call(const tl_file_model *m, TSNode n, const char 
     }
   } else if (tl_node_is(fn, "attribute")) {
     TSNode obj = TL_CHILD(fn, object);
-    if (tl_str_in(meth, ln, tl_vocab_host_methods)) out = TL_VAL_CPU;
-    else if (!strcmp(meth, "tolist")) out = TL_VAL_LIST;
-    else if (tl_str_in(meth, ln, tl_vocab_scalar_methods)) out = TL_VAL_PY;
-    else if (!strcmp(meth, "cuda")) out = TL_VAL_DEVICE;
-    else if (!strcmp(meth, "to")) {
+    out = tl_values__method_place(meth, ln);
+    if (out != TL_VAL_UNKNOWN) {
+      /* .cpu(), .numpy(), .item(), .tolist(), .cuda(): the method decides */
+    } else if (!strcmp(meth, "to")) {
       out = TL_VAL_UNKNOWN;
       for (uint32_t i = 0; i < ts_node_named_child_count(args) && out == TL_VAL_UNKNOWN; i++) {
         TSNode a = ts_node_named_child(args, i);
