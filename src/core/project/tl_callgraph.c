@@ -47,20 +47,33 @@ static int32_t tl_find_module(const tl_callgraph *p, const char *mod) {
   return -1;
 }
 
-/* Looks a qualified name up in the project: "pkg.model.Net.forward" -> (file, entity). */
-static bool tl_lookup_qual(const tl_callgraph *p, const char *qual, int32_t *file, intptr_t *ent) {
+/* Looks a qualified name up in the project: "pkg.model.Net.forward" -> (file, entity). A name that
+ * the module only imports (`from .layers import Net` in pkg/model.py or in a package's
+ * __init__.py) is looked up where it comes from, through up to 4 such re-exports. */
+static bool tl_lookup_qual_at(const tl_callgraph *p, const char *qual, int32_t *file, intptr_t *ent, int depth) {
   size_t n = strlen(qual);
   for (size_t i = n; i > 0; i--) {
     if (qual[i - 1] != '.') continue;
     char *mod = tl_strndup(qual, i - 1);
     int32_t fi = tl_find_module(p, mod);
     free(mod);
-    if (fi >= 0 && tl_map_get(&p->locals[fi], qual + i, ent)) {
+    if (fi < 0) continue;
+    if (tl_map_get(&p->locals[fi], qual + i, ent)) {
       *file = fi;
       return true;
     }
+    if (depth < 4 && p->files[fi].ok) {
+      char *from = tl_model_resolve(&p->files[fi].model, qual + i);
+      bool hit = strcmp(from, qual + i) && strcmp(from, qual) && tl_lookup_qual_at(p, from, file, ent, depth + 1);
+      free(from);
+      if (hit) return true;
+    }
   }
   return false;
+}
+
+static bool tl_lookup_qual(const tl_callgraph *p, const char *qual, int32_t *file, intptr_t *ent) {
+  return tl_lookup_qual_at(p, qual, file, ent, 0);
 }
 
 /* A class named by `name` as seen from file fi ("Net", "models.Net", "nn.Module"). */
