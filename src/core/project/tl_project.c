@@ -341,27 +341,38 @@ static bool tl_project__passes(const tl_file_model *m, const tl_call *cl, uint16
   return cl->splat;
 }
 
+static bool tl_project__param_off(const tl_project *pj, size_t i, int32_t fn, uint16_t p, tl_refs **callers, int depth);
+
 /* Does argument `arg` of call `cl` (file fi) forward, as it is, a parameter of the calling function
- * that defaults to off and that no call of that function passes (`Loss(debug=debug)` in an
- * `__init__(self, debug=False)` built only from a configuration)? Follows such forwarding up to
- * 4 calls. */
+ * that every call of that function leaves off (`Loss(debug=debug)` in an `__init__(self,
+ * debug=False)` built only from a configuration)? Follows such forwarding up to 4 calls. */
 static bool tl_project__forwards_off(const tl_project *pj, tl_refs **callers, size_t fi, const tl_call *cl,
                                      const tl_arg *arg, int depth) {
-  const tl_file_model *m = &pj->files[fi].model;
   if (depth > 4 || !arg || arg->param < 0 || cl->func <= 0) return false;
-  const tl_func *f = &m->funcs.v[cl->func];
-  uint16_t p = (uint16_t)arg->param;
-  if (p >= f->nparams || !m->param_off.v[f->param_first + p]) return false;
-  const tl_refs *cs = &callers[fi][cl->func];
-  if (!cs->n) return false; /* no call known: its callers may pass it */
+  const tl_func *f = &pj->files[fi].model.funcs.v[cl->func];
+  if ((uint16_t)arg->param >= f->nparams) return false;
+  return tl_project__param_off(pj, fi, cl->func, (uint16_t)arg->param, callers, depth + 1);
+}
+
+/* Is parameter p of function fn (file i) off at every call: each call passes an off parameter of
+ * its own function, forwarded as it is (tl_project__forwards_off), or leaves it to a default that
+ * is off? A function with no known call may be called with anything. */
+static bool tl_project__param_off(const tl_project *pj, size_t i, int32_t fn, uint16_t p, tl_refs **callers,
+                                  int depth) {
+  const tl_file_model *m = &pj->files[i].model;
+  const tl_func *f = &m->funcs.v[fn];
+  const tl_refs *cs = &callers[i][fn];
+  if (!cs->n) return false;
   for (size_t k = 0; k < cs->n; k++) {
     const tl_file_model *cm = &pj->files[cs->v[k].file].model;
-    const tl_call *cc = &cm->calls.v[cs->v[k].idx];
+    const tl_call *cl = &cm->calls.v[cs->v[k].idx];
+    bool method = f->cls >= 0 && (strchr(cl->callee, '.') || !strcmp(f->name, "__init__"));
     const tl_arg *by;
-    bool method = f->cls >= 0 && (strchr(cc->callee, '.') || !strcmp(f->name, "__init__"));
-    if (tl_project__passes(cm, cc, p, m->params.v[f->param_first + p], method, &by) &&
-        !tl_project__forwards_off(pj, callers, (size_t)cs->v[k].file, cc, by, depth + 1))
+    if (tl_project__passes(cm, cl, p, m->params.v[f->param_first + p], method, &by)) {
+      if (!tl_project__forwards_off(pj, callers, (size_t)cs->v[k].file, cl, by, depth)) return false;
+    } else if (!m->param_off.v[f->param_first + p]) {
       return false;
+    }
   }
   return true;
 }
@@ -457,29 +468,21 @@ static bool tl_project__off(const tl_project *pj, size_t fi, const tl_flag_guard
 }
 
 /* Does the block of flag guard g (file fi) run only on request: a flag off by default
- * (tl_project__off) that no call turns on, or a branch taken only when not training? */
+ * (tl_project__off) that no call turns on, a parameter every call leaves off
+ * (tl_project__param_off), or a branch taken only when not training? */
 static bool tl_project__guard_optin(const tl_project *pj, size_t i, const tl_flag_guard *g, const tl_flag_index *x,
                                     tl_refs **callers) {
   if (g->inference) return true; /* not training: never a step */
   const tl_file_model *m = &pj->files[i].model;
-  if (!tl_project__off(pj, i, g, x)) return false;
-  if (!strchr(g->flag, '.') && g->func > 0) { /* a parameter: does a call pass it? */
+  if (!strchr(g->flag, '.') && g->func > 0) { /* a parameter: off at every call? */
     const tl_func *f = &m->funcs.v[g->func];
-    bool passed = false;
-    for (uint16_t p = 0; p < f->nparams && !passed; p++) {
-      if (strcmp(m->params.v[f->param_first + p], g->flag)) continue;
-      const tl_refs *cs = &callers[i][g->func];
-      passed = !cs->n; /* no call known: its callers may pass it */
-      for (size_t k = 0; k < cs->n && !passed; k++) {
-        const tl_file_model *cm = &pj->files[cs->v[k].file].model;
-        const tl_call *cl = &cm->calls.v[cs->v[k].idx];
-        bool method = f->cls >= 0 && (strchr(cl->callee, '.') || !strcmp(f->name, "__init__"));
-        const tl_arg *by;
-        passed = tl_project__passes(cm, cl, p, g->flag, method, &by) &&
-                 !tl_project__forwards_off(pj, callers, (size_t)cs->v[k].file, cl, by, 0);
-      }
-    }
-    if (passed) return false;
+    for (uint16_t p = 0; p < f->nparams; p++)
+      if (!strcmp(m->params.v[f->param_first + p], g->flag))
+        return tl_project__param_off(pj, i, g->func, p, callers, 0);
+  }
+  if (!tl_project__off(pj, i, g, x)) return false;
+  if (!strchr(g->flag, '.')) {
+    /* a module-level name bound only to off values */
   } else if (!strncmp(g->flag, "self.", 5)) { /* an attribute: does a call of the class pass it? */
     const tl_class *k = &m->classes.v[m->funcs.v[g->func].cls];
     char *any = tl_printf("%s\x1f*", k->name), *kw = tl_printf("%s\x1f%s", k->name, g->flag + 5);
