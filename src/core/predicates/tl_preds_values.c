@@ -676,7 +676,16 @@ static tl_verdict tl_values__device_or_info(tl_match_env *e, const tl_pred *p, T
     free(q);
     free(d);
   }
-  if (k == TL_VAL_UNKNOWN && (tensor_read || tl_value_is_tensor(e->m, a, e->src, e->func, 0))) return TL_PRED_TRUE;
+  if (k == TL_VAL_UNKNOWN && (tensor_read || tl_value_is_tensor(e->m, a, e->src, e->func, 0))) {
+    /* at its severity; a parameter or a call's result that the project's summaries place on the
+     * host after all (a host tensor the loop hands a helper) is no finding */
+    if (dep.how != TL_VDEP_NONE) {
+      e->vsev = e->severity;
+      e->vinfo = true;
+      e->vdep = dep;
+    }
+    return TL_PRED_TRUE;
+  }
   if (k == TL_VAL_UNKNOWN) {
     e->vsev = e->severity;
     e->severity = TL_SEVERITY_INFO;
