@@ -101,6 +101,7 @@ typedef struct {
   uint32_t line, col; /* the call or loop line that made it hot */
   int kind;           /* 0 root, 1 called from function, 2 called from a step loop */
   char *why;          /* for roots: the reason text */
+  bool inference;     /* for roots: one that runs with gradients off (an evaluation's or a generator's) */
 } tl_hot_reason;
 
 typedef struct {

@@ -555,6 +555,18 @@ static void tl_walk_function(tl_walk_ctx *c, TSNode n, int depth) {
   size_t nl = strlen(nm);
   f.is_collate = !strcmp(nm, "collate_fn") || !strcmp(nm, "collate") || (nl > 8 && !strcmp(nm + nl - 8, "_collate")) ||
                  (nl > 11 && !strcmp(nm + nl - 11, "_collate_fn"));
+  TSNode dd = ts_node_parent(n);
+  for (uint32_t i = 0; tl_node_is(dd, "decorated_definition") && i < ts_node_named_child_count(dd) && !f.no_grad; i++) {
+    TSNode dec = ts_node_named_child(dd, i);
+    if (!tl_node_is(dec, "decorator") || !ts_node_named_child_count(dec)) continue;
+    TSNode e = ts_node_named_child(dec, 0);
+    char *d = tl_dotted(tl_node_is(e, "call") ? TL_CHILD(e, function) : e, c->src);
+    if (!d) continue;
+    char *q = tl_model_resolve(c->m, d);
+    f.no_grad = tl_str_in(q, strlen(q), tl_vocab_no_grad_calls);
+    free(q);
+    free(d);
+  }
   /* the parameters' names, in order (`*args`, `**kw` and a bare `*` are not positions) */
   f.param_first = (uint32_t)c->m->params.n;
   TSNode ps = TL_CHILD(n, parameters);

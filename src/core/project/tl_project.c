@@ -633,6 +633,27 @@ static void tl_project__step_functions(tl_project *pj, const tl_callgraph *p, bo
   free(called);
 }
 
+/* The call graph breadth first from q.v[from]: each function a queued one calls unguarded is as hot
+ * as it. Returns the queue's length when done. */
+static size_t tl_project__spread(tl_project *pj, const tl_callgraph *p, tl_queue *q, size_t from) {
+  for (size_t qi = from; qi < q->n; qi++) {
+    tl_qitem it = q->v[qi];
+    const tl_file_model *m = &pj->files[it.file].model;
+    const tl_func *fu = &m->funcs.v[it.func];
+    for (size_t c = 0; c < m->calls.n; c++) {
+      const tl_call *cl = &m->calls.v[c];
+      if (cl->func != it.func || tl_project__guarded(pj, (size_t)it.file, cl->byte, fu->start)) continue;
+      tl_ref ts[TL_MAX_TARGETS];
+      size_t nt = tl_callgraph_targets(p, it.file, c, ts, TL_MAX_TARGETS);
+      for (size_t k = 0; k < nt; k++) {
+        tl_hot_reason r = {it.file, it.func, cl->line, cl->col, 1, NULL, false};
+        tl_mark(pj, q, ts[k], it.kind, r);
+      }
+    }
+  }
+  return q->n;
+}
+
 void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_strlist *hot_functions) {
   memset(pj, 0, sizeof *pj);
   pj->files = files;
@@ -675,8 +696,6 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
   tl_summaries_resolve(pj, &p);
   uint32_t **stepfn = tl_calloc(nf ? nf : 1, sizeof *stepfn);
   tl_project__step_functions(pj, &p, whole, stepfn);
-  for (size_t i = 0; i < nf; i++) free(whole[i]);
-  free(whole);
   /* A program (an entry point and a step loop of its own) that never names an accelerator runs on
    * the CPU: nothing in it synchronises with a device. Without an entry point or a step loop the
    * project is a library or a fragment, placed on a device by code that is not here. */
@@ -701,7 +720,7 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
         const char *last = strrchr(cn, '.');
         collate = !strcmp(last ? last + 1 : cn, fu->name);
       }
-      tl_hot_reason r = {-1, -1, fu->line, fu->col, 0, NULL};
+      tl_hot_reason r = {-1, -1, fu->line, fu->col, 0, NULL, false};
       if (collate) {
         r.why = tl_printf("`%s` runs once per batch in the loader (collate_fn)", fu->display);
         tl_mark(pj, &q, (tl_ref){(int32_t)i, (int32_t)fn}, 1, r);
@@ -710,16 +729,19 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
         const char *hf = hot_functions->v[h];
         if (strcmp(hf, fu->name) && strcmp(hf, fu->display) && strcmp(hf, fu->qual)) continue;
         tl_hot_reason hr = {-1,      -1, fu->line,
-                            fu->col, 0,  tl_printf("`%s` is configured as per-step code (hot-functions)", fu->display)};
+                            fu->col, 0,  tl_printf("`%s` is configured as per-step code (hot-functions)", fu->display),
+                            false};
         tl_mark(pj, &q, (tl_ref){(int32_t)i, (int32_t)fn}, 0, hr);
         break;
       }
       if (fu->cls < 0) continue;
       int kind = tl_callgraph_class_kind(&p, (tl_ref){(int32_t)i, fu->cls});
       const char *n = fu->name;
-      if ((kind & TL_CK_MODULE) &&
-          (!strcmp(n, "forward") || !strcmp(n, "training_step") || !strcmp(n, "validation_step") ||
-           !strcmp(n, "test_step") || !strcmp(n, "predict_step"))) {
+      if ((kind & TL_CK_MODULE) && !strcmp(n, "forward") && fu->no_grad && whole[i][fn]) {
+        continue; /* a generator: a root only where nothing else reaches it (below) */
+      } else if ((kind & TL_CK_MODULE) &&
+                 (!strcmp(n, "forward") || !strcmp(n, "training_step") || !strcmp(n, "validation_step") ||
+                  !strcmp(n, "test_step") || !strcmp(n, "predict_step"))) {
         r.why = !strcmp(n, "forward")
                     ? tl_printf("`%s` runs every step (forward of a Module/Layer subclass)", fu->display)
                     : tl_printf("`%s` runs every step (Lightning step hook)", fu->display);
@@ -743,7 +765,8 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
                          0,
                          tl_printf("`%s` runs one training step per call (backward pass at line %u, optimizer step at "
                                    "line %u), and it is called from outside the project",
-                                   fu->display, stepfn[i][2 * fn], stepfn[i][2 * fn + 1])};
+                                   fu->display, stepfn[i][2 * fn], stepfn[i][2 * fn + 1]),
+                         false};
       tl_mark(pj, &q, (tl_ref){(int32_t)i, (int32_t)fn}, 0, r);
     }
     free(stepfn[i]);
@@ -766,29 +789,37 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
             continue;
           if (tl_project_eval_loop(pj, i, l) == (pass == 0)) break;
           for (size_t k = 0; k < nt; k++) {
-            tl_hot_reason r = {(int32_t)i, -1, lp->line, lp->col, 2, NULL};
+            tl_hot_reason r = {(int32_t)i, -1, lp->line, lp->col, 2, NULL, false};
             tl_mark(pj, &q, ts[k], 0, r);
           }
           break;
         }
       }
     }
-  for (size_t qi = 0; qi < q.n; qi++) {
-    tl_qitem it = q.v[qi];
-    const tl_file_model *m = &pj->files[it.file].model;
-    const tl_func *fu = &m->funcs.v[it.func];
-    for (size_t c = 0; c < m->calls.n; c++) {
-      const tl_call *cl = &m->calls.v[c];
-      if (cl->func != it.func || tl_project__guarded(pj, (size_t)it.file, cl->byte, fu->start)) continue;
-      tl_ref ts[TL_MAX_TARGETS];
-      size_t nt = tl_callgraph_targets(&p, it.file, c, ts, TL_MAX_TARGETS);
-      for (size_t k = 0; k < nt; k++) {
-        tl_hot_reason r = {it.file, it.func, cl->line, cl->col, 1, NULL};
-        tl_mark(pj, &q, ts[k], it.kind, r);
-      }
+  size_t qi = tl_project__spread(pj, &p, &q, 0);
+  /* A Module's forward that turns gradients off and runs a loop of model calls of its own (a
+   * sequence generator's beam search under `@torch.no_grad()`) generates: no training step needs it
+   * for its backward pass. It is as hot as the per-step code that calls it (above), and otherwise
+   * runs as often as the evaluation or inference that does (info). A forward under no_grad
+   * without such a loop (a detector's matcher, a frozen teacher) stays a per-step root. */
+  for (size_t i = 0; i < nf; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    for (size_t fn = 1; fn < m->funcs.n; fn++) {
+      const tl_func *fu = &m->funcs.v[fn];
+      if (!fu->no_grad || !whole[i][fn] || fu->cls < 0 || strcmp(fu->name, "forward") ||
+          !(tl_callgraph_class_kind(&p, (tl_ref){(int32_t)i, fu->cls}) & TL_CK_MODULE))
+        continue;
+      tl_hot_reason r = {-1, -1, fu->line, fu->col, 0, NULL, true};
+      r.why = tl_printf("`%s` generates with gradients off (a forward under no_grad that runs a loop of model "
+                        "calls): no training step calls it, only an evaluation or inference",
+                        fu->display);
+      tl_mark(pj, &q, (tl_ref){(int32_t)i, (int32_t)fn}, 0, r);
     }
   }
+  tl_project__spread(pj, &p, &q, qi);
   tl_vec_free(&q);
+  for (size_t i = 0; i < nf; i++) free(whole[i]);
+  free(whole);
   pj->class_kind = tl_calloc(nf ? nf : 1, sizeof *pj->class_kind);
   for (size_t i = 0; i < nf; i++) {
     size_t nc = pj->files[i].model.classes.n;
@@ -865,6 +896,7 @@ unsigned tl_project_hot_at(const tl_project *pj, size_t fi, int32_t func, uint32
       const tl_file *rf = &pj->files[r->kind == 0 ? cf : r->file];
       if (r->kind == 0) {
         const char *why = r->why ? r->why : "a per-step entry point";
+        if (r->inference) bit |= TL_HOT_EVAL;
         if (tl_project_test_file(pj, (size_t)cf)) { /* a model or a step a test defines for itself */
           tl_chain_add(&v, rf->path, r->line, r->col,
                        tl_printf("%s, in a test module (run by the test runner, not in training)", why));
