@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# hostile_input.sh - inputs bad_input.sh does not cover: files over and just under the size limit (time and memory bounded), tabs, lone-CR line ends, odd file names, a symlink loop, unreadable files, a query tree-sitter mishandles; the ordinary files' findings never change.
+# hostile_input.sh - inputs bad_input.sh does not cover: files over and just under the size limit (time and memory bounded), tabs, lone-CR line ends, odd file names, a symlink loop, unreadable files, a query tree-sitter mishandles, expressions nested 100,000 deep (time bounded); the ordinary files' findings never change.
 set -u
 bin=$1 src=$2
 tmp=$(mktemp -d)
@@ -182,6 +182,32 @@ printf -- '---\ncode: TLX03\nname: x\nmessage: m\n---\n```query\nfunction: (#eq?
 "$bin" check --rules "$tmp/rules" "$tmp/proj/train.py" >/dev/null 2>"$tmp/rule.err"; rc=$?
 [ "$rc" = 2 ] && grep -q 'field.md:7:1: error: query: a field needs a node pattern, not only predicates' "$tmp/rule.err" &&
   ok || bad "a field holding only predicates: exit $rc: $(cat "$tmp/rule.err")"
+
+# 8. Expressions nested far deeper than the model keeps (1,500 levels), each one statement of a few
+#    hundred KB: a method chain, a sum, calls, subscripts, powers. The statement is left out with a
+#    located warning, in time linear in its size (the query cursor's cost grows with the depth of
+#    each node it visits: these took from 28 s to over 300 s when it walked them), and the training
+#    loop after it is still analysed.
+mkdir -p "$tmp/deep"
+python3 - "$tmp/deep" <<'PY'
+import sys
+shapes = {"chain": "x = a" + ".b()" * 60000, "sum": "x = 1" + "+1" * 200000,
+          "calls": "x = " + "f(" * 100000 + ")" * 100000, "subscripts": "x = a" + "[0]" * 100000,
+          "powers": "x = 2" + "**2" * 100000}
+tail = "\nfor x, y in loader:\n    loss = model(x.cuda()).mean()\n    loss.backward()\n    print(loss.item())\n"
+for name, expr in shapes.items():
+    open("%s/%s.py" % (sys.argv[1], name), "w").write("import torch\n" + expr + "\n" + tail)
+PY
+dlimit=30
+$asan && dlimit=120
+for shape in chain sum calls subscripts powers; do
+  measure "$dlimit" sh -c "cd '$tmp/deep' && exec '$bin' check --select ALL --format concise --no-source $shape.py"
+  [ "$rc" = 1 ] && ok || bad "$shape: exit $rc after ${wall}s (want 1: analysed, with a finding)"
+  grep -q "^$shape.py:2:[0-9]*: warning: nesting deeper than 1500 levels: the statement at lines 2-2 is not analysed" "$tmp/m.err" &&
+    ok || bad "$shape: no located warning: $(head -c 300 "$tmp/m.err")"
+  grep -q "^$shape.py:7:[0-9]*: TL101" "$tmp/m.out" && ok || bad "$shape: the loop after the deep statement is not analysed"
+  echo "deep $shape: ${wall}s, max RSS ${rss} KiB"
+done
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -603,9 +603,20 @@ bool tl_match_file(tl_analysis *a, tl_file *f, tl_worker *w, TSNode root, const 
   char *saved = f->text;
   f->text = (char *)src; /* predicates read node text from the parsed copy */
   TSQueryMatch mt;
-  ts_query_cursor_set_byte_range(w->cursor, start, end);
-  ts_query_cursor_exec(w->cursor, rs->query, root);
-  while (ts_query_cursor_next_match(w->cursor, &mt)) tl_match__one(a, f, w, &mt, &file_res);
+  /* the range, less the top-level statements nested too deep to model (tl_file_model.deep_stmts):
+   * no pattern spans two top-level statements, so each gap is matched on its own */
+  const tl_file_model *m = &f->model;
+  uint32_t from = start;
+  for (size_t k = 0; k <= m->deep_stmts.n; k++) {
+    uint32_t to = k < m->deep_stmts.n ? m->deep_stmts.v[k].start : end;
+    if (to > end) to = end;
+    if (from < to || (!m->deep_stmts.n && from == to)) {
+      ts_query_cursor_set_byte_range(w->cursor, from, to);
+      ts_query_cursor_exec(w->cursor, rs->query, root);
+      while (ts_query_cursor_next_match(w->cursor, &mt)) tl_match__one(a, f, w, &mt, &file_res);
+    }
+    if (k < m->deep_stmts.n && m->deep_stmts.v[k].end > from) from = m->deep_stmts.v[k].end;
+  }
   ts_query_cursor_set_byte_range(w->cursor, 0, UINT32_MAX);
   f->text = saved;
   tl_file_res_free(&file_res);

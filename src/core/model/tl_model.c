@@ -748,13 +748,21 @@ static void tl_walk_loop(tl_walk_ctx *c, TSNode n, int depth) {
 void tl_walk_visit(tl_walk_ctx *c, TSNode n, int depth) {
   if (ts_node_is_null(n)) return;
   if (depth > TL_MAX_DEPTH) {
-    if (!c->depth_reported) {
-      TSPoint p = ts_node_start_point(n);
-      tl_diags_add(c->diags, TL_DIAG_WARNING, c->path, p.row + 1, p.column + 1,
-                   "nesting deeper than %d levels: the code below this point is not analysed", TL_MAX_DEPTH);
-      c->depth_reported = true;
-      c->m->deep = true;
-    }
+    /* The top-level statement around it is left out of the matching too: the query cursor's cost
+     * grows with the depth of every node it visits, quadratic on such a statement. */
+    uint32_t at = ts_node_start_byte(n);
+    if (c->m->deep_stmts.n && at < c->m->deep_stmts.v[c->m->deep_stmts.n - 1].end) return;
+    TSNode top = n;
+    for (TSNode up = ts_node_parent(top); !ts_node_is_null(up) && !ts_node_is_null(ts_node_parent(up));
+         up = ts_node_parent(up))
+      top = up;
+    tl_range r = {ts_node_start_byte(top), ts_node_end_byte(top), 0};
+    tl_vec_push(&c->m->deep_stmts, r);
+    TSPoint p = ts_node_start_point(n);
+    tl_diags_add(c->diags, TL_DIAG_WARNING, c->path, p.row + 1, p.column + 1,
+                 "nesting deeper than %d levels: the statement at lines %u-%u is not analysed", TL_MAX_DEPTH,
+                 ts_node_start_point(top).row + 1, ts_node_end_point(top).row + 1);
+    c->m->deep = true;
     return;
   }
   const char *t = ts_node_type(n);
@@ -1098,6 +1106,7 @@ void tl_model_free(tl_file_model *m) {
   free(m->bind_first);
   m->bind_order = m->bind_first = NULL;
   tl_vec_free(&m->guards);
+  tl_vec_free(&m->deep_stmts);
   tl_vec_free(&m->loader_names);
   tl_vec_free(&m->collate_names);
   tl_vec_free(&m->step_iterables);

@@ -15,7 +15,6 @@ typedef struct tl_walk_ctx {
   TL_VEC(const char *) guard_vars; /* names assigned a frequency test in the current function (in the model's strs) */
   TSTreeCursor cur;                /* reused to list children (ts_node_named_child(n, i) rescans from child 0) */
   TL_VEC(TSNode) kids;             /* a stack of the child lists being walked */
-  bool depth_reported;
   TL_VEC(TSNode) call_nodes; /* per call of the model: its node, or a null node when copied (tl_values_summarise) */
   TL_VEC(TSNode) ret_nodes;  /* per return of the model: its value node, likewise */
 } tl_walk_ctx;
