@@ -133,10 +133,14 @@ static int tl_main__version(int argc, char **argv) {
   return 0;
 }
 
-/* Appends the codes of "TL1,TL201 TL3" to `list`. */
+/* Appends the codes of "TL1,TL201 tl3" to `list`, in upper case (codes are case-insensitive). */
 static void tl_main__split_codes(const char *s, tl_strvec *list) {
   char *copy = tl_strdup(s), *save = NULL;
-  for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) tl_vec_push(list, tl_strdup(t));
+  for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+    char *code = tl_strdup(t);
+    tl_config_code_upper(code);
+    tl_vec_push(list, code);
+  }
   free(copy);
 }
 

@@ -91,7 +91,19 @@ printf '[tool.trainlint]\nselect = ["TL1"]\nselct = ["TL2"]\n' > pyproject.toml
 printf '[tool.trainlint]\nignore = "TL1"\n' > pyproject.toml
 "$bin" check . >/dev/null 2>"$tmp/e3"; rc=$?
 [ "$rc" = 2 ] && grep -q 'pyproject.toml:2:10: error: `ignore` must be an array of strings' "$tmp/e3" && ok || bad "wrong type: $rc $(cat "$tmp/e3")"
-printf '[tool.trainlint]\nselect = ["tl101"]\n' > pyproject.toml
+printf '[tool.trainlint]\nselect = ["TL1-01"]\n' > pyproject.toml
 "$bin" check . >/dev/null 2>"$tmp/e4"; rc=$?
-[ "$rc" = 2 ] && grep -q 'not a rule code' "$tmp/e4" && ok || bad "bad code: $rc $(cat "$tmp/e4")"
+[ "$rc" = 2 ] && grep -q 'pyproject.toml:2:11: error: `TL1-01`: not a rule code' "$tmp/e4" && ok || bad "bad code: $rc $(cat "$tmp/e4")"
+# a code that names no rule: located, exit 2 (it would select or ignore nothing, silently)
+printf '[tool.trainlint]\nselect = ["TL101",\n  "TL999"]\n[tool.trainlint.per-file-ignores]\n"a.py" = ["TL1O1"]\n' > pyproject.toml
+"$bin" check . >/dev/null 2>"$tmp/e4"; rc=$?
+[ "$rc" = 2 ] && grep -q "pyproject.toml:3:3: error: \`select\`: no rule has the code or prefix 'TL999'" "$tmp/e4" &&
+  grep -q "pyproject.toml:5:11: error: \`per-file-ignores\`: no rule has the code or prefix 'TL1O1'" "$tmp/e4" && ok ||
+  bad "unknown codes: $rc $(cat "$tmp/e4")"
+# codes are case-insensitive
+printf '[tool.trainlint]\nselect = ["tl101"]\n' > pyproject.toml
+"$bin" check --format concise --no-source . >"$tmp/o5" 2>"$tmp/e5"; rc=$?
+printf '[tool.trainlint]\nselect = ["TL101"]\n' > pyproject.toml
+"$bin" check --format concise --no-source . >"$tmp/o6" 2>&1
+[ ! -s "$tmp/e5" ] && grep -q TL101 "$tmp/o6" && cmp -s "$tmp/o5" "$tmp/o6" && ok || bad "select = [\"tl101\"]: $rc $(cat "$tmp/e5")"
 finish

@@ -4,6 +4,8 @@
 set -u
 bin=$1 src=$2
 fail=0
+tmp_err=$(mktemp)
+trap 'rm -f "$tmp_err"' EXIT
 cd "$src/examples" || exit 1
 got=$("$bin" check --format concise --no-source . | sed -E 's#^\./##; s#^([^:]+:[0-9]+):[0-9]+: (TL[0-9]+) .*#\1: \2#' | sort)
 want=$(grep -v '^#' expected-findings.txt | sed '/^$/d' | sort)
@@ -16,8 +18,16 @@ fi
 [ $rc -eq 1 ] || { echo "exit code with findings: $rc, want 1"; fail=$((fail + 1)); }
 "$bin" check --exit-zero . >/dev/null; rc=$?
 [ $rc -eq 0 ] || { echo "--exit-zero: $rc, want 0"; fail=$((fail + 1)); }
-"$bin" check --select TL999 . >/dev/null; rc=$?
-[ $rc -eq 0 ] || { echo "no rule selected: $rc, want 0"; fail=$((fail + 1)); }
+# a code that names no rule is an error (exit 2), not a silent pass; codes are case-insensitive
+"$bin" check --select TL999 . >/dev/null 2>"$tmp_err"; rc=$?
+[ $rc -eq 2 ] && grep -q "^trainlint: error: --select: no rule has the code or prefix 'TL999'" "$tmp_err" ||
+  { echo "unknown code in --select: $rc, want 2: $(cat "$tmp_err")"; fail=$((fail + 1)); }
+"$bin" check --ignore TL1O1 . >/dev/null 2>"$tmp_err"; rc=$?
+[ $rc -eq 2 ] && grep -q "^trainlint: error: --ignore: no rule has the code or prefix 'TL1O1'" "$tmp_err" ||
+  { echo "unknown code in --ignore: $rc, want 2: $(cat "$tmp_err")"; fail=$((fail + 1)); }
+[ "$("$bin" check --select tl101 --format concise --no-source . 2>&1)" = "$("$bin" check --select TL101 --format concise --no-source . 2>&1)" ] &&
+  "$bin" check --select TL101 --format concise --no-source . | grep -q TL101 ||
+  { echo "--select tl101 differs from --select TL101"; fail=$((fail + 1)); }
 "$bin" check --bogus . >/dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] || { echo "usage error: $rc, want 2"; fail=$((fail + 1)); }
 "$bin" explain TL101 | grep -q "## Why is this bad" || { echo "explain TL101 lacks its docs"; fail=$((fail + 1)); }

@@ -61,6 +61,28 @@ static tl_ruleset *tl_cli_check__rules(tl_cli_check__state *st, const tl_strvec 
   size_t reported = tl_ruleset_diag_count(rs); /* tl_cli_load_rules passed them on */
   TL_VEC(tl_config *) seen = {0};              /* each file's configuration (NULL: none, the defaults) */
   for (size_t i = 0; i < files->n; i++) tl_vec_push(&seen, tl_cli_configs_for(&st->cfg, files->v[i], &st->d));
+  /* a code that names no rule selects or ignores nothing: an error, not a silent pass */
+  bool known = true;
+  const tl_strvec *lists[] = {&c->select, &c->ignore};
+  const char *names[] = {"--select", "--ignore"};
+  for (size_t l = 0; l < 2; l++)
+    for (size_t i = 0; i < lists[l]->n; i++)
+      if (!tl_config_code_known(rs, lists[l]->v[i])) {
+        tl_diags_add(&st->d, TL_DIAG_ERROR, "trainlint", 0, 0,
+                     "%s: no rule has the code or prefix '%s' (`trainlint rules` lists them)", names[l],
+                     lists[l]->v[i]);
+        known = false;
+      }
+  for (size_t i = 0; i < seen.n; i++) {
+    bool first = true;
+    for (size_t k = 0; k < i && first; k++) first = seen.v[k] != seen.v[i];
+    if (first && !tl_config_check_codes(seen.v[i], rs, &st->d)) known = false;
+  }
+  if (!known) {
+    tl_vec_free(&seen);
+    tl_ruleset_delete(rs);
+    return NULL;
+  }
   tl_config_select_wanted(rs, seen.v, seen.n, (const char *const *)c->select.v, c->select.n,
                           (const char *const *)c->ignore.v, c->ignore.n);
   bool ok = tl_ruleset_compile(rs);

@@ -126,14 +126,37 @@ static bool tl_config__code_like(const char *s) {
   return true;
 }
 
+void tl_config_code_upper(char *code) {
+  for (char *p = code; *p; p++)
+    if (*p >= 'a' && *p <= 'z') *p = (char)(*p - 'a' + 'A');
+}
+
+/* Records where `code` was written (node n), for tl_config_check_codes. */
+static void tl_config__code_at(tl_config__ctx *x, const char *key, const char *code, TSNode n) {
+  static const char *const keys[] = {"select", "ignore", "extend-select", "per-file-ignores", "severity"};
+  const char *k = "per-file-ignores"; /* `key` may be a temporary: keep the static spelling */
+  for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+    if (!strcmp(key, keys[i])) k = keys[i];
+  TSPoint p = ts_node_start_point(n);
+  tl_code_at at = {tl_strdup(code), k, p.row + 1, p.column + 1};
+  tl_vec_push(&x->c->codes_at, at);
+}
+
 static void tl_config__codes(tl_config__ctx *x, TSNode v, const char *key, tl_strvec *out) {
   size_t first = out->n;
   if (!tl_config__strings(x, v, key, out)) return;
-  for (size_t i = first; i < out->n; i++)
+  size_t i = first;
+  for (uint32_t k = 0; k < ts_node_named_child_count(v) && i < out->n; k++) {
+    TSNode e = ts_node_named_child(v, k);
+    if (tl_config__is(e, "comment")) continue;
+    tl_config_code_upper(out->v[i]);
     if (!tl_config__code_like(out->v[i])) {
-      tl_config__error(x, v, "`%s`: not a rule code or prefix", out->v[i]);
+      tl_config__error(x, e, "`%s`: not a rule code or prefix", out->v[i]);
       return;
     }
+    tl_config__code_at(x, key, out->v[i], e);
+    i++;
+  }
 }
 
 /* One key = value of [tool.trainlint] (key relative to the table). */
@@ -166,6 +189,8 @@ static void tl_config__pair(tl_config__ctx *x, const char *key, TSNode keynode, 
     } else {
       sev = !strcmp(s, "error") ? TL_SEVERITY_ERROR : !strcmp(s, "info") ? TL_SEVERITY_INFO : TL_SEVERITY_WARNING;
       tl_severity_override o = {tl_strdup(key + 9), sev};
+      tl_config_code_upper(o.code);
+      tl_config__code_at(x, "severity", o.code, keynode);
       tl_vec_push(&c->severity, o);
     }
     free(s);
@@ -281,6 +306,8 @@ void tl_config_delete(tl_config *c) {
   tl_vec_free(&c->per_file_ignores);
   for (size_t i = 0; i < c->severity.n; i++) free(c->severity.v[i].code);
   tl_vec_free(&c->severity);
+  for (size_t i = 0; i < c->codes_at.n; i++) free(c->codes_at.v[i].code);
+  tl_vec_free(&c->codes_at);
   free(c);
 }
 
@@ -354,6 +381,26 @@ static char *tl_config__rel_to(const char *file, const char *dir) {
   size_t n = strlen(absdir);
   if (!strncmp(abs, absdir, n) && abs[n] == '/') return tl_strdup(abs + n + 1);
   return tl_strdup(abs);
+}
+
+bool tl_config_code_known(const tl_ruleset *rs, const char *code) {
+  if (!strcmp(code, "ALL")) return true;
+  size_t n = strlen(code);
+  for (size_t r = 0; r < tl_ruleset_count(rs); r++)
+    if (!strncmp(tl_rule_code(tl_ruleset_rule(rs, r)), code, n)) return true;
+  return false;
+}
+
+bool tl_config_check_codes(const tl_config *c, const tl_ruleset *rs, tl_diags *diags) {
+  bool ok = true;
+  for (size_t i = 0; c && i < c->codes_at.n; i++) {
+    const tl_code_at *a = &c->codes_at.v[i];
+    if (tl_config_code_known(rs, a->code)) continue;
+    tl_diags_add(diags, TL_DIAG_ERROR, c->path, a->line, a->col,
+                 "`%s`: no rule has the code or prefix '%s' (`trainlint rules` lists them)", a->key, a->code);
+    ok = false;
+  }
+  return ok;
 }
 
 bool tl_config_enabled(const tl_config *c, const tl_rule *rule, const char *file, const char *const *cli_select,

@@ -16,6 +16,13 @@ typedef struct {
   tl_severity severity;
 } tl_severity_override;
 
+/* Where a rule code or prefix was written in the file, for the error when no rule has it. */
+typedef struct {
+  char *code;      /* as stored (upper case) */
+  const char *key; /* "select", "ignore", "extend-select", "per-file-ignores", "severity" */
+  uint32_t line, col;
+} tl_code_at;
+
 typedef struct {
   char *path; /* the pyproject.toml (or --config file) */
   char *dir;  /* its directory ("." for a bare file name) */
@@ -23,6 +30,7 @@ typedef struct {
   tl_strvec select, ignore, extend_select, exclude, extend_exclude, hot_functions, step_iterables, frameworks;
   TL_VEC(tl_per_file_ignore) per_file_ignores;
   TL_VEC(tl_severity_override) severity;
+  TL_VEC(tl_code_at) codes_at; /* every code of the lists above and of `severity`, with its position */
 } tl_config;
 
 /* Parses `path`. Returns NULL with located errors in diags when it is not valid TOML or the table
@@ -44,6 +52,15 @@ typedef struct {
  * file is reported the first time the cache meets it. */
 bool tl_config_for(tl_config_cache *cache, const char *file, tl_config **config, tl_diags *diags);
 void tl_config_cache_free(tl_config_cache *cache);
+
+/* Does `code` (a rule code, a prefix of one, or ALL) name at least one rule of rs? Codes are
+ * stored in upper case: `tl101` on the command line or in a file is TL101. */
+bool tl_config_code_known(const tl_ruleset *rs, const char *code);
+/* Adds a located error to diags for each code of c that names no rule of rs (a typo, such as
+ * TL1O1, would otherwise select or ignore nothing, silently). Returns false when there was one. */
+bool tl_config_check_codes(const tl_config *c, const tl_ruleset *rs, tl_diags *diags);
+/* Upper-cases a code in place. */
+void tl_config_code_upper(char *code);
 
 /* Is `code` enabled for `file` by this configuration and the command line? A `cli_select` given
  * replaces the file's select, extend-select and ignore; `cli_ignore` always applies, and so do
