@@ -290,6 +290,85 @@ def claims_markdown(claims_doc):
     return "\n".join(out) + "\n"
 
 
+SEVERITY_TABLE_BEGIN = ("<!-- severity table: generated from the rules and the newest results file of each card by "
+                        "`bench/run --severity-table`; do not edit -->")
+SEVERITY_TABLE_END = "<!-- end of severity table -->"
+STEP_COST_FLOOR = 0.02  # a rule whose step cost stays under 2 % everywhere measured is no warning
+
+
+def newest_results_files(directory):
+    """The newest results file of each card in `directory` ({card: path}), by the date in the name."""
+    out = {}
+    for name in sorted(os.listdir(directory)):
+        m = re.match(r"(.+)-(\d{4}-\d{2}-\d{2})\.json$", name)
+        if m and (m.group(1) not in out or m.group(2) > out[m.group(1)][0]):
+            out[m.group(1)] = (m.group(2), os.path.join(directory, name))
+    return {card: path for card, (_, path) in sorted(out.items())}
+
+
+def rule_severities(rules_dir):
+    """{code: (severity, on by default)} from the rules' front matter."""
+    out = {}
+    for name in sorted(os.listdir(rules_dir)):
+        if not re.match(r"TL\d+-.*\.md$", name):
+            continue
+        with open(os.path.join(rules_dir, name), encoding="utf-8") as f:
+            head = f.read().split("\n---", 1)[0]
+        code = re.search(r"^code: *(\S+)", head, re.M)
+        sev = re.search(r"^severity: *(\S+)", head, re.M)
+        off = re.search(r"^default: *off", head, re.M)
+        if code and sev:
+            out[code.group(1)] = (sev.group(1), not off)
+    return out
+
+
+def step_costs(claims_doc, results_docs):
+    """{rule: [(card, claim id, time ratio)]}: the claims measured as a time ratio of a whole step or
+    batch (`speedup`, `direction` on a torch/ benchmark), the anti-pattern's time over the fix's, per
+    card. The microbenchmarks (cuda/) isolate one mechanism and say nothing of a step's share."""
+    tests = {c["id"]: c["test"] for c in claims_doc["claims"]}
+    out = {}
+    for card, doc in results_docs.items():
+        for c in doc.get("claims", []):
+            t = tests.get(c["id"], {})
+            v = c.get("value")
+            if (c.get("rule") and t.get("type") in ("speedup", "direction")
+                    and str(t.get("bench", "")).startswith("torch/") and isinstance(v, (int, float))):
+                out.setdefault(c["rule"], []).append((card, c["id"], float(v)))
+    return out
+
+
+def severity_markdown(claims_doc, results_docs, severities):
+    """The Markdown table of each rule's default severity beside its measured step cost (docs/bench.md)."""
+    costs = step_costs(claims_doc, results_docs)
+    cards = sorted(results_docs)
+    out = [SEVERITY_TABLE_BEGIN,
+           "| rule | default | time measured (anti-pattern ÷ fix, per step or batch; %s) | configurations | "
+           "reading |" %
+           " and ".join(cards),
+           "| --- | --- | --- | --- | --- |"]
+    for code in sorted(severities):
+        sev, on = severities[code]
+        default = sev if on else "%s, off" % sev
+        rows = costs.get(code, [])
+        if not rows:
+            out.append("| %s | %s | not measured on a step | 0 | - |" % (code, default))
+            continue
+        lo, hi = min(v for _, _, v in rows), max(v for _, _, v in rows)
+        configs = len({cid for _, cid, _ in rows})
+        rng = _fmt_ratio(lo) if abs(hi - lo) < 0.005 else "%s–%s" % (_fmt_ratio(lo), _fmt_ratio(hi))
+        small = hi - 1.0 < STEP_COST_FLOOR  # the dearest configuration: a fix measured slower costs nothing
+        if small and configs >= 2:
+            reading = "under 2 % everywhere measured: no warning by default"
+        elif small:
+            reading = "under 2 % in the one configuration measured: more sizes needed"
+        else:
+            reading = "over 2 % in at least one configuration"
+        out.append("| %s | %s | %s | %d | %s |" % (code, default, rng, configs, reading))
+    out.append(SEVERITY_TABLE_END)
+    return "\n".join(out) + "\n"
+
+
 def render_table(rows):
     """rule → claimed → measured → verdict, one line per claim."""
     head = ["claim", "rule", "claimed", "measured", "verdict"]

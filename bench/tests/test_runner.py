@@ -419,5 +419,44 @@ class ReplayCli(unittest.TestCase):
         self.assertEqual(before, after)
 
 
+
+class SeverityTable(unittest.TestCase):
+    def test_docs_bench_md_holds_the_current_table(self):
+        root = os.path.dirname(BENCH)
+        with open(os.path.join(root, "docs", "bench.md"), encoding="utf-8") as f:
+            doc = f.read()
+        i, j = doc.find(benchlib.SEVERITY_TABLE_BEGIN), doc.find(benchlib.SEVERITY_TABLE_END)
+        self.assertTrue(0 <= i < j, "docs/bench.md lacks the severity-table markers")
+        got = doc[i:j + len(benchlib.SEVERITY_TABLE_END)] + "\n"
+        docs = {}
+        for card, path in benchlib.newest_results_files(os.path.join(BENCH, "results")).items():
+            with open(path, encoding="utf-8") as f:
+                docs[card] = json.load(f)
+        want = benchlib.severity_markdown(benchlib.load_claims(CLAIMS), docs,
+                                          benchlib.rule_severities(os.path.join(root, "rules")))
+        self.assertEqual(got, want, "docs/bench.md's severity table is stale: paste `bench/run --severity-table`")
+
+    def test_readings(self):
+        claims = {"claims": [
+            {"id": "a", "rule": "TL900", "test": {"type": "direction", "bench": "torch/x"}},
+            {"id": "b", "rule": "TL900", "test": {"type": "direction", "bench": "torch/y"}},
+            {"id": "c", "rule": "TL901", "test": {"type": "speedup", "bench": "torch/z"}},
+            {"id": "d", "rule": "TL902", "test": {"type": "speedup", "bench": "cuda/micro"}}]}
+        docs = {"card-a": {"claims": [{"id": "a", "rule": "TL900", "value": 1.01},
+                                      {"id": "b", "rule": "TL900", "value": 0.95},
+                                      {"id": "c", "rule": "TL901", "value": 1.30},
+                                      {"id": "d", "rule": "TL902", "value": 400.0}]},
+                "card-b": {"claims": [{"id": "c", "rule": "TL901", "value": 1.01}]}}
+        sevs = {"TL900": ("warning", True), "TL901": ("warning", True), "TL902": ("warning", True),
+                "TL903": ("info", False)}
+        table = benchlib.severity_markdown(claims, docs, sevs)
+        rows = {l.split(" | ")[0][2:]: l for l in table.splitlines() if l.startswith("| TL")}
+        self.assertIn("under 2 % everywhere measured: no warning by default", rows["TL900"])
+        self.assertIn("0.95×–1.01×", rows["TL900"])
+        self.assertIn("over 2 % in at least one configuration", rows["TL901"])
+        self.assertIn("not measured on a step", rows["TL902"])  # a microbenchmark is no step
+        self.assertIn("info, off", rows["TL903"])
+        self.assertIn("card-a and card-b", table)
+
 if __name__ == "__main__":
     unittest.main(verbosity=1)
