@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <string.h>
+#include <strings.h>
 
 #include "tl_util.h"
 
@@ -252,6 +253,30 @@ static bool tl_freq__text_in(TSNode n, const char *src, const char *a, const cha
   return (strlen(a) == len && !memcmp(s, a, len)) || (b && strlen(b) == len && !memcmp(s, b, len));
 }
 
+/* Does a flag's name say that it holds at the end of something, once: `should_stop`, `done`,
+ * `end_of_epoch`, `is_last`, `last_step`, `final_iter`? (The last component of a dotted name, in
+ * words split at underscores.) Such a flag turns true on one step of an epoch or a run. */
+static bool tl_freq__end_flag_name(TSNode n, const char *src) {
+  if (tl_node_is(n, "attribute")) n = TL_CHILD(n, attribute);
+  if (!tl_node_is(n, "identifier")) return false;
+  const char *s = src + ts_node_start_byte(n), *e = src + ts_node_end_byte(n);
+  bool endword = false, lastword = false, unit = false, is = false, of = false;
+  for (const char *w = s; w < e;) {
+    const char *x = w;
+    while (x < e && *x != '_') x++;
+    size_t k = (size_t)(x - w);
+#define TL_W(lit) (k == sizeof lit - 1 && !strncasecmp(w, lit, k))
+    if (TL_W("stop") || TL_W("stopped") || TL_W("done") || TL_W("finished") || TL_W("terminated")) endword = true;
+    if (TL_W("end") && x < e && !strncasecmp(x + 1, "of", 2)) of = true;
+    if (TL_W("last") || TL_W("final")) lastword = true;
+    if (TL_W("step") || TL_W("iter") || TL_W("iteration") || TL_W("epoch") || TL_W("batch")) unit = true;
+    if (w == s && TL_W("is")) is = true;
+#undef TL_W
+    w = x < e ? x + 1 : x;
+  }
+  return endword || of || (lastword && (unit || is));
+}
+
 static tl_freq tl_freq__test(TSNode cond, const char *src, const char *const *guard_names, size_t nguard, int depth) {
   if (depth > 16 || ts_node_is_null(cond)) return TL_FREQ_NONE;
   const char *t = ts_node_type(cond);
@@ -288,7 +313,7 @@ static tl_freq tl_freq__test(TSNode cond, const char *src, const char *const *gu
     bool hit = false;
     for (size_t i = 0; d && i < nguard && !hit; i++) hit = !strcmp(guard_names[i], d);
     free(d);
-    return hit ? TL_FREQ_RARE_THEN : TL_FREQ_NONE;
+    return hit || tl_freq__end_flag_name(cond, src) ? TL_FREQ_RARE_THEN : TL_FREQ_NONE;
   }
   if (!strcmp(t, "call")) { /* divisible_by(step, n): a function that returns a remainder test ("name()") */
     TSNode fn = TL_CHILD(cond, function);
