@@ -483,8 +483,11 @@ static bool tl_project__guard_optin(const tl_project *pj, size_t i, const tl_fla
   if (!tl_project__off(pj, i, g, x)) return false;
   if (!strchr(g->flag, '.')) {
     /* a module-level name bound only to off values */
-  } else if (!strncmp(g->flag, "self.", 5)) { /* an attribute: does a call of the class pass it? */
-    const tl_class *k = &m->classes.v[m->funcs.v[g->func].cls];
+  } else if (!strncmp(g->flag, "self.", 5) && !strchr(g->flag + 5, '.')) {
+    /* an attribute: does a call of the class pass it? (`self.args.debug` is an option, above) */
+    int32_t cls = g->func > 0 ? m->funcs.v[g->func].cls : -1;
+    if (cls < 0) return false;
+    const tl_class *k = &m->classes.v[cls];
     char *any = tl_printf("%s\x1f*", k->name), *kw = tl_printf("%s\x1f%s", k->name, g->flag + 5);
     intptr_t v;
     bool passed = tl_map_get(&x->passed, any, &v) || tl_map_get(&x->passed, kw, &v);
