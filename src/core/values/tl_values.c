@@ -148,6 +148,7 @@ static tl_valkind tl_classify_call(const tl_file_model *m, TSNode n, const char 
   if (!strchr(callee, '.') && tl_str_in(callee, strlen(callee), tl_vocab_py_scalar_builtins)) out = TL_VAL_PY;
   else if (!strchr(callee, '.') && tl_str_in(callee, strlen(callee), tl_vocab_py_container_builtins)) out = TL_VAL_LIST;
   else if (!strncmp(q, "numpy.", 6) || !strncmp(q, "np.", 3) || !strncmp(q, "math.", 5)) out = TL_VAL_CPU;
+  else if (!strcmp(q, "paddle.shape")) out = TL_VAL_CPU; /* its kernel writes the shape in host memory */
   else if (!strncmp(q, "torch.", 6) && !strchr(q + 6, '.') && tl_str_in(q + 6, strlen(q + 6), tl_vocab_torch_ctors)) {
     if (!strcmp(q + 6, "from_numpy")) out = TL_VAL_CPU;
     else if (strstr(q + 6, "_like")) {
@@ -276,7 +277,9 @@ tl_valkind tl_value_classify(const tl_file_model *m, TSNode n, const char *src, 
     if (b) {
       TSNode bv = tl_bvalue(m, b);
       k = ts_node_is_null(bv) ? b->kind : tl_value_classify(m, bv, src, b->func, depth + 1);
-      if (b->elem && k != TL_VAL_DEVICE) k = TL_VAL_UNKNOWN; /* an element of a host container: unknown */
+      /* an element of a host container: unknown; of a host tensor a call made (`b, c, t =
+       * paddle.shape(x)`, `lo, hi = cpu_t.unbind()`): a host tensor too */
+      if (b->elem && k != TL_VAL_DEVICE && !(k == TL_VAL_CPU && tl_node_is(bv, "call"))) k = TL_VAL_UNKNOWN;
     } else if (!strncmp(d, "self.", 5) && !strchr(d + 5, '.')) {
       /* An attribute of the enclosing class, set in any method. */
       int32_t cls = func >= 0 && (size_t)func < m->funcs.n ? m->funcs.v[func].cls : -1;
