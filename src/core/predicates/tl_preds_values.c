@@ -569,6 +569,9 @@ static bool tl_values__name_keeps_graph(const tl_match_env *c, TSNode n, int dep
   char *d = tl_dotted(n, c->src);
   if (!d) return false;
   const tl_binding *b = tl_model_binding(c->m, d, c->func, ts_node_start_byte(n));
+  /* one of several results of a call (`loss, sample_size, logging_output = criterion(model, s)`):
+   * the call's graph is the loss's, not that of the counts and logs beside it */
+  bool loss_named = tl_icontains(d, strlen(d), "loss");
   free(d);
   if (b) {
     TSNode v = tl_bvalue(c->m, b);
@@ -577,6 +580,7 @@ static bool tl_values__name_keeps_graph(const tl_match_env *c, TSNode n, int dep
       v = tl_values__tuple_rhs(n, b->byte);
     }
     if (ts_node_is_null(v) || tl_values__in_no_grad(c, v)) return false;
+    if (b->elem && tl_node_is(tl_unparen(v), "call") && !loss_named) return false;
     return tl_values__keeps_graph(c, v, depth + 1);
   }
   if (tl_node_is(n, "attribute")) {
