@@ -149,9 +149,15 @@ static void tl_main__split_codes(const char *s, tl_strvec *list) {
 static bool tl_main__option(tl_cli *c, int argc, char **argv, int *i) {
   const char *a = argv[*i];
   size_t k = 0;
-  const char *attached = NULL; /* -j4 */
+  const char *attached = NULL; /* -j4, --jobs=4 */
+  const char *eq = !strncmp(a, "--", 2) ? strchr(a, '=') : NULL;
+  size_t alen = eq ? (size_t)(eq - a) : strlen(a);
   for (; k < TL_MAIN__COUNT(tl_main__options); k++) {
     const char *alias = tl_main__options[k].alias;
+    if (eq && strlen(tl_main__options[k].name) == alen && !strncmp(a, tl_main__options[k].name, alen)) {
+      attached = eq + 1; /* --opt=value, as with --opt value */
+      break;
+    }
     if (!strcmp(a, tl_main__options[k].name) || (alias && !strcmp(a, alias))) break;
     if (tl_main__options[k].kind == TL_MAIN__JOBS && !strncmp(a, alias, 2) && isdigit((unsigned char)a[2])) {
       attached = a + 2;
@@ -166,6 +172,10 @@ static bool tl_main__option(tl_cli *c, int argc, char **argv, int *i) {
   void *field = (char *)c + tl_main__options[k].field;
   tl_main__kind kind = tl_main__options[k].kind;
   if (kind == TL_MAIN__FLAG) {
+    if (attached) {
+      fprintf(stderr, "trainlint: %.*s takes no value\n", (int)alen, a);
+      return false;
+    }
     *(bool *)field = true;
     return true;
   }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cli.sh - the command line itself: subcommands, help and version, option values (-j N, -jN,
-# --jobs N), and the usage errors (exit 2, a message on stderr, the usage where it is shown).
+# --jobs N, --jobs=N), and the usage errors (exit 2, a message on stderr, the usage where it is shown).
 set -u
 bin=$1 src=$2
 . "$src/tests/support/lib.sh"
@@ -25,7 +25,7 @@ out=$("$bin" version); [ "$out" = "$("$bin" --version)" ] && echo "$out" | grep 
 [ "$rc" = 2 ] && grep -q '^usage: ' err && ok || bad "no command: exit $rc"
 
 # the job count, spelled three ways, and its bad values
-for j in "-j 2" "-j2" "--jobs 2" "--jobs 0"; do
+for j in "-j 2" "-j2" "--jobs 2" "--jobs=2" "--jobs 0"; do
   "$bin" check --format concise $j a.py > out 2>err; rc=$?
   [ "$rc" = 1 ] && grep -q '^a.py:6:15: TL101 ' out && [ ! -s err ] && ok || bad "$j: exit $rc, $(cat err)"
 done
@@ -51,4 +51,9 @@ expect_error "trainlint: --color takes auto, always or never" check --color pink
 expect_error "trainlint: --diff, --fix and --add-noqa exclude each other" check --diff --fix a.py
 expect_error "usage: trainlint explain CODE" explain
 expect_error "usage: trainlint explain CODE" explain TL101 TL102
+# --opt=value is --opt value; a flag takes no value; an unknown --opt=value is unknown
+"$bin" check --format=concise --select=TL101 a.py > out 2>err; rc=$?
+[ "$rc" = 1 ] && grep -q '^a.py:6:15: TL101 ' out && [ ! -s err ] && ok || bad "--format=concise --select=TL101: exit $rc, $(cat err)"
+expect_error "trainlint: --fix takes no value" check --fix=yes a.py
+expect_error "trainlint: unknown option '--bogus=1'" check --bogus=1 a.py
 finish
