@@ -99,8 +99,9 @@ const char *tl_severity_name(tl_severity s);
 /* ---- analyses ---- */
 
 typedef struct {
-  unsigned threads; /* 0: all cores */
-  bool keep_trees;  /* keep syntax trees between runs, for incremental re-parsing (editors) */
+  unsigned threads;      /* 0: all cores */
+  bool keep_trees;       /* keep syntax trees between runs, for incremental re-parsing (editors) */
+  size_t max_file_bytes; /* files larger are refused with an error; 0: 16 MiB (at most 1 GiB) */
 } tl_options;
 
 /* One edit of a fix: bytes [start, end) of the file's text (as tl_analysis_file_text returns it)

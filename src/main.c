@@ -1,6 +1,7 @@
 /* main.c - the trainlint command line: parses the options into a tl_cli and runs a subcommand
  * (tl_cli_*.c; `server` is the language server, tl_lsp.c). */
 #include <ctype.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@ typedef enum {
   TL_MAIN__FORMAT, /* tl_format: by name */
   TL_MAIN__JOBS,   /* unsigned: 0 to 1024; also spelled -jN */
   TL_MAIN__COLOR,  /* int: auto -1, never 0, always 1 */
+  TL_MAIN__SIZE,   /* size_t: bytes, with a K, M or G suffix (KiB, MiB, GiB); 1 KiB to 1 GiB */
 } tl_main__kind;
 
 /* The options, in the order --help lists them under "check options". `shown` is their spelling in
@@ -63,6 +65,8 @@ static const struct {
     {"--exclude", NULL, TL_MAIN__LIST, offsetof(tl_cli, excludes), "--exclude GLOB",
      "skip paths matching GLOB (repeatable)"},
     {"--jobs", "-j", TL_MAIN__JOBS, offsetof(tl_cli, jobs), "-j, --jobs N", "threads (default: all cores)"},
+    {"--max-file-size", NULL, TL_MAIN__SIZE, offsetof(tl_cli, max_file_bytes), "--max-file-size SIZE",
+     "refuse files larger than SIZE bytes (K, M, G suffixes;\ndefault 16M, at most 1G)"},
     {"--exit-zero", NULL, TL_MAIN__FLAG, offsetof(tl_cli, exit_zero), "--exit-zero",
      "exit 0 even when there are findings"},
     {"--no-source", NULL, TL_MAIN__FLAG, offsetof(tl_cli, no_source), "--no-source",
@@ -199,6 +203,22 @@ static bool tl_main__option(tl_cli *c, int argc, char **argv, int *i) {
       fprintf(stderr, "%s%s", f ? ", " : "", tl_format_name((tl_format)f));
     fprintf(stderr, ")\n");
     return false;
+  case TL_MAIN__SIZE: {
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    unsigned long long unit = !*end                                      ? 1
+                              : (!strcmp(end, "K") || !strcmp(end, "k")) ? 1024ull
+                              : (!strcmp(end, "M") || !strcmp(end, "m")) ? 1024ull * 1024
+                              : (!strcmp(end, "G") || !strcmp(end, "g")) ? 1024ull * 1024 * 1024
+                                                                         : 0;
+    if (errno || end == v || !isdigit((unsigned char)v[0]) || !unit || n > (1ull << 30) / unit || n * unit < 1024) {
+      fprintf(stderr, "trainlint: bad --max-file-size value '%s' (bytes, or with K, M or G: 1K to 1G)\n", v);
+      return false;
+    }
+    *(size_t *)field = (size_t)(n * unit);
+    return true;
+  }
   case TL_MAIN__JOBS: {
     char *end;
     long j = strtol(v, &end, 10);

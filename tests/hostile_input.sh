@@ -42,11 +42,26 @@ with open(sys.argv[1], 'wb') as f:
     for _ in range(50 * 1024 * 1024 // len(line) + 1): f.write(line)" "$tmp/proj/huge.py"
 measure 120 sh -c "cd '$tmp/proj' && exec '$bin' check --format concise --no-source ."
 [ "$rc" = 2 ] && ok || bad "a 50 MB file: exit $rc, want 2"
-grep -q '^huge.py: error: file too large: [0-9]* bytes (50.0 MiB), over the limit of 16777216 bytes (16 MiB): not analysed$' "$tmp/m.err" &&
+grep -q '^huge.py: error: file too large: [0-9]* bytes (50.0 MiB), over the limit of 16777216 bytes (16.0 MiB; --max-file-size): not analysed$' "$tmp/m.err" &&
   ok || bad "a 50 MB file is not reported as too large: $(head -c 300 "$tmp/m.err")"
 sort "$tmp/m.out" | diff "$tmp/clean.txt" - >/dev/null && ok || bad "findings changed next to a 50 MB file"
 [ "$rss" -lt 400000 ] && ok || bad "max RSS $rss KiB next to a 50 MB file (never read: should stay small)"
 rm "$tmp/proj/huge.py"
+
+# --max-file-size moves the limit: a 3 KiB file refused at 2K, analysed at 4K; bad values are usage errors
+python3 -c "
+import sys
+open(sys.argv[1], 'w').write('import torch\n' + 'x = 1\n' * 600 + 'for x, y in loader:\n    print(model(x.cuda()).sum().item())\n')" "$tmp/small.py"
+( cd "$tmp" && "$bin" check --max-file-size 2K --format concise --no-source small.py >"$tmp/s.out" 2>"$tmp/s.err" ); rc=$?
+[ "$rc" = 2 ] && grep -q '^small.py: error: file too large: [0-9]* bytes (0.0 MiB), over the limit of 2048 bytes (0.0 MiB; --max-file-size): not analysed$' "$tmp/s.err" &&
+  ok || bad "--max-file-size 2K: exit $rc: $(cat "$tmp/s.err")"
+( cd "$tmp" && "$bin" check --max-file-size=4K --format concise --no-source small.py >"$tmp/s.out" 2>"$tmp/s.err" ); rc=$?
+[ "$rc" = 1 ] && grep -q '^small.py:[0-9]*:[0-9]*: TL101' "$tmp/s.out" && ok || bad "--max-file-size 4K: exit $rc: $(cat "$tmp/s.err")"
+for v in 0 512 2T 1.5M 2G abc ""; do
+  "$bin" check --max-file-size "$v" "$tmp/small.py" >/dev/null 2>"$tmp/s.err"; rc=$?
+  [ "$rc" = 2 ] && grep -q "bad --max-file-size value" "$tmp/s.err" && ok || bad "--max-file-size '$v': exit $rc: $(cat "$tmp/s.err")"
+done
+rm "$tmp/small.py"
 
 # 2. Just under the limit: analysed, in bounded time and memory. A large generated table (as in a
 #    vocabulary or *_pb2.py file) after an ordinary training script: the script's findings are found.

@@ -9,12 +9,12 @@
 
 static int failures;
 
-#define EXPECT(cond)                                                                                                   \
-  do {                                                                                                                 \
-    if (!(cond)) {                                                                                                     \
-      fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);                                              \
-      failures++;                                                                                                      \
-    }                                                                                                                  \
+#define EXPECT(cond) \
+  do { \
+    if (!(cond)) { \
+      fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond); \
+      failures++; \
+    } \
   } while (0)
 
 static const char train_py[] = "import torch\n"
@@ -60,7 +60,7 @@ int main(void) {
   const tl_rule *tl101 = tl_ruleset_find(rs, "TL101");
   EXPECT(tl101 && !strcmp(tl_rule_code(tl101), "TL101") && tl_rule_enabled(tl101));
 
-  tl_options opts = {1, false};
+  tl_options opts = {1, false, 0};
   tl_analysis *a = tl_analysis_new(rs, &opts);
   tl_analysis_add_text(a, "train.py", train_py, strlen(train_py));
   tl_analysis_add_text(a, "data.py", "x = 1\n\0\n", 8); /* a NUL byte: not analysed */

@@ -48,7 +48,7 @@ static void on_fixed(void *p, size_t file, const char *old, size_t oldlen, const
   size_t len;
   const char *text = tl_analysis_file_text(c->a, file, &len);
   FUZZ_CHECK(text == old && len == oldlen);
-  FUZZ_CHECK(neu && strlen(neu) == newlen); /* the fixed text holds no NUL (the original had none) */
+  FUZZ_CHECK(neu && strlen(neu) == newlen);     /* the fixed text holds no NUL (the original had none) */
   FUZZ_CHECK(tl_utf8_valid(neu, newlen, NULL)); /* edits never split a code point */
   /* a fix may not turn code that parses into code that does not */
   if (getenv("FUZZ_NO_SYNTAX_ORACLE") == NULL && parses_cleanly(old, oldlen)) FUZZ_CHECK(parses_cleanly(neu, newlen));
@@ -66,7 +66,8 @@ static void check_finding(const tl_analysis *a, const tl_finding *f) {
   const char *text = tl_analysis_file_text(a, f->file, &len);
   FUZZ_CHECK(text);
   FUZZ_CHECK(f->start_byte <= f->end_byte && f->end_byte <= len);
-  FUZZ_CHECK(f->line >= 1 && f->col >= 1 && (f->end_line > f->line || (f->end_line == f->line && f->end_col >= f->col)));
+  FUZZ_CHECK(f->line >= 1 && f->col >= 1 &&
+             (f->end_line > f->line || (f->end_line == f->line && f->end_col >= f->col)));
   FUZZ_CHECK(f->stmt_first_line >= 1 && f->stmt_first_line <= f->line && f->stmt_last_line >= f->line);
   FUZZ_CHECK(strlen(f->fingerprint) == 16);
   tl_lines lines;
@@ -100,7 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > 256 * 1024) return -1;
   fuzz_piece pieces[FUZZ_MAX_PIECES];
   size_t np = fuzz_split((const char *)data, size, pieces);
-  tl_options opts = {1, false};
+  tl_options opts = {1, false, 0};
   tl_analysis *a = tl_analysis_new(rules, &opts);
   for (size_t i = 0; i < np; i++) tl_analysis_add_text(a, pieces[i].name, pieces[i].text, pieces[i].len);
   tl_analysis_run(a);
@@ -119,7 +120,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FILE *out = fuzz_devnull();
   bool *skip = tl_calloc(n + 1, sizeof *skip);
   for (size_t i = 0; i < n; i++) skip[i] = (i % 3) == 2;
-  const tl_format formats[] = {TL_FORMAT_TEXT, TL_FORMAT_CONCISE, TL_FORMAT_JSON, TL_FORMAT_SARIF, TL_FORMAT_GITHUB, TL_FORMAT_GITLAB};
+  const tl_format formats[] = {TL_FORMAT_TEXT,  TL_FORMAT_CONCISE, TL_FORMAT_JSON,
+                               TL_FORMAT_SARIF, TL_FORMAT_GITHUB,  TL_FORMAT_GITLAB};
   for (size_t k = 0; k < sizeof formats / sizeof *formats; k++) {
     tl_output_opts o = {formats[k], k % 2 == 0, true, true, true, false, rules};
     tl_output_findings(out, a, NULL, &o);

@@ -27,7 +27,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 }
 
 static const char *const files[] = {
-  "train.py", "tests/test_x.py", "src/pkg/model.py", "/abs/train.py", "a b/ü.py", "", "../up.py", "deep/a/b/c/d.py",
+    "train.py", "tests/test_x.py", "src/pkg/model.py", "/abs/train.py", "a b/ü.py", "", "../up.py", "deep/a/b/c/d.py",
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -53,7 +53,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (c->severity.n) { /* on a ruleset of its own: the shared one stays as built */
       tl_ruleset *rs = tl_ruleset_new();
       FUZZ_CHECK(tl_ruleset_add_builtin(rs));
-      for (size_t k = 0; k < c->severity.n; k++) tl_ruleset_set_severity(rs, c->severity.v[k].code, c->severity.v[k].severity);
+      for (size_t k = 0; k < c->severity.n; k++)
+        tl_ruleset_set_severity(rs, c->severity.v[k].code, c->severity.v[k].severity);
       tl_ruleset_delete(rs);
     }
     tl_config_delete(c);

@@ -59,13 +59,14 @@ static bool same_tree(TSTree *a, TSTree *b) {
  * For the undo step the text is reached as the analysis reached it: parsed afresh, edited to
  * `neu`, re-parsed, edited back, re-parsed. */
 static bool tree_sitter_differs(const char *old, size_t oldlen, const char *neu, size_t newlen, size_t start,
-                               size_t old_end, size_t new_end, bool undo) {
+                                size_t old_end, size_t new_end, bool undo) {
   TSTree *t = parse(NULL, old, oldlen);
   const char *a = old, *b = neu;
   size_t alen = oldlen, blen = newlen, s = start, oe = old_end, ne = new_end;
   for (int step = 0; step < (undo ? 2 : 1); step++) {
     if (step == 1) { a = neu, alen = newlen, b = old, blen = oldlen, oe = new_end, ne = old_end; }
-    TSInputEdit e = {(uint32_t)s, (uint32_t)oe, (uint32_t)ne, point_at(a, alen, s), point_at(a, alen, oe), point_at(b, blen, ne)};
+    TSInputEdit e = {(uint32_t)s,          (uint32_t)oe,          (uint32_t)ne,
+                     point_at(a, alen, s), point_at(a, alen, oe), point_at(b, blen, ne)};
     ts_tree_edit(t, &e);
     TSTree *n = parse(t, b, blen);
     ts_tree_delete(t);
@@ -92,13 +93,14 @@ static char *report(const tl_analysis *a) {
 
 static void same(const char *incremental, const char *fresh, bool excused) {
   if (strcmp(incremental, fresh) && !excused) {
-    fprintf(stderr, "fuzz: incremental analysis differs from a fresh one\n--- incremental\n%s\n--- fresh\n%s\n", incremental, fresh);
+    fprintf(stderr, "fuzz: incremental analysis differs from a fresh one\n--- incremental\n%s\n--- fresh\n%s\n",
+            incremental, fresh);
     abort();
   }
 }
 
 static char *fresh_report(fuzz_piece *pieces, size_t np, const char *text0, size_t len0) {
-  tl_options opts = {1, false};
+  tl_options opts = {1, false, 0};
   tl_analysis *a = tl_analysis_new(rules, &opts);
   tl_analysis_add_text(a, pieces[0].name, text0, len0);
   for (size_t i = 1; i < np; i++) tl_analysis_add_text(a, pieces[i].name, pieces[i].text, pieces[i].len);
@@ -109,8 +111,27 @@ static char *fresh_report(fuzz_piece *pieces, size_t np, const char *text0, size
 }
 
 static const char *const snippets[] = {
-  "", "x", " ", "\n", "\n    ", ".item()", "loss.item()", "(", ")", ":", "\"", "#", "\\\n",
-  "for i in range(n):\n    ", "def f(x):\n", "class A:\n", "    ", "\t", "\r", "\xc3\xa9", "torch.cuda.synchronize()\n",
+    "",
+    "x",
+    " ",
+    "\n",
+    "\n    ",
+    ".item()",
+    "loss.item()",
+    "(",
+    ")",
+    ":",
+    "\"",
+    "#",
+    "\\\n",
+    "for i in range(n):\n    ",
+    "def f(x):\n",
+    "class A:\n",
+    "    ",
+    "\t",
+    "\r",
+    "\xc3\xa9",
+    "torch.cuda.synchronize()\n",
 };
 
 /* The last 4 bytes of the input describe an edit of the first file: position (2 bytes, scaled),
@@ -135,22 +156,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   memcpy(neu + start + inslen, old + start + del, oldlen - start - del);
   neu[newlen] = 0;
 
-  tl_options opts = {1, true};
+  tl_options opts = {1, true, 0};
   tl_analysis *a = tl_analysis_new(rules, &opts);
   for (size_t i = 0; i < np; i++) tl_analysis_add_text(a, pieces[i].name, pieces[i].text, pieces[i].len);
   tl_analysis_run(a);
   char *before = report(a);
   /* the edit, then its undo: each incremental run must equal a fresh analysis of that text */
-  tl_analysis_edit(a, pieces[0].name, (uint32_t)start, (uint32_t)(start + del), (uint32_t)(start + inslen), neu, newlen);
+  tl_analysis_edit(a, pieces[0].name, (uint32_t)start, (uint32_t)(start + del), (uint32_t)(start + inslen), neu,
+                   newlen);
   tl_analysis_run(a);
   char *inc = report(a), *fresh = fresh_report(pieces, np, neu, newlen);
-  if (strcmp(inc, fresh)) same(inc, fresh, tree_sitter_differs(old, oldlen, neu, newlen, start, start + del, start + inslen, false));
+  if (strcmp(inc, fresh))
+    same(inc, fresh, tree_sitter_differs(old, oldlen, neu, newlen, start, start + del, start + inslen, false));
   free(inc);
   free(fresh);
-  tl_analysis_edit(a, pieces[0].name, (uint32_t)start, (uint32_t)(start + inslen), (uint32_t)(start + del), old, oldlen);
+  tl_analysis_edit(a, pieces[0].name, (uint32_t)start, (uint32_t)(start + inslen), (uint32_t)(start + del), old,
+                   oldlen);
   tl_analysis_run(a);
   inc = report(a);
-  if (strcmp(inc, before)) same(inc, before, tree_sitter_differs(old, oldlen, neu, newlen, start, start + del, start + inslen, true));
+  if (strcmp(inc, before))
+    same(inc, before, tree_sitter_differs(old, oldlen, neu, newlen, start, start + del, start + inslen, true));
   free(inc);
   free(before);
   free(neu);

@@ -39,7 +39,10 @@ static tl_buf frames(const char *data, size_t size, size_t chunk, size_t *pendin
       size_t len;
       char *err;
       tl_lsp_frame fr = tl_lsp_reader_next(&r, &body, &len, &err);
-      if (fr == TL_LSP_FRAME_NONE) { FUZZ_CHECK(!err); break; }
+      if (fr == TL_LSP_FRAME_NONE) {
+        FUZZ_CHECK(!err);
+        break;
+      }
       if (fr == TL_LSP_FRAME_BAD) {
         FUZZ_CHECK(err);
         tl_buf_printf(&log, "B%s\n", err);
@@ -69,7 +72,8 @@ static void check_doc(const tl_lsp_text *t) {
   FUZZ_CHECK(t->text && t->text[t->len] == 0 && t->lines.count >= 1);
   tl_lines fresh;
   tl_lines_init(&fresh, t->text, t->len);
-  FUZZ_CHECK(fresh.count == t->lines.count && !memcmp(fresh.starts, t->lines.starts, fresh.count * sizeof *fresh.starts));
+  FUZZ_CHECK(fresh.count == t->lines.count &&
+             !memcmp(fresh.starts, t->lines.starts, fresh.count * sizeof *fresh.starts));
   tl_lines_free(&fresh);
   if (!tl_utf8_valid(t->text, t->len, NULL)) return;
   size_t step = t->len / 64 + 1;
@@ -80,7 +84,8 @@ static void check_doc(const tl_lsp_text *t) {
     uint32_t line, ch;
     tl_lsp_text_position(t, o, &line, &ch);
     FUZZ_CHECK(line < t->lines.count);
-    FUZZ_CHECK(tl_lsp_text_offset(t, line, ch) == o || (o < t->len && (t->text[o] == '\n' || t->text[o] == '\r')) || o == t->len);
+    FUZZ_CHECK(tl_lsp_text_offset(t, line, ch) == o || (o < t->len && (t->text[o] == '\n' || t->text[o] == '\r')) ||
+               o == t->len);
     FUZZ_CHECK(tl_lsp_text_offset_cp(t, line + 1, 1) == t->lines.starts[line]);
   }
   FUZZ_CHECK(tl_lsp_text_offset(t, UINT32_MAX, 0) == t->len);
@@ -110,11 +115,16 @@ static void walk(const cJSON *v, tl_lsp_text *doc, int depth) {
     if (cJSON_IsString(text)) {
       size_t n = strlen(text->valuestring);
       if (cJSON_IsObject(range)) {
-        const cJSON *s = cJSON_GetObjectItemCaseSensitive(range, "start"), *e = cJSON_GetObjectItemCaseSensitive(range, "end");
+        const cJSON *s = cJSON_GetObjectItemCaseSensitive(range, "start"),
+                    *e = cJSON_GetObjectItemCaseSensitive(range, "end");
         uint32_t a = tl_lsp_text_offset(doc, num(s, "line"), num(s, "character"));
         uint32_t b = tl_lsp_text_offset(doc, num(e, "line"), num(e, "character"));
         FUZZ_CHECK(a <= doc->len && b <= doc->len);
-        if (b < a) { uint32_t x = a; a = b; b = x; }
+        if (b < a) {
+          uint32_t x = a;
+          a = b;
+          b = x;
+        }
         size_t before = doc->len;
         tl_lsp_text_replace(doc, a, b, text->valuestring, n);
         FUZZ_CHECK(doc->len == before - (b - a) + n && !memcmp(doc->text + a, text->valuestring, n));
@@ -218,10 +228,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
    * reader resynchronises on the next "Content-Length" among the bytes it has: best effort) */
   tl_buf bytes = frames(in, size, 1, &p1, &bad1), sevens = frames(in, size, 7, &p7, &bad7);
   if (!bad0 && (whole.len != bytes.len || memcmp(whole.data, bytes.data, whole.len) || whole.len != sevens.len ||
-      memcmp(whole.data, sevens.data, whole.len) || p0 != p1 || p0 != p7)) {
-    fprintf(stderr, "fuzz: frames depend on how the input is cut\n--- at once (%zu pending)\n%.*s\n--- by 1 byte (%zu pending)\n%.*s\n"
-            "--- by 7 bytes (%zu pending)\n%.*s\n", p0, (int)whole.len, whole.data, p1, (int)bytes.len, bytes.data, p7,
-            (int)sevens.len, sevens.data);
+                memcmp(whole.data, sevens.data, whole.len) || p0 != p1 || p0 != p7)) {
+    fprintf(
+        stderr,
+        "fuzz: frames depend on how the input is cut\n--- at once (%zu pending)\n%.*s\n--- by 1 byte (%zu pending)\n%.*s\n"
+        "--- by 7 bytes (%zu pending)\n%.*s\n",
+        p0, (int)whole.len, whole.data, p1, (int)bytes.len, bytes.data, p7, (int)sevens.len, sevens.data);
     abort();
   }
   tl_buf_free(&bytes);

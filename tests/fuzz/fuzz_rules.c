@@ -58,7 +58,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(tl_ruleset_diag(rs, i)->path && tl_ruleset_diag(rs, i)->message);
   for (size_t i = 0; i < tl_ruleset_count(rs); i++) {
     const tl_rule *r = tl_ruleset_rule(rs, i);
-    FUZZ_CHECK(tl_rule_code(r) && tl_rule_name(r) && tl_rule_summary(r) && tl_rule_doc(r) && tl_rule_fix_title(r) && tl_rule_help(r));
+    FUZZ_CHECK(tl_rule_code(r) && tl_rule_name(r) && tl_rule_summary(r) && tl_rule_doc(r) && tl_rule_fix_title(r) &&
+               tl_rule_help(r));
     FUZZ_CHECK(tl_ruleset_find(rs, tl_rule_code(r)) != NULL);
     (void)tl_severity_name(tl_rule_severity(r));
   }
@@ -72,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (ok && tl_ruleset_count(rs)) {
     size_t len;
     char *code = python_blocks(text, size, &len);
-    tl_options opts = {1, false};
+    tl_options opts = {1, false, 0};
     tl_analysis *a = tl_analysis_new(rs, &opts);
     tl_analysis_add_text(a, "example.py", code, len);
     tl_analysis_run(a);

@@ -13,8 +13,9 @@ typedef struct {
   bool diff, fix, unsafe, exit_zero, no_source, show_fixes, statistics, quiet, unused_supp, add_noqa, all;
   /* the values of --output, --baseline, --write-baseline, --diff-base, --config; NULL: not given */
   char *output, *baseline, *write_baseline, *diff_base, *config;
-  int color;     /* -1 auto, 0 never, 1 always */
-  unsigned jobs; /* 0: all cores */
+  int color;             /* -1 auto, 0 never, 1 always */
+  unsigned jobs;         /* 0: all cores */
+  size_t max_file_bytes; /* --max-file-size; 0: the default (16 MiB) */
 } tl_cli;
 
 void tl_cli_free(tl_cli *c);

@@ -98,7 +98,7 @@ static tl_ruleset *tl_cli_check__rules(tl_cli_check__state *st, const tl_strvec 
 /* The analysis of `files`, run once. The caller deletes it (before `rs`). */
 static tl_analysis *tl_cli_check__analyse(const tl_cli *c, const tl_ruleset *rs, const tl_config *primary,
                                           const tl_strvec *files) {
-  tl_options opts = {c->jobs, false};
+  tl_options opts = {c->jobs, false, c->max_file_bytes};
   tl_analysis *a = tl_analysis_new(rs, &opts);
   if (primary) {
     tl_analysis_set_hot_names(a, (const char *const *)primary->hot_functions.v, primary->hot_functions.n,

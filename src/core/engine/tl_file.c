@@ -126,7 +126,7 @@ static void tl_file__run(tl_analysis *a, tl_worker *w, tl_file *f, tl_prev *prev
     tl_source s;
     size_t off = 0;
     char *msg = NULL;
-    tl_source_status st = tl_source_read(f->path, &s, &off, &msg);
+    tl_source_status st = tl_source_read_max(f->path, a->opts.max_file_bytes, &s, &off, &msg);
     if (st != TL_SOURCE_OK) {
       uint32_t line = 0, col = 0;
       if (st == TL_SOURCE_BAD_UTF8 || st == TL_SOURCE_BINARY) {

@@ -17,9 +17,9 @@ static const char *tl_source__kind_name(mode_t m) {
   return "an unknown kind";
 }
 
-static char *tl_source__too_large_message(unsigned long long size) {
-  return tl_printf("file too large: %llu bytes (%.1f MiB), over the limit of %u bytes (%u MiB)", size,
-                   (double)size / (1024.0 * 1024.0), TL_MAX_FILE_BYTES, TL_MAX_FILE_BYTES / (1024u * 1024u));
+static char *tl_source__too_large_message(unsigned long long size, size_t max) {
+  return tl_printf("file too large: %llu bytes (%.1f MiB), over the limit of %zu bytes (%.1f MiB; --max-file-size)",
+                   size, (double)size / (1024.0 * 1024.0), max, (double)max / (1024.0 * 1024.0));
 }
 
 bool tl_utf8_valid(const char *text, size_t len, size_t *bad) {
@@ -79,7 +79,13 @@ static tl_source_status tl_source__fail(tl_source_status st, char **message, cha
 }
 
 tl_source_status tl_source_read(const char *path, tl_source *out, size_t *error_offset, char **message) {
+  return tl_source_read_max(path, TL_MAX_FILE_BYTES, out, error_offset, message);
+}
+
+tl_source_status tl_source_read_max(const char *path, size_t max, tl_source *out, size_t *error_offset,
+                                    char **message) {
   char err[256];
+  if (!max || max > TL_MAX_FILE_BYTES_LIMIT) max = TL_MAX_FILE_BYTES;
   memset(out, 0, sizeof *out);
   if (error_offset) *error_offset = 0;
   if (message) *message = NULL;
@@ -94,8 +100,9 @@ tl_source_status tl_source_read(const char *path, tl_source *out, size_t *error_
   if (!S_ISREG(pre.st_mode))
     return tl_source__fail(TL_SOURCE_NOT_FILE, message,
                            tl_printf("not a regular file (%s)", tl_source__kind_name(pre.st_mode)));
-  if ((unsigned long long)pre.st_size > TL_MAX_FILE_BYTES)
-    return tl_source__fail(TL_SOURCE_TOO_LARGE, message, tl_source__too_large_message((unsigned long long)pre.st_size));
+  if ((unsigned long long)pre.st_size > max)
+    return tl_source__fail(TL_SOURCE_TOO_LARGE, message,
+                           tl_source__too_large_message((unsigned long long)pre.st_size, max));
 
   int fd;
   do fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -118,9 +125,10 @@ tl_source_status tl_source_read(const char *path, tl_source *out, size_t *error_
     return tl_source__fail(TL_SOURCE_NOT_FILE, message,
                            tl_printf("not a regular file (%s)", tl_source__kind_name(st.st_mode)));
   }
-  if ((unsigned long long)st.st_size > TL_MAX_FILE_BYTES) {
+  if ((unsigned long long)st.st_size > max) {
     close(fd);
-    return tl_source__fail(TL_SOURCE_TOO_LARGE, message, tl_source__too_large_message((unsigned long long)st.st_size));
+    return tl_source__fail(TL_SOURCE_TOO_LARGE, message,
+                           tl_source__too_large_message((unsigned long long)st.st_size, max));
   }
 
   /* Read to end of file; the file may be shorter or longer than fstat said (it may be changing). */
@@ -132,7 +140,7 @@ tl_source_status tl_source_read(const char *path, tl_source *out, size_t *error_
   for (;;) {
     if (len + 1 >= cap) {
       size_t ncap = cap * 2;
-      if (ncap > (size_t)TL_MAX_FILE_BYTES + 2) ncap = (size_t)TL_MAX_FILE_BYTES + 2;
+      if (ncap > max + 2) ncap = max + 2;
       buf = tl_realloc(buf, ncap);
       cap = ncap;
     }
@@ -147,10 +155,10 @@ tl_source_status tl_source_read(const char *path, tl_source *out, size_t *error_
     }
     if (n == 0) break;
     len += (size_t)n;
-    if (len > TL_MAX_FILE_BYTES) { /* grew past the limit while we read it */
+    if (len > max) { /* grew past the limit while we read it */
       close(fd);
       free(buf);
-      return tl_source__fail(TL_SOURCE_TOO_LARGE, message, tl_source__too_large_message((unsigned long long)len));
+      return tl_source__fail(TL_SOURCE_TOO_LARGE, message, tl_source__too_large_message((unsigned long long)len, max));
     }
   }
   close(fd);

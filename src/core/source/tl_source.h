@@ -5,14 +5,16 @@
 #include "tl_util.h"
 #include <sys/stat.h>
 
-/* Limits on one input file (documented in docs/limits.md). */
+/* Limits on one input file (documented in docs/limits.md): the default, and the most that
+ * --max-file-size may raise it to (offsets are 32-bit; a tree takes about 150 bytes per byte). */
 #define TL_MAX_FILE_BYTES (16u * 1024u * 1024u)
+#define TL_MAX_FILE_BYTES_LIMIT ((size_t)1024u * 1024u * 1024u)
 
 typedef enum {
   TL_SOURCE_OK = 0,
   TL_SOURCE_IO,        /* open/read failed; message has strerror */
   TL_SOURCE_NOT_FILE,  /* a FIFO, socket, device or directory: never opened for reading */
-  TL_SOURCE_TOO_LARGE, /* bigger than TL_MAX_FILE_BYTES */
+  TL_SOURCE_TOO_LARGE, /* bigger than the limit (TL_MAX_FILE_BYTES unless given) */
   TL_SOURCE_BINARY,    /* holds NUL bytes in its first 8 KiB (or anywhere): not Python text */
   TL_SOURCE_BAD_UTF8   /* invalid UTF-8; error_offset is the first bad byte */
 } tl_source_status;
@@ -31,6 +33,8 @@ typedef struct {
  * (caller frees); `out` is then left empty. Never blocks on FIFOs (opens with O_NONBLOCK and
  * checks S_ISREG before reading). */
 tl_source_status tl_source_read(const char *path, tl_source *out, size_t *error_offset, char **message);
+/* The same with a size limit of `max` bytes (0, or over TL_MAX_FILE_BYTES_LIMIT: the default). */
+tl_source_status tl_source_read_max(const char *path, size_t max, tl_source *out, size_t *error_offset, char **message);
 
 /* Checks text for UTF-8 validity (no overlongs, no surrogates, max U+10FFFF).
  * Returns true when valid; otherwise sets *bad to the first invalid byte's offset. */
