@@ -1,6 +1,7 @@
 /* tl_output.c - the output driver: the table of formats and their renderers, --statistics, input
  * diagnostics, and the helpers the renderers share. */
 #include "tl_render.h"
+#include "tl_source.h"
 
 #include <string.h>
 
@@ -114,7 +115,10 @@ void tl_output_headline(FILE *out, const tl_finding *f, const tl_output_opts *o)
 
 void tl_output_json_doc(FILE *out, cJSON *doc) {
   char *s = cJSON_Print(doc);
-  fputs(s, out);
+  /* JSON, SARIF and GitLab reports are UTF-8: a file name that is not (byte 0xFF) gets U+FFFD */
+  char *repaired = tl_utf8_repair(s);
+  fputs(repaired ? repaired : s, out);
+  free(repaired);
   fputc('\n', out);
   cJSON_free(s);
   cJSON_Delete(doc);

@@ -72,6 +72,20 @@ bool tl_utf8_valid(const char *text, size_t len, size_t *bad) {
   return true;
 }
 
+char *tl_utf8_repair(const char *s) {
+  size_t len = strlen(s), bad;
+  if (tl_utf8_valid(s, len, &bad)) return NULL;
+  tl_buf b = {0};
+  size_t from = 0;
+  while (!tl_utf8_valid(s + from, len - from, &bad)) {
+    tl_buf_put(&b, s + from, bad);
+    tl_buf_puts(&b, "\xEF\xBF\xBD"); /* U+FFFD for the one byte that starts no valid sequence */
+    from += bad + 1;
+  }
+  tl_buf_put(&b, s + from, len - from);
+  return tl_buf_take(&b);
+}
+
 static tl_source_status tl_source__fail(tl_source_status st, char **message, char *msg) {
   if (message) *message = msg;
   else free(msg);

@@ -39,6 +39,10 @@ tl_source_status tl_source_read_max(const char *path, size_t max, tl_source *out
 /* Checks text for UTF-8 validity (no overlongs, no surrogates, max U+10FFFF).
  * Returns true when valid; otherwise sets *bad to the first invalid byte's offset. */
 bool tl_utf8_valid(const char *text, size_t len, size_t *bad);
+/* A copy of the NUL-terminated `s` with each byte that is not part of valid UTF-8 replaced by
+ * U+FFFD (a file name with byte 0xFF, in JSON that must be UTF-8), or NULL when `s` is valid as it
+ * is. The caller frees the copy. */
+char *tl_utf8_repair(const char *s);
 
 void tl_source_free(tl_source *s);
 
