@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# hostile_input.sh - inputs bad_input.sh does not cover: files over and just under the size limit (time and memory bounded), tabs, lone-CR line ends, odd file names, a symlink loop, unreadable files, a query tree-sitter mishandles, expressions nested 100,000 deep (time bounded); the ordinary files' findings never change.
+# hostile_input.sh - inputs bad_input.sh does not cover: files over and just under the size limit (time and memory bounded), tabs, lone-CR line ends, odd file names, a symlink loop, unreadable files, a query tree-sitter mishandles, expressions nested 100,000 deep (time bounded), a non-UTF-8 file name and a file reached twice; the ordinary files' findings never change.
 set -u
 bin=$1 src=$2
 tmp=$(mktemp -d)
@@ -223,6 +223,28 @@ for shape in chain sum calls subscripts powers; do
   grep -q "^$shape.py:7:[0-9]*: TL101" "$tmp/m.out" && ok || bad "$shape: the loop after the deep statement is not analysed"
   echo "deep $shape: ${wall}s, max RSS ${rss} KiB"
 done
+
+# 9. A file name that is not UTF-8 (byte 0xFF): the JSON, SARIF and GitLab reports stay valid UTF-8
+#    (U+FFFD in its place). A file reached twice (given again after its directory, as ./x.py, or
+#    through a symbolic link in the tree) is analysed, reported and fixed once, under its first name.
+mkdir -p "$tmp/idents"
+printf 'import torch\nfor x, y in loader:\n    print(model(x.cuda()).sum().item())\n' > "$tmp/idents/$(printf 'bad\377name.py')"
+printf 'import torch\ntotal = 0\nfor x, y in loader:\n    total += model(x.cuda()).sum()\n' > "$tmp/idents/a.py"
+ln -s a.py "$tmp/idents/link.py"
+for fmt in json sarif gitlab; do
+  ( cd "$tmp/idents" && "$bin" check --format $fmt --exit-zero . ) > "$tmp/n.$fmt" 2>"$tmp/n.err"
+  python3 -c "
+import json, sys
+doc = json.loads(open(sys.argv[1], 'rb').read().decode('utf-8'))
+assert 'bad\ufffdname.py' in json.dumps(doc, ensure_ascii=False), 'no U+FFFD name'" "$tmp/n.$fmt" && ok ||
+    bad "$fmt with a 0xFF file name is not valid UTF-8 JSON naming it with U+FFFD"
+done
+( cd "$tmp/idents" && "$bin" check --format concise --no-source --exit-zero . a.py ./a.py ) > "$tmp/n.out" 2>&1
+[ "$(grep -ac '^a.py:' "$tmp/n.out")" = 1 ] && ! grep -aq '^link.py:\|^\./a.py:' "$tmp/n.out" && ok ||
+  bad "a file reached three times is reported more than once: $(cat "$tmp/n.out")"
+( cd "$tmp/idents" && "$bin" check --fix --unsafe-fixes --exit-zero . a.py ) > "$tmp/n.out" 2>&1; rc=$?
+[ "$rc" = 0 ] && grep -q 'total += model(x.cuda()).sum().detach()' "$tmp/idents/a.py" && ! grep -aq 'changed on disk' "$tmp/n.out" &&
+  ok || bad "--fix on a file reached twice: exit $rc: $(cat "$tmp/n.out")"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -662,8 +662,53 @@ static void tl_walk__reset(walker *w) {
   w->set_n = w->set_cap = 0;
 }
 
+typedef struct {
+  dev_t dev;
+  ino_t ino;
+  bool link; /* the name is a symbolic link */
+  size_t at;
+} tl_walk__ident;
+
+/* By file, then names that are no links first, then in the walk's order. */
+static int tl_walk__cmp_ident(const void *a, const void *b) {
+  const tl_walk__ident *x = a, *y = b;
+  if (x->dev != y->dev) return x->dev < y->dev ? -1 : 1;
+  if (x->ino != y->ino) return x->ino < y->ino ? -1 : 1;
+  if (x->link != y->link) return x->link ? 1 : -1;
+  return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* Drops from out[first..] every name of a file that another entry names too (the same device and
+ * inode: a symbolic link to a file of the tree, a file given again after its directory, `./a.py`
+ * and `a.py`): a file is analysed, reported and fixed once, under its first name that is not a
+ * symbolic link (or its first name, when all are). */
+static void tl_walk__dedupe(tl_strvec *out, size_t first) {
+  size_t n = out->n - first, k = 0;
+  if (n < 2) return;
+  tl_walk__ident *ids = tl_malloc(n * sizeof *ids);
+  for (size_t i = 0; i < n; i++) {
+    struct stat st, lst;
+    if (stat(out->v[first + i], &st) != 0) continue;
+    bool link = lstat(out->v[first + i], &lst) == 0 && S_ISLNK(lst.st_mode);
+    ids[k++] = (tl_walk__ident){st.st_dev, st.st_ino, link, first + i};
+  }
+  qsort(ids, k, sizeof *ids, tl_walk__cmp_ident);
+  bool *drop = tl_calloc(out->n, sizeof *drop);
+  for (size_t i = 1; i < k; i++)
+    if (ids[i].dev == ids[i - 1].dev && ids[i].ino == ids[i - 1].ino) drop[ids[i].at] = true;
+  size_t to = first;
+  for (size_t i = first; i < out->n; i++) {
+    if (drop[i]) free(out->v[i]);
+    else out->v[to++] = out->v[i];
+  }
+  out->n = to;
+  free(drop);
+  free(ids);
+}
+
 bool tl_walk(const char *const *paths, size_t npaths, const char *const *extra_excludes, size_t nexcludes,
              tl_strvec *out, tl_diags *diags) {
+  size_t out_first = out->n;
   walker w = {0};
   w.out = out;
   w.diags = diags;
@@ -716,6 +761,7 @@ bool tl_walk(const char *const *paths, size_t npaths, const char *const *extra_e
     }
     if (out->n - first > 1) qsort(out->v + first, out->n - first, sizeof *out->v, tl_walk__cmp_str);
   }
+  tl_walk__dedupe(out, out_first);
   tl_walk__ign_frame_free(extra);
   return w.errors == 0;
 }
