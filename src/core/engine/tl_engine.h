@@ -131,6 +131,7 @@ typedef struct tl_project {
   uint8_t **param_kind;     /* per file, per parameter (tl_file_model.params): the place of its arguments */
   uint8_t **param_elems;    /* the same, for the elements of container arguments */
   bool *test_file;          /* per file: a test module (tl_project_test_file) */
+  uint16_t *eval_dir;       /* per file: length of its evaluation-package prefix ("eval/"), 0 if none */
   bool cpu_only;            /* a program that never names an accelerator */
   size_t targets_kept;      /* call targets taken from the last run, not resolved again */
 } tl_project;
@@ -173,6 +174,8 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
 bool tl_project_eval_loop(const tl_project *pj, size_t fi, int32_t l);
 /* Is file fi a test module (docs/hot-code.md): its loops and roots run once, under the test runner? */
 bool tl_project_test_file(const tl_project *pj, size_t fi);
+/* Is file fi in an evaluation, inference or export package of the project (tl_project__eval_dirs)? */
+bool tl_project_eval_file(const tl_project *pj, size_t fi);
 /* Hot kinds of a byte position, with the chain; returns 0 when not hot for `kinds`. */
 unsigned tl_project_hot_at(const tl_project *pj, size_t file, int32_t func, uint32_t byte, unsigned kinds,
                            tl_hot_step **chain, size_t *nchain);

@@ -162,6 +162,7 @@ void tl_findings_make(tl_analysis *a) {
       fd.severity = sev >= 0 ? (tl_severity)sev : rule->severity;
       if (hot_bits & TL_HOT_EVAL) fd.severity = TL_SEVERITY_INFO; /* paid per evaluation, not per training step */
       if (tl_project_test_file(&a->project, fi)) fd.severity = TL_SEVERITY_INFO; /* a test's settings train nothing */
+      if (tl_project_eval_file(&a->project, fi)) fd.severity = TL_SEVERITY_INFO; /* evaluation, inference, export */
       fd.message = tl_strdup(c->message);
       fd.hot = chain;
       fd.nhot = nchain;

@@ -50,7 +50,8 @@ static bool tl_project__training_loop(tl_analysis *a, size_t file, const tl_pred
   (void)p;
   (void)end;
   (void)md;
-  if (file >= a->project.nwork || tl_project_test_file(&a->project, file)) return false;
+  if (file >= a->project.nwork || tl_project_test_file(&a->project, file) || tl_project_eval_file(&a->project, file))
+    return false;
   const tl_file_model *m = &a->files.v[file].model;
   for (size_t l = 0; l < m->loops.n; l++)
     if (m->loops.v[l].start == start)

@@ -602,6 +602,46 @@ static bool tl_project__is_test_module(const tl_file *file) {
   return false;
 }
 
+/* Directory names of packages whose code serves evaluation, inference, export or benchmarks, not
+ * training steps (a model class there is one an evaluation or an exported predictor builds). */
+static const char *const tl_project__eval_names[] = {
+    "eval",   "evals",      "evaluation", "evaluate",   "inference",    "infer", "export",
+    "deploy", "deployment", "benchmark",  "benchmarks", "benchmarking", NULL};
+
+/* For each file, the length of the path prefix up to and including the outermost directory of its
+ * path named as an evaluation package (`dinov2/eval/`, `detectron2/export/`, `deploy/`), or 0. A
+ * directory that holds every file of the run is the project itself, whatever its name (a checkout
+ * in `~/eval/`): it is no such package. */
+static void tl_project__eval_dirs(tl_project *pj) {
+  size_t nf = pj->nfiles;
+  pj->eval_dir = tl_calloc(nf ? nf : 1, sizeof *pj->eval_dir);
+  for (size_t i = 0; i < nf; i++) {
+    const char *path = pj->files[i].path;
+    for (const char *p = path; *p;) {
+      const char *slash = strchr(p, '/');
+      if (!slash) break;
+      size_t k = (size_t)(slash - p);
+      bool named = false;
+      for (size_t w = 0; tl_project__eval_names[w] && !named; w++)
+        named = strlen(tl_project__eval_names[w]) == k && !strncmp(p, tl_project__eval_names[w], k);
+      size_t plen = (size_t)(slash + 1 - path);
+      if (named && plen < UINT16_MAX) {
+        bool outside = false; /* a file of the run outside this directory */
+        for (size_t j = 0; j < nf && !outside; j++) outside = strncmp(pj->files[j].path, path, plen) != 0;
+        if (outside) {
+          pj->eval_dir[i] = (uint16_t)plen;
+          break;
+        }
+      }
+      p = slash + 1;
+    }
+  }
+}
+
+bool tl_project_eval_file(const tl_project *pj, size_t fi) {
+  return pj->eval_dir && fi < pj->nfiles && pj->eval_dir[fi];
+}
+
 /* Step functions: a function no call in the project reaches, that runs a backward pass and an
  * optimizer step at its top level (unguarded, not in a loop of its own) and holds no step loop, is
  * called once per step by code outside the project (a trainer that a registry or a config builds
@@ -667,6 +707,7 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
   pj->nfuncs = tl_calloc(nf ? nf : 1, sizeof *pj->nfuncs);
   pj->test_file = tl_calloc(nf ? nf : 1, sizeof *pj->test_file);
   for (size_t i = 0; i < nf; i++) pj->test_file[i] = tl_project__is_test_module(&files[i]);
+  tl_project__eval_dirs(pj);
   tl_callgraph p;
   tl_callgraph_build(&p, files, nfiles, &pj->targets_kept);
   tl_project__optin(pj, &p);
@@ -844,6 +885,16 @@ static int32_t tl_loop_at_pos(const tl_file_model *m, uint32_t line, uint32_t co
   return -1;
 }
 
+/* For a file of an evaluation package: the chain's last step says so. */
+static bool tl_project__eval_note(const tl_project *pj, size_t fi, tl_chain *v) {
+  if (!tl_project_eval_file(pj, fi)) return false;
+  const tl_file *f = &pj->files[fi];
+  tl_chain_add(v, f->path, 1, 1,
+               tl_printf("in `%.*s`, a package of evaluation, inference or export code (not run by training steps)",
+                         (int)pj->eval_dir[fi], f->path));
+  return true;
+}
+
 bool tl_project_test_file(const tl_project *pj, size_t fi) {
   return pj->test_file && fi < pj->nfiles && pj->test_file[fi];
 }
@@ -879,9 +930,10 @@ unsigned tl_project_hot_at(const tl_project *pj, size_t fi, int32_t func, uint32
             tl_printf("`%s` runs only now and then: called %s", m->funcs.v[func].display,
                       rc->guarded ? "under a frequency guard" : "from a function that runs only now and then"));
       }
+      bool evpkg = tl_project__eval_note(pj, fi, &v);
       *chain = v.v;
       *nchain = v.n;
-      return ev || rare || test ? TL_HOT_STEP | TL_HOT_EVAL : TL_HOT_STEP;
+      return ev || rare || test || evpkg ? TL_HOT_STEP | TL_HOT_EVAL : TL_HOT_STEP;
     }
   }
   const tl_func_state *st = &pj->fstate[fi][func];
@@ -924,6 +976,7 @@ unsigned tl_project_hot_at(const tl_project *pj, size_t fi, int32_t func, uint32
       cf = r->file;
       cfn = r->func;
     }
+    if (tl_project__eval_note(pj, fi, &v)) bit |= TL_HOT_EVAL;
     *chain = v.v;
     *nchain = v.n;
     return bit;
@@ -944,6 +997,7 @@ void tl_project_free(tl_project *pj) {
   free(pj->step_loops);
   free(pj->nfuncs);
   free(pj->test_file);
+  free(pj->eval_dir);
   free(pj->loop_work);
   for (size_t i = 0; pj->optin && i < pj->nfiles; i++) {
     tl_vec_free(&pj->optin[i]);
