@@ -21,6 +21,8 @@ const char *const tl_vocab_host_read_methods[] = {"item", "tolist", "numpy", "cp
 const char *const tl_vocab_host_methods[] = {"cpu", "numpy", "pin_memory", NULL};
 const char *const tl_vocab_host_libs[] = {"scipy", "sklearn", "cv2", "random", "lap", "lapx", "pycocotools",
   "skimage", "shapely", "networkx", "PIL", NULL};
+const char *const tl_vocab_host_arg_calls[] = {"torch.nn.utils.rnn.pack_padded_sequence",
+  "torch.nn.utils.rnn.pack_sequence", NULL};
 const char *const tl_vocab_setting_words[] = {"weight", "scale", "coef", "factor", "ratio", "type", "func", "_fn",
   "name", "cfg", "config", "lambda", "alpha", "beta", "gamma", "mode", "reduction", "kwargs", "args", "params",
   "dict", "list", "names", "keys", "fns", NULL};

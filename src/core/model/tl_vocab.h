@@ -23,6 +23,9 @@ extern const char *const tl_vocab_meta_attrs[];
 extern const char *const tl_vocab_setting_words[];
 /* Libraries that compute on the host only: a value handed to them must be there (`linear_sum_assignment`). */
 extern const char *const tl_vocab_host_libs[];
+/* Framework functions that take an argument on the host only (`pack_padded_sequence`'s lengths
+ * must be a CPU tensor or a list). */
+extern const char *const tl_vocab_host_arg_calls[];
 /* Methods whose result is a Python scalar or size (`.item()`, `.size()`, `.numel()`). */
 extern const char *const tl_vocab_scalar_methods[];
 /* Methods whose truth value in a condition needs the tensor's value (`if t.any():`). */

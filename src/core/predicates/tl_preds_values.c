@@ -700,7 +700,8 @@ static tl_verdict tl_values__device_or_info(tl_match_env *e, const tl_pred *p, T
 }
 
 /* Is `call` a call of a host-only library (scipy, scikit-learn, OpenCV, `random`, ...: tl_vocab_host_libs),
- * other than a metric? */
+ * other than a metric, or of a framework function that takes an argument on the host only
+ * (`pack_padded_sequence(x, lengths.cpu())`: tl_vocab_host_arg_calls)? */
 static bool tl_values__host_lib_call(const tl_match_env *e, TSNode call) {
   if (!tl_node_is(call, "call")) return false;
   char *d = tl_dotted(TL_CHILD(call, function), e->src);
@@ -708,7 +709,8 @@ static bool tl_values__host_lib_call(const tl_match_env *e, TSNode call) {
   char *q = tl_model_resolve(e->m, d);
   const char *dot = strchr(q, '.');
   /* a metric (sklearn.metrics.roc_curve) is work the step could skip, not a value it needs */
-  bool host = dot && tl_str_in(q, (size_t)(dot - q), tl_vocab_host_libs) && !strstr(q, "metric");
+  bool host = (dot && tl_str_in(q, (size_t)(dot - q), tl_vocab_host_libs) && !strstr(q, "metric")) ||
+              tl_str_in(q, strlen(q), tl_vocab_host_arg_calls);
   free(q);
   free(d);
   return host;
