@@ -17,7 +17,7 @@ static const char *tl_source__kind_name(mode_t m) {
   return "an unknown kind";
 }
 
-static char *tl_source__too_large_message(unsigned long long size, size_t max) {
+char *tl_source_too_large_message(unsigned long long size, size_t max) {
   return tl_printf("file too large: %llu bytes (%.1f MiB), over the limit of %zu bytes (%.1f MiB; --max-file-size)",
                    size, (double)size / (1024.0 * 1024.0), max, (double)max / (1024.0 * 1024.0));
 }
@@ -116,7 +116,7 @@ tl_source_status tl_source_read_max(const char *path, size_t max, tl_source *out
                            tl_printf("not a regular file (%s)", tl_source__kind_name(pre.st_mode)));
   if ((unsigned long long)pre.st_size > max)
     return tl_source__fail(TL_SOURCE_TOO_LARGE, message,
-                           tl_source__too_large_message((unsigned long long)pre.st_size, max));
+                           tl_source_too_large_message((unsigned long long)pre.st_size, max));
 
   int fd;
   do fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -142,7 +142,7 @@ tl_source_status tl_source_read_max(const char *path, size_t max, tl_source *out
   if ((unsigned long long)st.st_size > max) {
     close(fd);
     return tl_source__fail(TL_SOURCE_TOO_LARGE, message,
-                           tl_source__too_large_message((unsigned long long)st.st_size, max));
+                           tl_source_too_large_message((unsigned long long)st.st_size, max));
   }
 
   /* Read to end of file; the file may be shorter or longer than fstat said (it may be changing). */
@@ -172,7 +172,7 @@ tl_source_status tl_source_read_max(const char *path, size_t max, tl_source *out
     if (len > max) { /* grew past the limit while we read it */
       close(fd);
       free(buf);
-      return tl_source__fail(TL_SOURCE_TOO_LARGE, message, tl_source__too_large_message((unsigned long long)len, max));
+      return tl_source__fail(TL_SOURCE_TOO_LARGE, message, tl_source_too_large_message((unsigned long long)len, max));
     }
   }
   close(fd);

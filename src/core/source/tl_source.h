@@ -33,6 +33,9 @@ typedef struct {
  * (caller frees); `out` is then left empty. Never blocks on FIFOs (opens with O_NONBLOCK and
  * checks S_ISREG before reading). */
 tl_source_status tl_source_read(const char *path, tl_source *out, size_t *error_offset, char **message);
+/* "file too large: N bytes (... MiB), over the limit of M bytes (...)": the message for a file or
+ * an editor's buffer over the limit (caller frees). */
+char *tl_source_too_large_message(unsigned long long size, size_t max);
 /* The same with a size limit of `max` bytes (0, or over TL_MAX_FILE_BYTES_LIMIT: the default). */
 tl_source_status tl_source_read_max(const char *path, size_t max, tl_source *out, size_t *error_offset, char **message);
 
