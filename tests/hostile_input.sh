@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# hostile_input.sh - inputs bad_input.sh does not cover: files over and just under the size limit (time and memory bounded), tabs, lone-CR line ends, odd file names, a symlink loop, unreadable files, a query tree-sitter mishandles, expressions nested 100,000 deep (time bounded), a non-UTF-8 file name and a file reached twice; the ordinary files' findings never change.
+# hostile_input.sh - inputs bad_input.sh does not cover: files over and just under the size limit (time and memory bounded), tabs, lone-CR line ends, odd file names, a symlink loop, unreadable files, a query tree-sitter mishandles, expressions nested 100,000 deep (time bounded), a non-UTF-8 file name, a file reached twice, /proc and /sys; the ordinary files' findings never change.
 set -u
 bin=$1 src=$2
 tmp=$(mktemp -d)
@@ -245,6 +245,20 @@ done
 ( cd "$tmp/idents" && "$bin" check --fix --unsafe-fixes --exit-zero . a.py ) > "$tmp/n.out" 2>&1; rc=$?
 [ "$rc" = 0 ] && grep -q 'total += model(x.cuda()).sum().detach()' "$tmp/idents/a.py" && ! grep -aq 'changed on disk' "$tmp/n.out" &&
   ok || bad "--fix on a file reached twice: exit $rc: $(cat "$tmp/n.out")"
+
+# 10. The kernel's pseudo file systems (/proc, /sys), given or met through a link: not walked, a
+#     located warning each, in bounded time; the rest of the tree analysed as usual.
+if [ -d /proc/self ] && [ -d /sys/kernel ]; then
+  mkdir -p "$tmp/fs"
+  printf 'import torch\nfor x, y in loader:\n    print(model(x.cuda()).sum().item())\n' > "$tmp/fs/a.py"
+  ln -s /proc "$tmp/fs/proc_link"
+  measure 30 sh -c "cd '$tmp/fs' && exec '$bin' check --format concise --no-source --exit-zero . /sys"
+  [ "$rc" = 0 ] && ok || bad "/proc and /sys: exit $rc after ${wall}s"
+  grep -q '^\(\./\)\?proc_link: warning: proc file system (the kernel.s, no source files): not walked$' "$tmp/m.err" &&
+    grep -q '^/sys: warning: sysfs file system (the kernel.s, no source files): not walked$' "$tmp/m.err" && ok ||
+    bad "/proc, /sys not reported: $(head -c 300 "$tmp/m.err")"
+  grep -q '^\(\./\)\?a.py:3:11: TL101' "$tmp/m.out" && ok || bad "the tree beside /proc not analysed: $(head -c 300 "$tmp/m.out")"
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------------------------------------------
@@ -505,6 +506,25 @@ static void tl_walk__entry(walker *w, const char *path, const char *rel, const c
   /* FIFOs, sockets and devices found while walking are not source files: skipped silently. */
 }
 
+/* The kind of a pseudo file system the kernel makes up (proc, sysfs, ...) that `path` is on, or NULL.
+ * Walking one reads no source file and can take forever: /proc alone lists every process's
+ * tree, and reading some of its entries blocks. */
+static const char *tl_walk__special_fs(const char *path) {
+  static const struct {
+    unsigned long magic;
+    const char *name;
+  } kinds[] = {
+      {0x9fa0, "proc"},          {0x62656572, "sysfs"},       {0x1cd1, "devpts"},        {0x64626720, "debugfs"},
+      {0x74726163, "tracefs"},   {0x27e0eb, "cgroup"},        {0x63677270, "cgroup2"},   {0x73636673, "securityfs"},
+      {0xcafe4a11, "bpf"},       {0x42494e4d, "binfmt_misc"}, {0x6e736673, "nsfs"},      {0x19800202, "mqueue"},
+      {0xf97cff8c, "selinuxfs"}, {0x65735543, "fusectl"},     {0x67596969, "rpc_pipefs"}};
+  struct statfs fs;
+  if (statfs(path, &fs) != 0) return NULL;
+  for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+    if ((unsigned long)fs.f_type == kinds[i].magic) return kinds[i].name;
+  return NULL;
+}
+
 static void tl_walk__dir(walker *w, const char *path, const char *rel, const dirnode *parent, ign_frame *ign,
                          const struct stat *st, bool via_link) {
   char err[256];
@@ -516,6 +536,13 @@ static void tl_walk__dir(walker *w, const char *path, const char *rel, const dir
     }
   }
   if (!tl_walk__visit_add(w, st->st_dev, st->st_ino)) return; /* reached already by another path */
+  if (!parent || parent->dev != st->st_dev) {                 /* a file system of its own: is it one of the kernel's? */
+    const char *kind = tl_walk__special_fs(path);
+    if (kind) {
+      tl_walk__report(w, TL_DIAG_WARNING, path, "%s file system (the kernel's, no source files): not walked", kind);
+      return;
+    }
+  }
 
   dirnode *node = tl_malloc(sizeof *node);
   node->dev = st->st_dev;
