@@ -30,8 +30,8 @@ static const struct {
   size_t field; /* offsetof(tl_cli, ...) */
   const char *shown, *help;
 } tl_main__options[] = {
-    {"--format", NULL, TL_MAIN__FORMAT, offsetof(tl_cli, format), "--format FORMAT",
-     "text (default), concise, json, sarif, github, gitlab"},
+    {"--format", "--output-format", TL_MAIN__FORMAT, offsetof(tl_cli, format), "--format FORMAT",
+     "text (default), concise, json, sarif, github, gitlab\n(also spelled --output-format)"},
     {"--output", "-o", TL_MAIN__TEXT, offsetof(tl_cli, output), "--output FILE",
      "write the findings to FILE instead of standard output"},
     {"--statistics", NULL, TL_MAIN__FLAG, offsetof(tl_cli, statistics), "--statistics",
@@ -95,6 +95,7 @@ static const struct {
     {"server", "[--stdio]", "run the language server (LSP on stdio; docs/editors.md)", NULL, tl_lsp_main},
     {"version", "", NULL, NULL, tl_main__version},
     {"--version", NULL, NULL, NULL, tl_main__version},
+    {"-V", NULL, NULL, NULL, tl_main__version},
     {"help", NULL, NULL, NULL, tl_main__help},
     {"-h", NULL, NULL, NULL, tl_main__help},
     {"--help", NULL, NULL, NULL, tl_main__help},
@@ -158,7 +159,8 @@ static bool tl_main__option(tl_cli *c, int argc, char **argv, int *i) {
   size_t alen = eq ? (size_t)(eq - a) : strlen(a);
   for (; k < TL_MAIN__COUNT(tl_main__options); k++) {
     const char *alias = tl_main__options[k].alias;
-    if (eq && strlen(tl_main__options[k].name) == alen && !strncmp(a, tl_main__options[k].name, alen)) {
+    if (eq && ((strlen(tl_main__options[k].name) == alen && !strncmp(a, tl_main__options[k].name, alen)) ||
+               (alias && alias[1] == '-' && strlen(alias) == alen && !strncmp(a, alias, alen)))) {
       attached = eq + 1; /* --opt=value, as with --opt value */
       break;
     }
@@ -251,6 +253,9 @@ int main(int argc, char **argv) {
   size_t cmd = 0;
   while (cmd < TL_MAIN__COUNT(tl_main__commands) && strcmp(argv[1], tl_main__commands[cmd].name)) cmd++;
   bool known = cmd < TL_MAIN__COUNT(tl_main__commands);
+  /* `trainlint check --help`, `rules -h`: the usage, on stdout (before the command reads options) */
+  for (int i = 2; known && i < argc; i++)
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return tl_main__help(argc - 1, argv + 1);
   if (known && tl_main__commands[cmd].run_argv) return tl_main__commands[cmd].run_argv(argc - 1, argv + 1);
   tl_cli c = {0};
   c.color = -1;

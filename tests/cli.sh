@@ -51,6 +51,15 @@ expect_error "trainlint: --color takes auto, always or never" check --color pink
 expect_error "trainlint: --diff, --fix and --add-noqa exclude each other" check --diff --fix a.py
 expect_error "usage: trainlint explain CODE" explain
 expect_error "usage: trainlint explain CODE" explain TL101 TL102
+# a command's --help or -h: the usage on stdout, exit 0; -V is --version; --output-format is --format
+for h in "check --help" "rules -h" "explain --help" "check . -h"; do
+  out=$("$bin" $h 2>/dev/null); rc=$?
+  [ "$rc" = 0 ] && echo "$out" | head -1 | grep -q '^usage: trainlint check' && ok || bad "$h: exit $rc"
+done
+[ "$("$bin" -V)" = "$("$bin" version)" ] && ok || bad "-V: $("$bin" -V 2>&1)"
+[ "$("$bin" check --output-format concise a.py 2>&1)" = "$("$bin" check --format concise a.py 2>&1)" ] &&
+  [ "$("$bin" check --output-format=json a.py 2>&1)" = "$("$bin" check --format json a.py 2>&1)" ] && ok ||
+  bad "--output-format differs from --format"
 # --opt=value is --opt value; a flag takes no value; an unknown --opt=value is unknown
 "$bin" check --format=concise --select=TL101 a.py > out 2>err; rc=$?
 [ "$rc" = 1 ] && grep -q '^a.py:6:15: TL101 ' out && [ ! -s err ] && ok || bad "--format=concise --select=TL101: exit $rc, $(cat err)"
