@@ -106,4 +106,11 @@ printf '[tool.trainlint]\nselect = ["tl101"]\n' > pyproject.toml
 printf '[tool.trainlint]\nselect = ["TL101"]\n' > pyproject.toml
 "$bin" check --format concise --no-source . >"$tmp/o6" 2>&1
 [ ! -s "$tmp/e5" ] && grep -q TL101 "$tmp/o6" && cmp -s "$tmp/o5" "$tmp/o6" && ok || bad "select = [\"tl101\"]: $rc $(cat "$tmp/e5")"
+# --fix leaves alone what per-file-ignores hide: only the reported findings are fixed
+mkdir -p "$tmp/pfi" && cd "$tmp/pfi"
+printf 'import torch\ntotal = 0\nfor x in loader:\n    out = model(x.cuda()).sum()\n    out.backward()\n    opt.step()\n    total += out\n' > a.py
+cp a.py b.py && cp a.py b.orig
+printf '[tool.trainlint.per-file-ignores]\n"b.py" = ["TL701"]\n' > pyproject.toml
+"$bin" check --fix --unsafe-fixes --exit-zero . >/dev/null 2>&1
+grep -q 'total += out.detach()' a.py && cmp -s b.py b.orig && ok || bad "--fix changed a file whose finding per-file-ignores hides: $(cat b.py)"
 finish

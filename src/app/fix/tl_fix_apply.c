@@ -16,6 +16,7 @@ size_t tl_fixes_apply(const tl_analysis *a, bool unsafe, bool *fixed, tl_fixed_f
     TL_VEC(size_t) owner = {0};
     for (; j < n && tl_analysis_finding(a, j)->file == file; j++) {
       const tl_finding *f = tl_analysis_finding(a, j);
+      if (fixed && fixed[j]) continue; /* not to be fixed: a finding hidden from the report */
       if (!f->nfix || !(f->fix_safety == TL_FIXSAFE_SAFE || (unsafe && f->fix_safety == TL_FIXSAFE_UNSAFE))) continue;
       /* a finding's edits are taken all or none: skip it when any edit overlaps one already taken */
       bool clash = false;

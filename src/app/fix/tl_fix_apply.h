@@ -10,7 +10,8 @@
 typedef void tl_fixed_fn(void *ctx, size_t file, const char *old, size_t oldlen, const char *neu, size_t newlen);
 
 /* Builds each file's fixed text from its findings' fixes (safe ones, plus unsafe when asked).
- * `fixed[i]` is set for findings whose fix was taken (fixed may be NULL). For every file with
+ * `fixed[i]` is set for findings whose fix was taken (fixed may be NULL); a finding whose entry is
+ * already set on entry is not fixed (one the report hides). For every file with
  * edits calls cb(ctx, file, old, oldlen, new, newlen). Returns the number of fixes taken;
  * overlapping fixes are resolved deterministically (the earlier finding wins; the other stays
  * reported). */
