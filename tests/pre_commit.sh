@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # pre_commit.sh - the pre-commit hook runs trainlint on staged Python files, fails on findings,
-# and does not run (nor crash) when no Python file is staged (TorchFix #63).
+# and does not run (nor crash) when no Python file is staged (TorchFix #63); staged files are
+# analysed with the rest of their project as context, and only they are reported.
 set -u
 bin=$1 src=$2
 . "$src/tests/support/lib.sh"
@@ -20,4 +21,36 @@ out=$(pre-commit try-repo "$tmp/hookrepo" trainlint 2>&1); rc=$?
 printf 'import torch\n\ndef f(x):\n    return x + 1\n' > train.py && git add train.py
 out=$(pre-commit try-repo "$tmp/hookrepo" trainlint 2>&1); rc=$?
 [ "$rc" = 0 ] && ok || bad "clean staged file: exit $rc: $out"
+
+# Staged files only: the rest of their project is the context, not reported. A train.py that uses
+# autocast (not staged) means no TL601 on a staged loop; a staged helper is hot through its caller
+# in train.py; --fix writes only the staged file; a broken unstaged file is not the user's error.
+mkdir -p "$tmp/ctx" && cd "$tmp/ctx" && git init -q .
+cat > train.py <<'PY'
+import torch
+from helpers import log_stats
+
+model = torch.nn.Linear(4, 4).cuda()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+total = 0
+for x, y in loader:
+    with torch.autocast("cuda", dtype=torch.bfloat16):
+        loss = torch.nn.functional.mse_loss(model(x.cuda()), y.cuda())
+    loss.backward()
+    opt.step()
+    opt.zero_grad()
+    log_stats(loss)
+    total += loss
+PY
+printf 'def log_stats(loss):\n    print(loss.item())\n' > helpers.py
+printf 'import torch\ntotal = 0\nfor x in loader:\n    out = model(x.cuda()).sum()\n    out.backward()\n    opt.step()\n    total += out\n' > loop.py
+printf 'x = (\n' > broken.py
+cp train.py train.orig
+"$bin" check --format concise --no-source helpers.py > out 2>err; rc=$?
+[ "$rc" = 1 ] && [ "$(cat out)" = "helpers.py:2:11: TL101 \`loss.item()\` copies a device value to the host and waits for the GPU to finish all queued work" ] && [ ! -s err ] &&
+  ok || bad "staged helper, hot through train.py: exit $rc: $(cat out err)"
+"$bin" check --format concise --no-source loop.py > out 2>err; rc=$?
+! grep -q TL601 out && grep -q '^loop.py:7:5: TL701' out && [ ! -s err ] && ok || bad "staged loop beside an autocast train.py: exit $rc: $(cat out err)"
+"$bin" check --fix --unsafe-fixes --exit-zero loop.py > out 2>&1; rc=$?
+cmp -s train.py train.orig && grep -q 'total += out.detach()' loop.py && ok || bad "--fix on a staged file touched its context: $(cat out)"
 finish

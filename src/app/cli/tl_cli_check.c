@@ -5,11 +5,13 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tl_baseline.h"
 #include "tl_fix.h"
 #include "tl_fix_apply.h"
+#include "tl_map.h"
 #include "tl_suppress.h"
 #include "tl_walk.h"
 
@@ -18,9 +20,15 @@ typedef struct {
   const tl_cli *c;
   tl_cli_configs cfg;
   tl_diags d;
-  bool ecolor; /* colour on stderr */
-  bool errors; /* a configuration, the baseline or --diff-base failed (reported once) */
+  bool ecolor;    /* colour on stderr */
+  bool errors;    /* a configuration, the baseline or --diff-base failed (reported once) */
+  tl_map context; /* files analysed only for their project's context: never reported (as walked) */
 } tl_cli_check__state;
+
+static bool tl_cli_check__is_context(const tl_cli_check__state *st, const char *path) {
+  intptr_t v;
+  return st->context.count && path && tl_map_get(&st->context, path, &v);
+}
 
 /* An input diagnostic to stderr; --quiet keeps only errors. */
 static void tl_cli_check__print_diag(const tl_cli_check__state *st, const tl_diag *d) {
@@ -29,6 +37,63 @@ static void tl_cli_check__print_diag(const tl_cli_check__state *st, const tl_dia
 
 static void tl_cli_check__print_diags(const tl_cli_check__state *st, const tl_diags *d) {
   for (size_t i = 0; i < d->n; i++) tl_cli_check__print_diag(st, &d->v[i]);
+}
+
+/* The project a file belongs to: the nearest directory above it holding a pyproject.toml or a
+ * .git, as an absolute path (caller frees), or NULL. */
+static char *tl_cli_check__project_root(const char *file) {
+  char *abs = realpath(file, NULL);
+  if (!abs) return NULL;
+  for (char *slash = strrchr(abs, '/'); slash; slash = strrchr(abs, '/')) {
+    *slash = 0;
+    const char *dir = abs[0] ? abs : "/";
+    char *py = tl_printf("%s/pyproject.toml", dir), *git = tl_printf("%s/.git", dir);
+    bool found = access(py, F_OK) == 0 || access(git, F_OK) == 0;
+    free(py);
+    free(git);
+    if (found) {
+      char *root = tl_strdup(dir);
+      free(abs);
+      return root;
+    }
+    if (!abs[0]) break;
+  }
+  free(abs);
+  return NULL;
+}
+
+/* Explicit files only (a pre-commit hook passes the staged files): the other files of their
+ * projects are analysed too, for what they tell (a train.py that uses autocast, the callers of a
+ * staged helper), and their findings are not reported (st->context). */
+static void tl_cli_check__add_context(tl_cli_check__state *st, tl_strvec *files, const char *const *excludes,
+                                      size_t nexcludes) {
+  tl_strvec roots = {0}, given = {0}, ctx = {0};
+  for (size_t i = 0; i < files->n; i++) {
+    char *r = tl_cli_check__project_root(files->v[i]);
+    bool have = false;
+    for (size_t k = 0; r && k < roots.n && !have; k++) have = !strcmp(roots.v[k], r);
+    if (r && !have) tl_vec_push(&roots, r);
+    else free(r);
+    char *real = realpath(files->v[i], NULL);
+    if (real) tl_vec_push(&given, real);
+  }
+  if (roots.n) {
+    tl_diags quiet = {0}; /* the context's own problems are not the user's files' */
+    tl_walk((const char *const *)roots.v, roots.n, excludes, nexcludes, &ctx, &quiet);
+    tl_diags_free(&quiet);
+  }
+  for (size_t i = 0; i < ctx.n; i++) {
+    char *real = realpath(ctx.v[i], NULL);
+    bool is_given = false;
+    for (size_t k = 0; real && k < given.n && !is_given; k++) is_given = !strcmp(given.v[k], real);
+    free(real);
+    if (is_given) continue;
+    tl_map_set(&st->context, ctx.v[i], 1);
+    tl_vec_push(files, tl_strdup(ctx.v[i]));
+  }
+  tl_strvec_free(&roots);
+  tl_strvec_free(&given);
+  tl_strvec_free(&ctx);
 }
 
 /* The Python files of the path arguments, less the excludes of the command line and of each
@@ -47,6 +112,14 @@ static bool tl_cli_check__files(tl_cli_check__state *st, tl_strvec *files, tl_co
   }
   bool ok = st->cfg.failed || tl_walk((const char *const *)c->paths.v, c->paths.n, (const char *const *)excludes.v,
                                       excludes.n, files, &st->d);
+  /* only files given (no directory): their projects are the context (not for the modes that
+   * write what they find: --add-noqa, --write-baseline, --report-unused-suppressions) */
+  bool only_files = ok && files->n && !c->add_noqa && !c->write_baseline && !c->unused_supp;
+  for (size_t i = 0; i < c->paths.n && only_files; i++) {
+    struct stat sb;
+    only_files = stat(c->paths.v[i], &sb) == 0 && S_ISREG(sb.st_mode);
+  }
+  if (only_files) tl_cli_check__add_context(st, files, (const char *const *)excludes.v, excludes.n);
   tl_vec_free(&excludes);
   return ok;
 }
@@ -126,7 +199,8 @@ static void tl_cli_check__hide(void *p, const tl_analysis *a, bool *hidden) {
     const tl_finding *f = tl_analysis_finding(a, i);
     tl_config *fc = tl_cli_configs_for(&st->cfg, f->path, &st->d);
     hidden[i] = !tl_config_enabled(fc, f->rule, f->path, (const char *const *)c->select.v, c->select.n,
-                                   (const char *const *)c->ignore.v, c->ignore.n);
+                                   (const char *const *)c->ignore.v, c->ignore.n) ||
+                tl_cli_check__is_context(st, f->path);
   }
   if (st->cfg.failed) {
     if (!quiet) tl_cli_check__print_diags(st, &st->d);
@@ -338,6 +412,7 @@ static int tl_cli_check__run(tl_cli_check__state *st, const tl_ruleset *rs, cons
   tl_analysis *a = tl_cli_check__analyse(c, rs, primary, files);
   for (size_t i = 0; i < tl_analysis_diag_count(a); i++) {
     const tl_diag *d = tl_analysis_diag(a, i);
+    if (tl_cli_check__is_context(st, d->path)) continue; /* not a file the user gave */
     tl_cli_check__print_diag(st, d);
     input_errors = input_errors || d->level == TL_DIAG_ERROR;
   }
@@ -389,7 +464,7 @@ int tl_cli_check(tl_cli *c) {
     fprintf(stderr, "trainlint: --diff, --fix and --add-noqa exclude each other\n");
     return 2;
   }
-  tl_cli_check__state st = {c, {0}, {0}, false, false};
+  tl_cli_check__state st = {c, {0}, {0}, false, false, {0}};
   st.ecolor = c->color == 1 || (c->color == -1 && isatty(STDERR_FILENO) && !getenv("NO_COLOR"));
   int rc = 2;
   tl_strvec files = {0};
@@ -410,5 +485,6 @@ int tl_cli_check(tl_cli *c) {
   tl_ruleset_delete(rs);
   tl_diags_free(&st.d);
   tl_cli_configs_free(&st.cfg);
+  tl_map_free(&st.context);
   return rc;
 }
