@@ -156,20 +156,23 @@ def rename_tokens(text, names, suffix):
 # ---- move ----------------------------------------------------------------------------------------
 
 
+def bound_name(n):
+    """The name one node binds (a store or del, a def or class, an except target, an import), or None."""
+    if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+        return n.id
+    if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return n.name
+    if isinstance(n, ast.ExceptHandler) and n.name:
+        return n.name
+    if isinstance(n, ast.alias):
+        return (n.asname or n.name).split(".")[0]
+    return None
+
+
 def bound_in(node):
     """Every name a function binds anywhere inside it (an over-approximation of its locals)."""
-    out = set()
-    for n in ast.walk(node):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
-            out.add(n.id)
-        elif isinstance(n, ast.arg):
-            out.add(n.arg)
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n is not node:
-            out.add(n.name)
-        elif isinstance(n, ast.ExceptHandler) and n.name:
-            out.add(n.name)
-        elif isinstance(n, ast.alias):
-            out.add((n.asname or n.name).split(".")[0])
+    out = {n.arg for n in ast.walk(node) if isinstance(n, ast.arg)}
+    out |= {bound_name(n) for n in ast.walk(node) if n is not node} - {None}
     return out
 
 
@@ -304,17 +307,7 @@ def leaves_loop(body):
 
 
 def stored(stmts):
-    out = set()
-    for n in own_nodes(stmts):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
-            out.add(n.id)
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            out.add(n.name)
-        elif isinstance(n, ast.ExceptHandler) and n.name:
-            out.add(n.name)
-        elif isinstance(n, ast.alias):
-            out.add((n.asname or n.name).split(".")[0])
-    return out
+    return {bound_name(n) for n in own_nodes(stmts)} - {None}
 
 
 def wrap(root):
