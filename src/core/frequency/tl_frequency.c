@@ -260,7 +260,7 @@ static bool tl_freq__end_flag_name(TSNode n, const char *src) {
   if (tl_node_is(n, "attribute")) n = TL_CHILD(n, attribute);
   if (!tl_node_is(n, "identifier")) return false;
   const char *s = src + ts_node_start_byte(n), *e = src + ts_node_end_byte(n);
-  bool endword = false, lastword = false, unit = false, is = false, of = false;
+  bool endword = false, lastword = false, unit = false, is = false, of = false, grad = false;
   for (const char *w = s; w < e;) {
     const char *x = w;
     while (x < e && *x != '_') x++;
@@ -271,10 +271,11 @@ static bool tl_freq__end_flag_name(TSNode n, const char *src) {
     if (TL_W("last") || TL_W("final")) lastword = true;
     if (TL_W("step") || TL_W("iter") || TL_W("iteration") || TL_W("epoch") || TL_W("batch")) unit = true;
     if (w == s && TL_W("is")) is = true;
+    if (TL_W("grad") || TL_W("gradient") || TL_W("gradients")) grad = true; /* Paddle's stop_gradient */
 #undef TL_W
     w = x < e ? x + 1 : x;
   }
-  return endword || of || (lastword && (unit || is));
+  return !grad && (endword || of || (lastword && (unit || is)));
 }
 
 static tl_freq tl_freq__test(TSNode cond, const char *src, const char *const *guard_names, size_t nguard, int depth) {
