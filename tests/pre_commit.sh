@@ -53,4 +53,13 @@ cp train.py train.orig
 ! grep -q TL601 out && grep -q '^loop.py:7:5: TL701' out && [ ! -s err ] && ok || bad "staged loop beside an autocast train.py: exit $rc: $(cat out err)"
 "$bin" check --fix --unsafe-fixes --exit-zero loop.py > out 2>&1; rc=$?
 cmp -s train.py train.orig && grep -q 'total += out.detach()' loop.py && ok || bad "--fix on a staged file touched its context: $(cat out)"
+# a "project" of more than 20,000 Python files (a home directory under git) is no context
+mkdir -p "$tmp/home/many" && cd "$tmp/home" && git init -q .
+python3 -c "
+import os
+for i in range(20001): open(os.path.join('many', 'm%d.py' % i), 'w').close()"
+cp "$tmp/ctx/helpers.py" h.py && printf 'for x in loader:\n    print(model(x.cuda()).sum().item())\n' > t.py
+"$bin" check --format concise --no-source t.py > out 2>err; rc=$?
+[ "$rc" = 1 ] && grep -q '^t.py:2:11: TL101' out && grep -q 'holds 20003 Python files (over 20000): analysed without it' err && ok ||
+  bad "a huge project around a given file: exit $rc: $(cat out err)"
 finish

@@ -39,14 +39,18 @@ static void tl_cli_check__print_diags(const tl_cli_check__state *st, const tl_di
   for (size_t i = 0; i < d->n; i++) tl_cli_check__print_diag(st, &d->v[i]);
 }
 
+/* The most files of context (tl_cli_check__add_context) a run takes. */
+#define TL_CLI_CONTEXT_MAX 20000
+
 /* The project a file belongs to: the nearest directory above it holding a pyproject.toml or a
- * .git, as an absolute path (caller frees), or NULL. */
+ * .git, as an absolute path (caller frees), or NULL; never the file system's root. */
 static char *tl_cli_check__project_root(const char *file) {
   char *abs = realpath(file, NULL);
   if (!abs) return NULL;
   for (char *slash = strrchr(abs, '/'); slash; slash = strrchr(abs, '/')) {
     *slash = 0;
-    const char *dir = abs[0] ? abs : "/";
+    if (!abs[0]) break; /* `/` itself: no project */
+    const char *dir = abs;
     char *py = tl_printf("%s/pyproject.toml", dir), *git = tl_printf("%s/.git", dir);
     bool found = access(py, F_OK) == 0 || access(git, F_OK) == 0;
     free(py);
@@ -56,7 +60,6 @@ static char *tl_cli_check__project_root(const char *file) {
       free(abs);
       return root;
     }
-    if (!abs[0]) break;
   }
   free(abs);
   return NULL;
@@ -81,6 +84,12 @@ static void tl_cli_check__add_context(tl_cli_check__state *st, tl_strvec *files,
     tl_diags quiet = {0}; /* the context's own problems are not the user's files' */
     tl_walk((const char *const *)roots.v, roots.n, excludes, nexcludes, &ctx, &quiet);
     tl_diags_free(&quiet);
+  }
+  if (ctx.n > TL_CLI_CONTEXT_MAX) { /* a home directory under git, not a project: the files alone */
+    tl_diags_add(&st->d, TL_DIAG_WARNING, "trainlint", 0, 0,
+                 "the project around the given files holds %zu Python files (over %d): analysed without it", ctx.n,
+                 TL_CLI_CONTEXT_MAX);
+    tl_strvec_free(&ctx);
   }
   for (size_t i = 0; i < ctx.n; i++) {
     char *real = realpath(ctx.v[i], NULL);
