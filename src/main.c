@@ -59,6 +59,10 @@ static const struct {
     {"--ignore", NULL, TL_MAIN__CODES, offsetof(tl_cli, ignore), "--ignore CODES", "disable these codes or prefixes"},
     {"--rules", NULL, TL_MAIN__LIST, offsetof(tl_cli, rule_dirs), "--rules DIR",
      "also load the rule files (*.md) of DIR"},
+    {"--stdin-filename", NULL, TL_MAIN__TEXT, offsetof(tl_cli, stdin_filename), "--stdin-filename NAME",
+     "with the path -: the source read from standard input is\nNAME's (its name in the report, its configuration)"},
+    {"--show-files", NULL, TL_MAIN__FLAG, offsetof(tl_cli, show_files), "--show-files",
+     "list the files that would be analysed, and stop"},
     {"--config", NULL, TL_MAIN__TEXT, offsetof(tl_cli, config), "--config FILE",
      "use this pyproject.toml for every file (default: the nearest\n"
      "pyproject.toml with a [tool.trainlint] table above each file)"},

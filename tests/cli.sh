@@ -60,6 +60,16 @@ done
 [ "$("$bin" check --output-format concise a.py 2>&1)" = "$("$bin" check --format concise a.py 2>&1)" ] &&
   [ "$("$bin" check --output-format=json a.py 2>&1)" = "$("$bin" check --format json a.py 2>&1)" ] && ok ||
   bad "--output-format differs from --format"
+# --show-files lists what a check would analyse (a file given alone: that file, not its context)
+mkdir -p sf/pkg && cp a.py sf/pkg/m.py && printf 'x = 1\n' > sf/n.py && printf 'not python\n' > sf/notes.txt
+[ "$(cd sf && "$bin" check --show-files .)" = "$(printf 'n.py\npkg/m.py')" ] && ok || bad "--show-files: $(cd sf && "$bin" check --show-files . 2>&1)"
+# `-` reads the source from standard input; --stdin-filename names it in the report
+out=$("$bin" check --format concise --stdin-filename sub/t.py - < a.py); rc=$?
+[ "$rc" = 1 ] && echo "$out" | grep -q '^sub/t.py:6:15: TL101 ' && ok || bad "stdin with --stdin-filename: exit $rc: $out"
+out=$("$bin" check --format concise - < a.py); rc=$?
+[ "$rc" = 1 ] && echo "$out" | grep -q '^-:6:15: TL101 ' && ok || bad "stdin: exit $rc: $out"
+expect_error "trainlint: the path - (standard input) stands alone, without --diff, --fix, --add-noqa or --write-baseline" check --fix -
+expect_error "trainlint: --stdin-filename goes with the path - (standard input)" check --stdin-filename x.py a.py
 # --opt=value is --opt value; a flag takes no value; an unknown --opt=value is unknown
 "$bin" check --format=concise --select=TL101 a.py > out 2>err; rc=$?
 [ "$rc" = 1 ] && grep -q '^a.py:6:15: TL101 ' out && [ ! -s err ] && ok || bad "--format=concise --select=TL101: exit $rc, $(cat err)"

@@ -110,6 +110,11 @@ static void tl_cli_check__add_context(tl_cli_check__state *st, tl_strvec *files,
  * names apply to the whole analysis). Returns false when the walk met an error. */
 static bool tl_cli_check__files(tl_cli_check__state *st, tl_strvec *files, tl_config **primary) {
   const tl_cli *c = st->c;
+  if (c->paths.n == 1 && !strcmp(c->paths.v[0], "-")) { /* standard input: no walk, no context */
+    *primary = tl_cli_configs_for(&st->cfg, c->stdin_filename ? c->stdin_filename : ".", &st->d);
+    tl_vec_push(files, tl_strdup("-"));
+    return true;
+  }
   TL_VEC(char *) excludes = {0};
   for (size_t i = 0; i < c->excludes.n; i++) tl_vec_push(&excludes, c->excludes.v[i]);
   *primary = NULL;
@@ -190,7 +195,16 @@ static tl_analysis *tl_cli_check__analyse(const tl_cli *c, const tl_ruleset *rs,
   for (size_t i = 0; i < files->n; i++) {
     const char *p = files->v[i];
     while (p[0] == '.' && p[1] == '/' && p[2]) p += 2; /* "./train.py" is shown as "train.py" */
-    tl_analysis_add_path(a, p);
+    if (!strcmp(files->v[i], "-")) {                   /* the source on standard input, under --stdin-filename's name */
+      tl_buf in = {0};
+      char chunk[65536];
+      size_t n;
+      while ((n = fread(chunk, 1, sizeof chunk, stdin)) > 0) tl_buf_put(&in, chunk, n);
+      tl_analysis_add_text(a, c->stdin_filename ? c->stdin_filename : "-", in.data ? in.data : "", in.len);
+      tl_buf_free(&in);
+    } else {
+      tl_analysis_add_path(a, p);
+    }
   }
   tl_analysis_run(a);
   return a;
@@ -473,6 +487,17 @@ int tl_cli_check(tl_cli *c) {
     fprintf(stderr, "trainlint: --diff, --fix and --add-noqa exclude each other\n");
     return 2;
   }
+  bool from_stdin = false;
+  for (size_t i = 0; i < c->paths.n; i++) from_stdin = from_stdin || !strcmp(c->paths.v[i], "-");
+  if (from_stdin && (c->paths.n > 1 || c->diff || c->fix || c->add_noqa || c->write_baseline)) {
+    fprintf(stderr, "trainlint: the path - (standard input) stands alone, without --diff, --fix, --add-noqa "
+                    "or --write-baseline\n");
+    return 2;
+  }
+  if (!from_stdin && c->stdin_filename) {
+    fprintf(stderr, "trainlint: --stdin-filename goes with the path - (standard input)\n");
+    return 2;
+  }
   tl_cli_check__state st = {c, {0}, {0}, false, false, {0}};
   st.ecolor = c->color == 1 || (c->color == -1 && isatty(STDERR_FILENO) && !getenv("NO_COLOR"));
   int rc = 2;
@@ -481,6 +506,19 @@ int tl_cli_check(tl_cli *c) {
   if (tl_cli_configs_init(&st.cfg, c, &st.d)) {
     tl_config *primary;
     bool walked = tl_cli_check__files(&st, &files, &primary);
+    if (c->show_files) { /* the files a check would report on, one a line, in its order */
+      tl_cli_check__print_diags(&st, &st.d);
+      for (size_t i = 0; i < files.n; i++) {
+        const char *p = files.v[i];
+        while (p[0] == '.' && p[1] == '/' && p[2]) p += 2; /* as the report names it */
+        if (!tl_cli_check__is_context(&st, files.v[i])) printf("%s\n", p);
+      }
+      tl_strvec_free(&files);
+      tl_diags_free(&st.d);
+      tl_cli_configs_free(&st.cfg);
+      tl_map_free(&st.context);
+      return walked ? 0 : 2;
+    }
     rs = tl_cli_check__rules(&st, &files);
     if (rs) {
       for (size_t k = 0; primary && k < primary->severity.n; k++)
