@@ -63,6 +63,8 @@ static const struct {
      "with the path -: the source read from standard input is\nNAME's (its name in the report, its configuration)"},
     {"--show-files", NULL, TL_MAIN__FLAG, offsetof(tl_cli, show_files), "--show-files",
      "list the files that would be analysed, and stop"},
+    {"--show-settings", NULL, TL_MAIN__FLAG, offsetof(tl_cli, show_settings), "--show-settings",
+     "print the settings for the first path (as `trainlint config`)"},
     {"--config", NULL, TL_MAIN__TEXT, offsetof(tl_cli, config), "--config FILE",
      "use this pyproject.toml for every file (default: the nearest\n"
      "pyproject.toml with a [tool.trainlint] table above each file)"},

@@ -63,6 +63,8 @@ done
 # --show-files lists what a check would analyse (a file given alone: that file, not its context)
 mkdir -p sf/pkg && cp a.py sf/pkg/m.py && printf 'x = 1\n' > sf/n.py && printf 'not python\n' > sf/notes.txt
 [ "$(cd sf && "$bin" check --show-files .)" = "$(printf 'n.py\npkg/m.py')" ] && ok || bad "--show-files: $(cd sf && "$bin" check --show-files . 2>&1)"
+[ "$("$bin" check --show-settings a.py)" = "$("$bin" config a.py)" ] && "$bin" config a.py | grep -q '^# effective trainlint settings for a.py' &&
+  ok || bad "--show-settings differs from config: $("$bin" check --show-settings a.py 2>&1 | head -3)"
 # `-` reads the source from standard input; --stdin-filename names it in the report
 out=$("$bin" check --format concise --stdin-filename sub/t.py - < a.py); rc=$?
 [ "$rc" = 1 ] && echo "$out" | grep -q '^sub/t.py:6:15: TL101 ' && ok || bad "stdin with --stdin-filename: exit $rc: $out"

@@ -483,6 +483,7 @@ static int tl_cli_check__run(tl_cli_check__state *st, const tl_ruleset *rs, cons
 
 int tl_cli_check(tl_cli *c) {
   if (!c->paths.n) tl_vec_push(&c->paths, tl_strdup("."));
+  if (c->show_settings) return tl_cli_config(c); /* ruff's spelling of `trainlint config PATH` */
   if ((c->diff + c->fix + c->add_noqa) > 1) {
     fprintf(stderr, "trainlint: --diff, --fix and --add-noqa exclude each other\n");
     return 2;
