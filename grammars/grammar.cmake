@@ -1,4 +1,5 @@
-# grammar.cmake - fetch a tree-sitter grammar with `npm pack`, verify it, build a static library.
+# grammar.cmake - fetch a tree-sitter grammar with `npm pack` (or take it from
+# TRAINLINT_GRAMMAR_DIR), verify it, build a static library.
 #
 # tl_grammar(<target> <pin-file> <c-symbol>) reads name/version/integrity from the pin file,
 # runs `npm pack name@version` into the build tree (once), checks the tarball's SHA-512
@@ -60,6 +61,19 @@ function(tl_grammar target pin symbol)
   set(have "")
   if(EXISTS "${tgz}")
     file(SHA512 "${tgz}" have)
+  endif()
+  # A tarball downloaded before (-DTRAINLINT_GRAMMAR_DIR=DIR, offline builds): taken when it has the
+  # pinned integrity, refused when it has another
+  get_filename_component(tgz_name "${tgz}" NAME)
+  if(NOT have STREQUAL want AND TRAINLINT_GRAMMAR_DIR AND EXISTS "${TRAINLINT_GRAMMAR_DIR}/${tgz_name}")
+    file(SHA512 "${TRAINLINT_GRAMMAR_DIR}/${tgz_name}" given)
+    if(NOT given STREQUAL want)
+      message(FATAL_ERROR "${TRAINLINT_GRAMMAR_DIR}/${tgz_name}: integrity mismatch with ${pin}\n  want ${want}\n  have ${given}")
+    endif()
+    message(STATUS "Using ${pin_name}@${pin_version} from ${TRAINLINT_GRAMMAR_DIR}")
+    file(COPY "${TRAINLINT_GRAMMAR_DIR}/${tgz_name}" DESTINATION "${dir}")
+    file(REMOVE_RECURSE "${dir}/package")
+    set(have "${want}")
   endif()
   if(NOT have STREQUAL want)
     find_program(NPM npm)
