@@ -25,6 +25,12 @@ typedef struct {
   tl_map context; /* files analysed only for their project's context: never reported (as walked) */
 } tl_cli_check__state;
 
+/* A path as the report names it: "./train.py" is "train.py". */
+static const char *tl_cli_check__shown(const char *p) {
+  while (p[0] == '.' && p[1] == '/' && p[2]) p += 2;
+  return p;
+}
+
 static bool tl_cli_check__is_context(const tl_cli_check__state *st, const char *path) {
   intptr_t v;
   return st->context.count && path && tl_map_get(&st->context, path, &v);
@@ -193,9 +199,8 @@ static tl_analysis *tl_cli_check__analyse(const tl_cli *c, const tl_ruleset *rs,
     tl_analysis_set_frameworks(a, (const char *const *)primary->frameworks.v, primary->frameworks.n);
   }
   for (size_t i = 0; i < files->n; i++) {
-    const char *p = files->v[i];
-    while (p[0] == '.' && p[1] == '/' && p[2]) p += 2; /* "./train.py" is shown as "train.py" */
-    if (!strcmp(files->v[i], "-")) {                   /* the source on standard input, under --stdin-filename's name */
+    const char *p = tl_cli_check__shown(files->v[i]);
+    if (!strcmp(files->v[i], "-")) { /* the source on standard input, under --stdin-filename's name */
       tl_buf in = {0};
       char chunk[65536];
       size_t n;
@@ -509,19 +514,12 @@ int tl_cli_check(tl_cli *c) {
     bool walked = tl_cli_check__files(&st, &files, &primary);
     if (c->show_files) { /* the files a check would report on, one a line, in its order */
       tl_cli_check__print_diags(&st, &st.d);
-      for (size_t i = 0; i < files.n; i++) {
-        const char *p = files.v[i];
-        while (p[0] == '.' && p[1] == '/' && p[2]) p += 2; /* as the report names it */
-        if (!tl_cli_check__is_context(&st, files.v[i])) printf("%s\n", p);
-      }
-      tl_strvec_free(&files);
-      tl_diags_free(&st.d);
-      tl_cli_configs_free(&st.cfg);
-      tl_map_free(&st.context);
-      return walked ? 0 : 2;
-    }
-    rs = tl_cli_check__rules(&st, &files);
-    if (rs) {
+      tl_diags_free(&st.d); /* printed */
+      st.d = (tl_diags){0};
+      for (size_t i = 0; i < files.n; i++)
+        if (!tl_cli_check__is_context(&st, files.v[i])) printf("%s\n", tl_cli_check__shown(files.v[i]));
+      rc = walked ? 0 : 2;
+    } else if ((rs = tl_cli_check__rules(&st, &files))) {
       for (size_t k = 0; primary && k < primary->severity.n; k++)
         tl_ruleset_set_severity(rs, primary->severity.v[k].code, primary->severity.v[k].severity);
       tl_cli_check__print_diags(&st, &st.d);

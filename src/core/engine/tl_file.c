@@ -109,8 +109,7 @@ static void tl_file__run(tl_analysis *a, tl_worker *w, tl_file *f, tl_prev *prev
       f->mem = NULL;
     }
     if (!f->text) f->text = tl_strdup("");
-    size_t bad, max = a->opts.max_file_bytes;
-    if (!max || max > TL_MAX_FILE_BYTES_LIMIT) max = TL_MAX_FILE_BYTES;
+    size_t bad, max = tl_source_max_bytes(a->opts.max_file_bytes);
     if (f->len > max) { /* an editor's buffer: the limit of a file on disk */
       char *msg = tl_source_too_large_message((unsigned long long)f->len, max);
       tl_diags_add(&f->diags, TL_DIAG_ERROR, f->path, 0, 0, "%s: not analysed", msg);

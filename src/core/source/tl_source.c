@@ -92,6 +92,8 @@ static tl_source_status tl_source__fail(tl_source_status st, char **message, cha
   return st;
 }
 
+size_t tl_source_max_bytes(size_t max) { return !max || max > TL_MAX_FILE_BYTES_LIMIT ? TL_MAX_FILE_BYTES : max; }
+
 tl_source_status tl_source_read(const char *path, tl_source *out, size_t *error_offset, char **message) {
   return tl_source_read_max(path, TL_MAX_FILE_BYTES, out, error_offset, message);
 }
@@ -99,7 +101,7 @@ tl_source_status tl_source_read(const char *path, tl_source *out, size_t *error_
 tl_source_status tl_source_read_max(const char *path, size_t max, tl_source *out, size_t *error_offset,
                                     char **message) {
   char err[256];
-  if (!max || max > TL_MAX_FILE_BYTES_LIMIT) max = TL_MAX_FILE_BYTES;
+  max = tl_source_max_bytes(max);
   memset(out, 0, sizeof *out);
   if (error_offset) *error_offset = 0;
   if (message) *message = NULL;

@@ -36,7 +36,10 @@ tl_source_status tl_source_read(const char *path, tl_source *out, size_t *error_
 /* "file too large: N bytes (... MiB), over the limit of M bytes (...)": the message for a file or
  * an editor's buffer over the limit (caller frees). */
 char *tl_source_too_large_message(unsigned long long size, size_t max);
-/* The same with a size limit of `max` bytes (0, or over TL_MAX_FILE_BYTES_LIMIT: the default). */
+/* The size limit that `max` asks for: `max`, or TL_MAX_FILE_BYTES for 0 or one over
+ * TL_MAX_FILE_BYTES_LIMIT. */
+size_t tl_source_max_bytes(size_t max);
+/* The same with a size limit of `max` bytes (tl_source_max_bytes). */
 tl_source_status tl_source_read_max(const char *path, size_t max, tl_source *out, size_t *error_offset, char **message);
 
 /* Checks text for UTF-8 validity (no overlongs, no surrogates, max U+10FFFF).
