@@ -191,6 +191,21 @@ def evaluate(claim, benches, env, default_tolerance=0.05):
                    plot={"ratio": a / f if f else math.inf, "band": None, "memory": True})
         return out
 
+    if kind == "metric_difference":
+        m, least = t["metric"], t["min"]
+        a, f = anti.get(m), fix.get(m)
+        if a is None or f is None:
+            out.update(_not_measurable("%s not recorded" % m))
+            return out
+        value = a - f
+        measured = "%s %.4g → %.4g (%+.4g)" % (m, a, f, value)
+        if value >= least:
+            verdict, why = CONFIRMED, "the anti-pattern's %s exceeds the fix's by %.4g or more" % (m, least)
+        else:
+            verdict, why = REFUTED, "the difference in %s is under %.4g" % (m, least)
+        out.update(verdict=verdict, why=why, measured=measured, value=value, plot=None)
+        return out
+
     raise ValueError("claim %s: unknown test type %r" % (claim["id"], kind))
 
 
@@ -267,7 +282,8 @@ def _cell(text, width):
 CLAIMS_TABLE_BEGIN = "<!-- claims table: generated from claims.json by `bench/run --claims-table`; do not edit -->"
 CLAIMS_TABLE_END = "<!-- end of claims table -->"
 _CHECK_WORDS = {"speedup": "speed-up", "direction": "faster", "removes_sync": "syncs per step",
-                "memory_reduction": "peak memory", "memory_saving_bytes": "peak memory"}
+                "memory_reduction": "peak memory", "memory_saving_bytes": "peak memory",
+                "metric_difference": "difference in"}
 
 
 def claims_markdown(claims_doc):

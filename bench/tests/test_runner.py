@@ -18,7 +18,7 @@ EXAMPLE = os.path.join(BENCH, "tests", "data", "example-synthetic.json")
 CLAIMS = os.path.join(BENCH, "claims.json")
 SVG_NS = "{http://www.w3.org/2000/svg}"
 TYPES = {"speedup", "direction", "removes_sync", "memory_reduction", "memory_saving_bytes",
-         "count_ratio", "none"}
+         "count_ratio", "metric_difference", "none"}
 
 
 def load_example():
@@ -230,6 +230,16 @@ class EdgeCases(unittest.TestCase):
     def test_direction_fix_slower(self):
         r = one({"type": "direction", "anti": "a", "fix": "f"}, [var("a", 1.0), var("f", 2.0)])
         self.assertEqual((r["verdict"], r["why"]), ("refuted", "the fix is slower"))
+
+    def test_metric_difference(self):
+        t = {"type": "metric_difference", "anti": "a", "fix": "f", "metric": "kept", "min": 1e6}
+        r = one(t, [var("a", 5.0, kept=3e8), var("f", 5.0, kept=0)])
+        self.assertEqual((r["verdict"], r["value"]), ("confirmed", 3e8))
+        r = one(t, [var("a", 5.0, kept=2e5), var("f", 5.0, kept=1e5)])
+        self.assertEqual(r["verdict"], "refuted")
+        self.assertIn("under", r["why"])
+        r = one(t, [var("a", 5.0), var("f", 5.0, kept=0)])
+        self.assertEqual(r["verdict"], "not measurable here")
 
     def test_unknown_type_is_an_error(self):
         with self.assertRaises(ValueError):
