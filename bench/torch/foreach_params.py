@@ -40,7 +40,7 @@ def variants_for(prefix, tr):
             (prefix + "no-ema", "ref", plain)]
 
 
-steps, reps = b.pick(20, 20, 3), b.pick(5, 3, 1)
+steps, reps = b.pick(50, 20, 3), b.pick(5, 3, 1)
 big, small = sizes[""], sizes["small:"]
 b.param(batch=big.x.shape[0], seq=big.x.shape[1], small_batch=small.x.shape[0], small_seq=small.x.shape[1],
         steps=steps, parameter_tensors=len(list(big.model.parameters())))
