@@ -98,7 +98,12 @@ static bool tl_flow__backpropagated(TSNode n, const char *src, const char *d, in
   return false;
 }
 
-static bool tl_flow__step_accumulator(const tl_match_env *c, TSNode n) {
+/* Does the accumulator outlive the step? *trains says whether the steps it outlives run a training
+ * step themselves (a backward pass, an optimizer step or zero_grad in a loop around it, or state of
+ * `self` updated by a per-step method, whose caller trains): backward() frees what each step's
+ * graph saved, so what the accumulator keeps is the graph's nodes, not its activations. */
+static bool tl_flow__step_accumulator(const tl_match_env *c, TSNode n, bool *trains) {
+  *trains = false;
   TSNode base = tl_unparen(n);
   while (tl_node_is(base, "subscript")) base = tl_unparen(TL_CHILD(base, value));
   if (!tl_node_is(base, "identifier") && !tl_node_is(base, "attribute")) return false;
@@ -126,15 +131,20 @@ static bool tl_flow__step_accumulator(const tl_match_env *c, TSNode n) {
     if (!b) {
       /* state of the object: outlives every call of a per-step method */
       r = !strncmp(d, "self.", 5);
+      *trains = r;
     } else {
       /* bound before the outermost loop of this function that does per-step work itself */
       int32_t step = -1;
+      bool train = false;
       for (int32_t l = tl_model_loop_at(c->m, at); l >= 0; l = c->m->loops.v[l].parent) {
         const tl_loop *lp = &c->m->loops.v[l];
         if (lp->func != c->func) break;
-        if (lp->iterates_loader || (lp->work & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP | TL_WORK_GRAD))) step = l;
+        unsigned w = lp->work & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP | TL_WORK_GRAD);
+        if (lp->iterates_loader || w) step = l;
+        if (w) train = true;
       }
       r = step >= 0 && b->byte <= c->m->loops.v[step].start;
+      *trains = r && train;
     }
   }
   free(d);
@@ -519,10 +529,15 @@ static tl_verdict tl_flow__in_if(tl_match_env *e, const tl_pred *p, TSNode a) {
   return tl_verdict_of(tl_flow__in_if_flag(e, a, p->re));
 }
 
-/* #step-accumulator? @a: the container or variable outlives the step (and is not backpropagated) */
+/* #step-accumulator? @a: the container or variable outlives the step (and is not backpropagated).
+ * Where the steps train (tl_flow__step_accumulator), the finding is info: measured on a GPU
+ * (bench/README.md, TL701-train-memory), such an accumulator keeps no GPU memory per step. */
 static tl_verdict tl_flow__step_accum(tl_match_env *e, const tl_pred *p, TSNode a) {
   (void)p;
-  return tl_verdict_of(tl_flow__step_accumulator(e, a));
+  bool trains;
+  bool r = tl_flow__step_accumulator(e, a, &trains);
+  if (r && trains && e->severity < 0) e->severity = TL_SEVERITY_INFO;
+  return tl_verdict_of(r);
 }
 
 /* #accumulation-step? @call: runs every iteration of a loop whose optimizer step runs every N */
@@ -686,7 +701,7 @@ static tl_verdict tl_flow__loader_restarts(tl_match_env *e, const tl_pred *p, TS
 /* name, captures, strings, regex, gate, flags, function, project function, prepare */
 const tl_pred_def tl_preds_flow[] = {
     {"in-if?", 1, 1, 0, TL_GATE_NONE, 0, tl_flow__in_if, NULL, NULL},
-    {"step-accumulator?", 1, 0, -1, TL_GATE_NONE, 0, tl_flow__step_accum, NULL, NULL},
+    {"step-accumulator?", 1, 0, -1, TL_GATE_NONE, TL_PF_IMPURE, tl_flow__step_accum, NULL, NULL},
     {"accumulation-step?", 1, 0, -1, TL_GATE_NONE, 0, tl_flow__accum_step, NULL, NULL},
     {"in-no-sync?", 1, 0, -1, TL_GATE_NONE, 0, tl_flow__no_sync, NULL, NULL},
     {"batch-bound?", 1, 0, -1, TL_GATE_NONE, 0, tl_flow__batch_bound, NULL, NULL},
