@@ -46,6 +46,7 @@ typedef struct {
   char *path;
   uint32_t line, col;
   char *message;
+  uint32_t cell; /* in a Jupyter notebook: the code cell (1-based), and line is within it; else 0 */
 } tl_diag;
 
 /* ---- rules and rule sets ---- */
@@ -115,7 +116,8 @@ typedef struct {
 typedef struct {
   const char *path;
   uint32_t line, col;
-  char *what; /* "in `Trainer.step`", "called from the step loop", ... */
+  char *what;    /* "in `Trainer.step`", "called from the step loop", ... */
+  uint32_t cell; /* in a Jupyter notebook: the code cell (1-based), and line is within it; else 0 */
 } tl_hot_step;
 
 /* A finding. It and everything it points to (rule, path, message, hot chain, fix, scope) belong
@@ -136,6 +138,11 @@ typedef struct {
   const char *scope;    /* enclosing function ("Trainer.step") or module name */
   char fingerprint[17]; /* hex; stable across unrelated edits (rule, path, scope, code of the line) */
   uint32_t stmt_first_line, stmt_last_line; /* the statement holding the finding */
+  /* In a Jupyter notebook (a `.ipynb` file, analysed as the Python of its code cells joined): the
+   * code cell (1-based) holding the finding, with line and end_line counted within it (end_line
+   * within end_cell); start_byte, end_byte and the statement lines stay offsets and lines of the
+   * joined text (tl_analysis_file_text). Such findings carry no fix. 0 elsewhere. */
+  uint32_t cell, end_cell;
 } tl_finding;
 
 /* A suppression comment that suppressed nothing (for --report-unused-suppressions). */
@@ -191,6 +198,9 @@ const tl_diag *tl_analysis_diag(const tl_analysis *self, size_t i);
 size_t tl_analysis_file_count(const tl_analysis *self);
 const char *tl_analysis_file_path(const tl_analysis *self, size_t i);
 const char *tl_analysis_file_text(const tl_analysis *self, size_t i, size_t *len);
+/* Is file i a Jupyter notebook (its text is then the Python of its code cells, not the file's
+ * bytes: never write it back)? */
+bool tl_analysis_file_is_notebook(const tl_analysis *self, size_t i);
 /* Findings removed by suppression comments during the run. */
 size_t tl_analysis_suppressed_count(const tl_analysis *self);
 /* Suppressions that suppressed nothing, for codes of enabled rules: a malloc'd array of *n (the

@@ -1,6 +1,6 @@
 # common.sh - sourced by the fuzz scripts: the harness list and each harness's seed corpus and dictionary.
 # shellcheck shell=bash
-TL_FUZZ_HARNESSES="analyze edit rules config lsp"
+TL_FUZZ_HARNESSES="analyze edit rules config lsp notebook"
 
 # fuzz_seeds HARNESS SRC DIR: fills DIR with the seed inputs of HARNESS (copies; DIR is created).
 fuzz_seeds() {
@@ -32,6 +32,7 @@ fuzz_seeds() {
     find "$src" \( -name .git -o -name 'build*' -o -name node_modules \) -prune -o -name pyproject.toml -type f -print0 |
       while IFS= read -r -d '' f; do cp "$f" "$dir/$(echo "${f#"$src"/}" | tr '/' '_')"; done ;;
   lsp) cp "$src"/tests/fuzz/seeds/lsp/* "$dir/" ;;
+  notebook) cp "$src"/tests/data/notebooks/*.ipynb "$dir/" ;;
   esac
   # the committed crash inputs are seeds too
   [ -d "$src/tests/fuzz/regressions/$h" ] && cp "$src/tests/fuzz/regressions/$h"/* "$dir/" 2>/dev/null

@@ -390,7 +390,8 @@ static bool tl_walk__is_virtualenv(const char *path, const char *name) {
 
 static bool tl_walk__is_python_name(const char *name) {
   size_t n = strlen(name);
-  return (n >= 3 && strcmp(name + n - 3, ".py") == 0) || (n >= 4 && strcmp(name + n - 4, ".pyi") == 0);
+  return (n >= 3 && strcmp(name + n - 3, ".py") == 0) || (n >= 4 && strcmp(name + n - 4, ".pyi") == 0) ||
+         (n >= 6 && strcmp(name + n - 6, ".ipynb") == 0);
 }
 
 static int tl_walk__cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }

@@ -3,6 +3,7 @@
 #include "tl_render.h"
 #include "tl_source.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* The formats, one row each, in the order --help lists them. */
@@ -70,7 +71,8 @@ void tl_output_statistics(FILE *out, const tl_analysis *a, const bool *skip) {
 
 void tl_output_diag(FILE *out, const tl_diag *x, bool color) {
   const char *lvl = x->level == TL_DIAG_ERROR ? "error" : x->level == TL_DIAG_WARNING ? "warning" : "note";
-  if (x->line) fprintf(out, "%s:%u:%u: ", x->path, x->line, x->col ? x->col : 1);
+  if (x->line && x->cell) fprintf(out, "%s:cell %u:%u:%u: ", x->path, x->cell, x->line, x->col ? x->col : 1);
+  else if (x->line) fprintf(out, "%s:%u:%u: ", x->path, x->line, x->col ? x->col : 1);
   else fprintf(out, "%s: ", x->path);
   if (color)
     fprintf(out, "%s%s" TL_C_RESET ": %s\n", x->level == TL_DIAG_ERROR ? TL_C_RED : TL_C_YELLOW, lvl, x->message);
@@ -85,7 +87,9 @@ char *tl_hot_text(const tl_finding *f) {
   tl_buf b = {0};
   for (size_t i = 0; i < f->nhot; i++) {
     if (i) tl_buf_puts(&b, ", ");
-    tl_buf_printf(&b, "%s at %s:%u", f->hot[i].what, f->hot[i].path, f->hot[i].line);
+    if (f->hot[i].cell)
+      tl_buf_printf(&b, "%s at %s:cell %u:%u", f->hot[i].what, f->hot[i].path, f->hot[i].cell, f->hot[i].line);
+    else tl_buf_printf(&b, "%s at %s:%u", f->hot[i].what, f->hot[i].path, f->hot[i].line);
   }
   return tl_buf_take(&b);
 }
@@ -107,10 +111,12 @@ bool tl_output_fixable(const tl_finding *f, const tl_output_opts *o) {
 
 void tl_output_headline(FILE *out, const tl_finding *f, const tl_output_opts *o) {
   const char *mark = tl_output_fixable(f, o) ? " [*]" : "";
+  char cell[24] = "";
+  if (f->cell) snprintf(cell, sizeof cell, ":cell %u", f->cell); /* a notebook: `nb.ipynb:cell 3:5:9` */
   if (o->color)
-    fprintf(out, TL_C_BOLD "%s" TL_C_RESET ":%u:%u: %s" TL_C_BOLD "%s" TL_C_RESET " %s%s\n", f->path, f->line, f->col,
-            tl_output_severity_color(f->severity), tl_rule_code(f->rule), f->message, mark);
-  else fprintf(out, "%s:%u:%u: %s %s%s\n", f->path, f->line, f->col, tl_rule_code(f->rule), f->message, mark);
+    fprintf(out, TL_C_BOLD "%s%s" TL_C_RESET ":%u:%u: %s" TL_C_BOLD "%s" TL_C_RESET " %s%s\n", f->path, cell, f->line,
+            f->col, tl_output_severity_color(f->severity), tl_rule_code(f->rule), f->message, mark);
+  else fprintf(out, "%s%s:%u:%u: %s %s%s\n", f->path, cell, f->line, f->col, tl_rule_code(f->rule), f->message, mark);
 }
 
 void tl_output_json_doc(FILE *out, cJSON *doc) {

@@ -23,12 +23,16 @@ void tl_render_github(FILE *out, const tl_analysis *a, const bool *skip, const t
                                                            : "notice";
     fprintf(out, "::%s file=", lvl);
     tl_render_github__escape(out, tl_output_relpath(f->path), true);
-    fprintf(out, ",line=%u,col=%u,endLine=%u,endColumn=%u,title=", f->line, f->col, f->end_line, f->end_col);
+    /* a notebook's lines are not the JSON file's: the annotation goes on the file, the cell in the text */
+    if (f->cell) fprintf(out, ",title=");
+    else fprintf(out, ",line=%u,col=%u,endLine=%u,endColumn=%u,title=", f->line, f->col, f->end_line, f->end_col);
     tl_render_github__escape(out, tl_rule_code(f->rule), true);
     fputs("::", out);
     char *hot = tl_hot_text(f);
-    char *msg = *hot ? tl_printf("%s %s (%s)", tl_rule_code(f->rule), f->message, hot)
-                     : tl_printf("%s %s", tl_rule_code(f->rule), f->message);
+    char where[48] = "";
+    if (f->cell) snprintf(where, sizeof where, "cell %u:%u:%u: ", f->cell, f->line, f->col);
+    char *msg = *hot ? tl_printf("%s%s %s (%s)", where, tl_rule_code(f->rule), f->message, hot)
+                     : tl_printf("%s%s %s", where, tl_rule_code(f->rule), f->message);
     tl_render_github__escape(out, msg, false);
     free(msg);
     free(hot);

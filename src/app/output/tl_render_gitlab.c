@@ -10,7 +10,9 @@ void tl_render_gitlab(FILE *out, const tl_analysis *a, const bool *skip, const t
     if (skip && skip[i]) continue;
     const tl_finding *f = tl_analysis_finding(a, i);
     cJSON *issue = cJSON_CreateObject();
-    char *desc = tl_printf("%s: %s", tl_rule_code(f->rule), f->message);
+    /* in a notebook the lines are counted within the code cell the description names */
+    char *desc = f->cell ? tl_printf("%s: %s (cell %u)", tl_rule_code(f->rule), f->message, f->cell)
+                         : tl_printf("%s: %s", tl_rule_code(f->rule), f->message);
     cJSON_AddStringToObject(issue, "description", desc);
     free(desc);
     cJSON_AddStringToObject(issue, "check_name", tl_rule_code(f->rule));

@@ -12,6 +12,10 @@ static cJSON *tl_render_json__finding(const tl_finding *f) {
   cJSON_AddNumberToObject(o, "column", f->col);
   cJSON_AddNumberToObject(o, "end_line", f->end_line);
   cJSON_AddNumberToObject(o, "end_column", f->end_col);
+  if (f->cell) { /* a notebook: the lines are counted within these code cells */
+    cJSON_AddNumberToObject(o, "cell", f->cell);
+    cJSON_AddNumberToObject(o, "end_cell", f->end_cell);
+  }
   cJSON_AddStringToObject(o, "message", f->message);
   cJSON_AddStringToObject(o, "help", tl_rule_help(f->rule));
   cJSON_AddStringToObject(o, "fingerprint", f->fingerprint);
@@ -22,6 +26,7 @@ static cJSON *tl_render_json__finding(const tl_finding *f) {
     cJSON_AddStringToObject(h, "path", f->hot[i].path);
     cJSON_AddNumberToObject(h, "line", f->hot[i].line);
     cJSON_AddNumberToObject(h, "column", f->hot[i].col);
+    if (f->hot[i].cell) cJSON_AddNumberToObject(h, "cell", f->hot[i].cell);
     cJSON_AddItemToArray(hot, h);
   }
   if (f->nfix) {
@@ -62,6 +67,7 @@ void tl_render_json(FILE *out, const tl_analysis *a, const bool *skip, const tl_
     cJSON_AddStringToObject(e, "path", d->path);
     cJSON_AddNumberToObject(e, "line", d->line);
     cJSON_AddNumberToObject(e, "column", d->col);
+    if (d->cell) cJSON_AddNumberToObject(e, "cell", d->cell);
     cJSON_AddStringToObject(e, "message", d->message);
     cJSON_AddItemToArray(errs, e);
   }

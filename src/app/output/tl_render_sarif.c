@@ -144,8 +144,10 @@ static cJSON *tl_render_sarif__result(const tl_finding *f, const tl_ruleset *rul
   free(msg);
   free(hot);
   cJSON *locs = cJSON_AddArrayToObject(res, "locations");
-  cJSON_AddItemToArray(
-      locs, tl_render_sarif__location(f->path, tl_render_sarif__region(f->line, f->col, f->end_line, f->end_col)));
+  cJSON *where = tl_render_sarif__location(f->path, tl_render_sarif__region(f->line, f->col, f->end_line, f->end_col));
+  if (f->cell) /* a notebook: the region's lines are counted within this code cell */
+    cJSON_AddNumberToObject(cJSON_AddObjectToObject(where, "properties"), "cell", f->cell);
+  cJSON_AddItemToArray(locs, where);
   if (f->nhot) {
     cJSON *rel = cJSON_AddArrayToObject(res, "relatedLocations");
     for (size_t k = 0; k < f->nhot; k++) {

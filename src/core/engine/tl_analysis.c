@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "tl_notebook.h"
 #include "tl_pool.h"
 
 tl_analysis *tl_analysis_new(const tl_ruleset *rules, const tl_options *opts) {
@@ -194,6 +195,7 @@ void tl_analysis_run(tl_analysis *a) {
       tl_diag x = d->v[j];
       x.path = tl_strdup(x.path);
       x.message = tl_strdup(x.message);
+      if (a->files.v[i].nb && x.line) tl_notebook_locate(a->files.v[i].nb, x.line, &x.cell, &x.line);
       tl_vec_push(&a->diags, x);
     }
     tl_suppressions *sp = &a->files.v[i].model.suppressions;
@@ -247,6 +249,8 @@ size_t tl_analysis_diag_count(const tl_analysis *a) { return a->diags.n; }
 const tl_diag *tl_analysis_diag(const tl_analysis *a, size_t i) { return i < a->diags.n ? &a->diags.v[i] : NULL; }
 size_t tl_analysis_file_count(const tl_analysis *a) { return a->files.n; }
 const char *tl_analysis_file_path(const tl_analysis *a, size_t i) { return i < a->files.n ? a->files.v[i].path : NULL; }
+bool tl_analysis_file_is_notebook(const tl_analysis *a, size_t i) { return i < a->files.n && a->files.v[i].nb; }
+
 const char *tl_analysis_file_text(const tl_analysis *a, size_t i, size_t *len) {
   if (i >= a->files.n || !a->files.v[i].text) return NULL;
   if (len) *len = a->files.v[i].len;

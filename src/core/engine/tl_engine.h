@@ -65,6 +65,8 @@ typedef struct {
   bool in_memory;    /* contents come from tl_analysis_add_text/set_text/edit, not the disk */
   TSTree *tree;      /* kept for incremental re-parsing when opts.keep_trees */
   tl_lines lines;
+  /* a Jupyter notebook: text is its code cells joined (tl_notebook.h); else NULL */
+  struct tl_notebook *nb;
   tl_file_model model;
   TL_VEC(tl_candidate) cands;
   tl_diags diags; /* this file's input problems (merged in order after the run) */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tl_notebook.h"
 #include "tl_source.h"
 
 /* Drops what phase 1 computed for a file (its text and path stay). */
@@ -27,6 +28,7 @@ void tl_file_reset(tl_file *f) {
 }
 
 void tl_file_free(tl_file *f) {
+  tl_notebook_free(f->nb);
   free(f->path);
   free(f->text);
   free(f->mem);
@@ -101,8 +103,36 @@ static void tl_offset_position(const char *path, size_t off, uint32_t *line, uin
   fclose(fp);
 }
 
+/* A notebook's JSON in f->text becomes the Python of its code cells, with f->nb mapping its lines
+ * back to cells; false (with a located diagnostic) when it is no valid notebook. */
+static bool tl_file__notebook(tl_file *f) {
+  tl_notebook_free(f->nb);
+  f->nb = NULL;
+  size_t off = 0;
+  char *msg = NULL;
+  tl_notebook *nb = tl_notebook_parse(f->text, f->len, &off, &msg);
+  if (!nb) {
+    tl_lines jl;
+    tl_lines_init(&jl, f->text, f->len);
+    tl_diags_add(&f->diags, TL_DIAG_ERROR, f->path, tl_lines_line(&jl, (uint32_t)off),
+                 tl_lines_col(&jl, f->text, (uint32_t)off), "%s: not analysed", msg);
+    tl_lines_free(&jl);
+    free(msg);
+    return false;
+  }
+  free(f->text);
+  f->text = nb->code;
+  f->len = nb->len;
+  nb->code = NULL;
+  f->nb = nb;
+  tl_lines_free(&f->lines);
+  memset(&f->lines, 0, sizeof f->lines);
+  return true;
+}
+
 static void tl_file__run(tl_analysis *a, tl_worker *w, tl_file *f, tl_prev *prev) {
   if (f->mem || f->in_memory) {
+    bool fresh = f->mem != NULL;
     if (f->mem) {
       free(f->text);
       f->text = f->mem;
@@ -128,6 +158,7 @@ static void tl_file__run(tl_analysis *a, tl_worker *w, tl_file *f, tl_prev *prev
                    (unsigned char)f->text[bad]);
       return;
     }
+    if (fresh && tl_notebook_path(f->path) && !tl_file__notebook(f)) return;
   } else {
     tl_source s;
     size_t off = 0;
@@ -149,6 +180,7 @@ static void tl_file__run(tl_analysis *a, tl_worker *w, tl_file *f, tl_prev *prev
     f->len = s.len;
     s.text = NULL;
     tl_source_free(&s);
+    if (tl_notebook_path(f->path) && !tl_file__notebook(f)) return;
   }
   if (!f->lines.starts && prev->valid && prev->lines.starts)
     tl_lines_update(&f->lines, &prev->lines, f->text, f->len, f->edit_start, f->edit_end, f->edit_delta);

@@ -2,6 +2,7 @@
  * project predicates, hotness with its chain, one finding per `scope: project` rule, nested and
  * superseded matches dropped, suppressions, positions and fingerprints, sorted. */
 #include "tl_engine.h"
+#include "tl_notebook.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -85,6 +86,35 @@ static void tl_project_scope_picks(tl_analysis *a, size_t *picks, size_t *cand, 
       if (!tl_candidate_holds(a, fi, c, md)) continue;
       *pk = fi + 1;
       cand[c->rule] = ci;
+    }
+  }
+}
+
+/* Findings and hot-chain steps in notebooks get cell-relative lines (tl_finding.cell), and lose
+ * their fixes: an edit of the joined code cannot be written back into the notebook's JSON yet. */
+static void tl_findings__notebooks(tl_analysis *a) {
+  bool any = false;
+  for (size_t i = 0; i < a->files.n && !any; i++) any = a->files.v[i].nb != NULL;
+  if (!any) return;
+  for (size_t i = 0; i < a->findings.n; i++) {
+    tl_finding *fd = &a->findings.v[i];
+    const tl_notebook *nb = a->files.v[fd->file].nb;
+    if (nb) {
+      tl_notebook_locate(nb, fd->line, &fd->cell, &fd->line);
+      tl_notebook_locate(nb, fd->end_line, &fd->end_cell, &fd->end_line);
+      for (size_t j = 0; j < fd->nfix; j++) free(fd->fix[j].text);
+      free(fd->fix);
+      fd->fix = NULL;
+      fd->nfix = 0;
+      fd->fix_safety = TL_FIXSAFE_NONE;
+    }
+    for (size_t h = 0; h < fd->nhot; h++) {
+      tl_hot_step *st = &fd->hot[h];
+      for (size_t k = 0; k < a->files.n; k++)
+        if (a->files.v[k].nb && (st->path == a->files.v[k].path || !strcmp(st->path, a->files.v[k].path))) {
+          tl_notebook_locate(a->files.v[k].nb, st->line, &st->cell, &st->line);
+          break;
+        }
     }
   }
 }
@@ -184,5 +214,6 @@ void tl_findings_make(tl_analysis *a) {
   free(picks);
   free(pick_cand);
   pcre2_match_data_free(md);
+  tl_findings__notebooks(a);
   if (a->findings.n) qsort(a->findings.v, a->findings.n, sizeof *a->findings.v, tl_finding_cmp);
 }

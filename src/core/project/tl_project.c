@@ -875,7 +875,7 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
 }
 
 static void tl_chain_add(tl_chain *v, const char *path, uint32_t line, uint32_t col, char *what) {
-  tl_hot_step s = {path, line, col, what};
+  tl_hot_step s = {path, line, col, what, 0};
   tl_vec_push(v, s);
 }
 

@@ -208,7 +208,7 @@ void tl_diags_add(tl_diags *d, tl_diag_level level, const char *path, uint32_t l
   va_start(ap, fmt);
   tl_buf_vprintf(&b, fmt, ap);
   va_end(ap);
-  tl_diag x = {level, tl_strdup(path ? path : ""), line, col, tl_buf_take(&b)};
+  tl_diag x = {level, tl_strdup(path ? path : ""), line, col, tl_buf_take(&b), 0};
   tl_vec_push(d, x);
 }
 
