@@ -141,7 +141,8 @@ typedef struct {
   /* In a Jupyter notebook (a `.ipynb` file, analysed as the Python of its code cells joined): the
    * code cell (1-based) holding the finding, with line and end_line counted within it (end_line
    * within end_cell); start_byte, end_byte and the statement lines stay offsets and lines of the
-   * joined text (tl_analysis_file_text). Such findings carry no fix. 0 elsewhere. */
+   * joined text (tl_analysis_file_text), and so do the fix's edits (tl_notebook_apply writes them
+   * into the notebook's JSON). 0 elsewhere. */
   uint32_t cell, end_cell;
 } tl_finding;
 
@@ -201,6 +202,9 @@ const char *tl_analysis_file_text(const tl_analysis *self, size_t i, size_t *len
 /* Is file i a Jupyter notebook (its text is then the Python of its code cells, not the file's
  * bytes: never write it back)? */
 bool tl_analysis_file_is_notebook(const tl_analysis *self, size_t i);
+/* File i's notebook (tl_notebook.h: its JSON as read, its cells, tl_notebook_apply to write fixes
+ * back), or NULL when it is no notebook. Valid as long as the file's text. */
+const struct tl_notebook *tl_analysis_file_notebook(const tl_analysis *self, size_t i);
 /* Findings removed by suppression comments during the run. */
 size_t tl_analysis_suppressed_count(const tl_analysis *self);
 /* Suppressions that suppressed nothing, for codes of enabled rules: a malloc'd array of *n (the

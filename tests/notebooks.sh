@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # notebooks.sh - Jupyter notebooks: found by the walk, analysed as the Python of their code cells
 # (magics and shell lines harmless), reported as `nb.ipynb:cell N:L:C` (JSON/SARIF/GitLab/GitHub
-# with the cell), suppression comments in cells honoured, never written by --fix or --add-noqa,
-# and a hostile notebook gets a located error while the other files are still analysed.
+# with the cell), suppression comments in cells honoured, fixes written into the cells' sources
+# with every other byte kept (--add-noqa leaves notebooks alone), and a hostile notebook gets a
+# located error while the other files are still analysed.
 set -u
 bin=$1 src=$2
 . "$src/tests/support/lib.sh"
@@ -48,12 +49,59 @@ grep -q '^::warning file=train.ipynb,title=TL101::cell 3:9:15: TL101 ' out.gh &&
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert "(cell 3)" in d[0]["description"], d' out.gl &&
   ok || bad "gitlab: $(cat out.gl)"
 
-# never written: --fix, --unsafe-fixes and --add-noqa leave the notebook's bytes alone
+# --add-noqa does not write into notebooks, and --fix has nothing to fix here: the bytes stay
 sum=$(cksum < train.ipynb)
 "$bin" check --fix --unsafe-fixes --exit-zero . > /dev/null 2>&1
 "$bin" check --add-noqa --exit-zero . > /dev/null 2> noqa.err
 [ "$(cksum < train.ipynb)" = "$sum" ] && ok || bad "a notebook was rewritten"
 grep -q 'add-noqa does not write into notebooks' noqa.err && ok || bad "--add-noqa said nothing: $(cat noqa.err)"
+
+# a fix is written into the cell's source: the rest of the notebook (outputs, metadata, magics,
+# the other cells) keeps its bytes, and --diff shows the change of the JSON
+mkdir "$tmp/fx" && cd "$tmp/fx"
+python3 - <<'PY'
+import json
+cells = [
+    {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+     "source": ["%load_ext autoreload\n", "import torch\n", "from torch.utils.data import DataLoader\n"]},
+    {"cell_type": "code", "execution_count": 2, "metadata": {"tags": ["x"]},
+     "outputs": [{"name": "stdout", "output_type": "stream", "text": ["\u00e9\n"]}],
+     "source": ["loader = DataLoader(ds, batch_size=8, num_workers=4, pin_memory=True, persistent_workers=True)\n",
+                "model = torch.nn.Linear(4, 2).cuda()\n", "opt = torch.optim.SGD(model.parameters(), 0.1)\n",
+                "total = 0.0\n"]},
+    {"cell_type": "code", "execution_count": 3, "metadata": {}, "outputs": [],
+     "source": ["for x, y in loader:\n", "    x, y = x.cuda(non_blocking=True), y.cuda(non_blocking=True)\n",
+                "    with torch.autocast('cuda'):\n", "        loss = torch.nn.functional.cross_entropy(model(x), y)\n",
+                "    total += loss\n", "    loss.backward()\n", "    opt.step()\n", "    opt.zero_grad()\n", "!echo done"]},
+]
+json.dump({"cells": cells, "metadata": {"k": 1}, "nbformat": 4, "nbformat_minor": 5}, open("fix.ipynb", "w"),
+          indent=1, ensure_ascii=False)
+PY
+cp fix.ipynb before.ipynb
+"$bin" check --exit-zero --format json --unsafe-fixes fix.ipynb > fx.json
+"$bin" check --exit-zero --diff --unsafe-fixes fix.ipynb > fx.diff 2>&1
+grep -q '^-    "    total += loss\\n",$' fx.diff && grep -q '^+    "    total += loss.detach()\\n",$' fx.diff &&
+  ok || bad "--diff of a notebook: $(cat fx.diff)"
+"$bin" check --exit-zero --fix --unsafe-fixes fix.ipynb > /dev/null 2>&1
+python3 - before.ipynb fix.ipynb fx.json <<'PY' && ok || bad "--fix of a notebook"
+import json, sys
+before, after = open(sys.argv[1], encoding="utf-8").read(), open(sys.argv[2], encoding="utf-8").read()
+a, b = json.loads(before), json.loads(after)
+assert b["cells"][2]["source"][4] == "    total += loss.detach()\n", b["cells"][2]["source"]
+assert b["cells"][2]["source"][8] == "!echo done"  # the shell line kept as written
+a["cells"][2]["source"][4] = "    total += loss.detach()\n"
+assert a == b  # nothing else changed
+# only the changed line's bytes differ
+assert [l for l in after.splitlines() if l not in before.splitlines()] == ['    "    total += loss.detach()\\n",']
+# the JSON report's edit, applied to the file as read, gives the same file
+f = [x for x in json.load(open(sys.argv[3]))["findings"] if x["code"] == "TL701"][0]
+e = f["fix"]["edits"]
+assert len(e) == 1
+raw = before.encode()
+fixed = raw[:e[0]["start_byte"]] + e[0]["content"].encode() + raw[e[0]["end_byte"]:]
+assert fixed.decode() == after, (fixed.decode(), after)
+PY
+cd "$tmp/p"
 
 # hostile notebooks: each a located error; the good notebook and a .py file are still analysed
 printf '{"cells": [{"cell_type": "code", "source": ["x = 1\\n", 5]}]}' > bad_source.ipynb

@@ -1,5 +1,6 @@
 /* fuzz_notebook.c - libFuzzer harness: a Jupyter notebook read as Python (tl_notebook), its line
- * map checked against the code it made, then analysed as `nb.ipynb` with every rule. */
+ * map checked against the code it made, then analysed as `nb.ipynb` with every rule; every fix
+ * kept writes back into a notebook with as many code cells. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -46,7 +47,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   tl_analysis_run(a);
   for (size_t i = 0; i < tl_analysis_finding_count(a); i++) {
     const tl_finding *f = tl_analysis_finding(a, i);
-    FUZZ_CHECK(f->cell >= 1 && f->line >= 1 && f->end_cell >= f->cell && f->nfix == 0);
+    FUZZ_CHECK(f->cell >= 1 && f->line >= 1 && f->end_cell >= f->cell);
+    if (f->nfix) { /* a fix kept is one that writes back into a notebook */
+      const tl_notebook *fnb = tl_analysis_file_notebook(a, f->file);
+      size_t flen, foff;
+      const char *why;
+      char *fmsg = NULL, *json = tl_notebook_apply(fnb, f->fix, f->nfix, &flen, &why);
+      FUZZ_CHECK(json != NULL);
+      tl_notebook *again = tl_notebook_parse(json, flen, &foff, &fmsg);
+      FUZZ_CHECK(again != NULL && again->ncells == fnb->ncells);
+      tl_notebook_free(again);
+      free(json);
+    }
   }
   for (size_t i = 0; i < tl_analysis_diag_count(a); i++) FUZZ_CHECK(tl_analysis_diag(a, i)->message != NULL);
   tl_analysis_delete(a);

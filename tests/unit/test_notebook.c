@@ -109,6 +109,56 @@ static void test_errors_are_located(void) {
   free(deep);
 }
 
+/* The offset of the first `what` in the notebook's code. */
+static uint32_t at(const tl_notebook *nb, const char *what) { return (uint32_t)(strstr(nb->code, what) - nb->code); }
+
+static void test_fixes_written_back(void) {
+  const char *json =
+      "{\n \"cells\": [\n  {\n   \"cell_type\": \"code\",\n   \"metadata\": {},\n   \"outputs\": [],\n"
+      "   \"source\": [\n    \"%time x = 1\\n\",\n    \"total += loss\\n\",\n    \"y = \\\"\\u00e9\\\"\"\n   ]\n  },\n"
+      "  {\n   \"cell_type\": \"code\",\n   \"source\": \"a = 1\\nb = 2\"\n  }\n ],\n \"nbformat\": 4\n}\n";
+  tl_notebook *nb = parse(json);
+  CHECK(nb != NULL);
+  if (!nb) return;
+  CHECK_STR(nb->code, "pass\ntotal += loss\ny = \"\xC3\xA9\"\na = 1\nb = 2\n");
+  size_t len;
+  const char *why;
+  /* an edit of a plain line: that cell's source becomes a list laid out as before, the rest stays */
+  uint32_t s = at(nb, "loss") + 4;
+  tl_edit e1 = {s, s, ".detach()"};
+  char *out = tl_notebook_apply(nb, &e1, 1, &len, &why);
+  CHECK(out != NULL);
+  if (out) {
+    CHECK_INT(len, strlen(out));
+    CHECK(strstr(out, "   \"source\": [\n    \"%time x = 1\\n\",\n    \"total += loss.detach()\\n\",\n"
+                      "    \"y = \\\"\xC3\xA9\\\"\"\n   ]\n") != NULL);
+    CHECK(strstr(out, "\"source\": \"a = 1\\nb = 2\"") != NULL); /* the other cell's bytes untouched */
+    CHECK(!strncmp(out, json, (size_t)(strstr(json, "\"source\"") - json)));
+    tl_notebook *again = parse(out); /* still a notebook, with the edit in its code */
+    CHECK(again && strstr(again->code, "total += loss.detach()\n"));
+    tl_notebook_free(again);
+  }
+  free(out);
+  /* the second cell, a string: becomes a one-line list */
+  uint32_t b = at(nb, "b = 2");
+  tl_edit e2 = {b + 4, b + 5, "3"};
+  out = tl_notebook_apply(nb, &e2, 1, &len, &why);
+  CHECK(out && strstr(out, "\"source\": [\"a = 1\\n\", \"b = 3\"]"));
+  free(out);
+  /* a line that a magic became `pass` cannot be edited; nor can two cells at once */
+  tl_edit e3 = {0, 4, "x"};
+  CHECK(tl_notebook_apply(nb, &e3, 1, &len, &why) == NULL);
+  CHECK(why && strstr(why, "IPython"));
+  tl_edit e4 = {at(nb, "y = "), b, ""};
+  CHECK(tl_notebook_apply(nb, &e4, 1, &len, &why) == NULL);
+  CHECK(why && strstr(why, "two cells"));
+  /* no edits: the JSON as read */
+  out = tl_notebook_apply(nb, NULL, 0, &len, &why);
+  CHECK_STR(out, json);
+  free(out);
+  tl_notebook_free(nb);
+}
+
 static void test_names(void) {
   CHECK(tl_notebook_path("a/train.ipynb"));
   CHECK(!tl_notebook_path("train.py"));
@@ -120,6 +170,7 @@ int main(void) {
   test_magics_and_shell_lines();
   test_escapes_bom_and_crlf();
   test_errors_are_located();
+  test_fixes_written_back();
   test_names();
   TEST_DONE();
 }

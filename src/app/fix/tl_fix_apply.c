@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "tl_fix.h"
+#include "tl_notebook.h"
 #include "tl_util.h"
 
 size_t tl_fixes_apply(const tl_analysis *a, bool unsafe, bool *fixed, tl_fixed_fn *cb, void *ctx) {
@@ -26,10 +27,24 @@ size_t tl_fixes_apply(const tl_analysis *a, bool unsafe, bool *fixed, tl_fixed_f
       for (size_t k = 0; k < f->nfix; k++) tl_vec_push(&all, f->fix[k]);
       tl_vec_push(&owner, j);
     }
+    const tl_notebook *nb = tl_analysis_file_notebook(a, file);
     if (all.n) {
       size_t len, newlen, skipped = 0;
-      const char *text = tl_analysis_file_text(a, file, &len);
-      char *neu = tl_edits_apply(text, len, all.v, all.n, &newlen, &skipped);
+      const char *text = tl_analysis_file_text(a, file, &len), *why;
+      char *neu;
+      if (nb) { /* a notebook: the edits of its code go into the cells of its JSON */
+        text = nb->json;
+        len = nb->json_len;
+        neu = tl_notebook_apply(nb, all.v, all.n, &newlen, &why);
+      } else {
+        neu = tl_edits_apply(text, len, all.v, all.n, &newlen, &skipped);
+      }
+      if (!neu) { /* each finding's edits were checked alone (tl_findings.c); together they still apply */
+        tl_vec_free(&all);
+        tl_vec_free(&owner);
+        i = j;
+        continue;
+      }
       for (size_t k = 0; k < owner.n; k++) {
         if (fixed) fixed[owner.v[k]] = true;
         taken++;
@@ -101,6 +116,11 @@ size_t tl_fixes_apply_all(tl_analysis *a, bool unsafe, void (*skip)(void *, cons
   for (size_t i = 0; i < r.orig.n; i++) {
     size_t len;
     const char *now = tl_analysis_file_text(a, r.orig.v[i].file, &len);
+    const tl_notebook *nb = tl_analysis_file_notebook(a, r.orig.v[i].file);
+    if (nb) {
+      now = nb->json;
+      len = nb->json_len;
+    }
     if (len != r.orig.v[i].len || memcmp(now, r.orig.v[i].orig, len))
       cb(ctx, r.orig.v[i].file, r.orig.v[i].orig, r.orig.v[i].len, now, len);
     free(r.orig.v[i].orig);

@@ -1,6 +1,7 @@
 /* tl_output.c - the output driver: the table of formats and their renderers, --statistics, input
  * diagnostics, and the helpers the renderers share. */
 #include "tl_render.h"
+#include "tl_notebook.h"
 #include "tl_source.h"
 
 #include <stdio.h>
@@ -128,4 +129,32 @@ void tl_output_json_doc(FILE *out, cJSON *doc) {
   fputc('\n', out);
   cJSON_free(s);
   cJSON_Delete(doc);
+}
+
+const tl_edit *tl_output_file_edits(const tl_analysis *a, const tl_finding *f, tl_edit *one, size_t *n) {
+  *n = 0;
+  if (!f->nfix) return NULL;
+  const tl_notebook *nb = tl_analysis_file_notebook(a, f->file);
+  if (!nb) {
+    *n = f->nfix;
+    return f->fix;
+  }
+  size_t len;
+  const char *why;
+  char *neu = tl_notebook_apply(nb, f->fix, f->nfix, &len, &why);
+  if (!neu) return NULL;
+  /* one edit: the bytes between the common prefix and the common suffix */
+  size_t p = 0, q = 0;
+  while (p < len && p < nb->json_len && neu[p] == nb->json[p]) p++;
+  while (q < len - p && q < nb->json_len - p && neu[len - 1 - q] == nb->json[nb->json_len - 1 - q]) q++;
+  one->start = (uint32_t)p;
+  one->end = (uint32_t)(nb->json_len - q);
+  one->text = tl_strndup(neu + p, len - q - p);
+  free(neu);
+  *n = 1;
+  return one;
+}
+
+void tl_output_edits_free(const tl_edit *edits, tl_edit *one) {
+  if (edits == one) free(one->text);
 }

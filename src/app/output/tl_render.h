@@ -31,5 +31,10 @@ bool tl_output_fixable(const tl_finding *f, const tl_output_opts *o);
 void tl_output_headline(FILE *out, const tl_finding *f, const tl_output_opts *o);
 /* Prints a JSON document and a newline, and deletes it (takes ownership of `doc`). */
 void tl_output_json_doc(FILE *out, cJSON *doc);
+/* The edits a finding's fix makes to its file as read (not as analysed): the finding's own, or in
+ * a notebook one edit of the notebook's JSON (the code cells' sources it rewrites), made into
+ * `*one` whose text the caller frees (tl_output_edits_free). NULL and *n = 0 when there are none. */
+const tl_edit *tl_output_file_edits(const tl_analysis *a, const tl_finding *f, tl_edit *one, size_t *n);
+void tl_output_edits_free(const tl_edit *edits, tl_edit *one);
 
 #endif

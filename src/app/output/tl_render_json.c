@@ -2,7 +2,7 @@
  * findings, with their fixes, and of input errors. */
 #include "tl_render.h"
 
-static cJSON *tl_render_json__finding(const tl_finding *f) {
+static cJSON *tl_render_json__finding(const tl_analysis *a, const tl_finding *f) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "code", tl_rule_code(f->rule));
   cJSON_AddStringToObject(o, "name", tl_rule_name(f->rule));
@@ -29,18 +29,22 @@ static cJSON *tl_render_json__finding(const tl_finding *f) {
     if (f->hot[i].cell) cJSON_AddNumberToObject(h, "cell", f->hot[i].cell);
     cJSON_AddItemToArray(hot, h);
   }
-  if (f->nfix) {
+  tl_edit one;
+  size_t nedits;
+  const tl_edit *ed = tl_output_file_edits(a, f, &one, &nedits); /* a notebook's: of its JSON */
+  if (nedits) {
     cJSON *fix = cJSON_AddObjectToObject(o, "fix");
     cJSON_AddStringToObject(fix, "title", tl_rule_fix_title(f->rule));
     cJSON_AddStringToObject(fix, "applicability", f->fix_safety == TL_FIXSAFE_SAFE ? "safe" : "unsafe");
     cJSON *edits = cJSON_AddArrayToObject(fix, "edits");
-    for (size_t i = 0; i < f->nfix; i++) {
+    for (size_t i = 0; i < nedits; i++) {
       cJSON *e = cJSON_CreateObject();
-      cJSON_AddNumberToObject(e, "start_byte", f->fix[i].start);
-      cJSON_AddNumberToObject(e, "end_byte", f->fix[i].end);
-      cJSON_AddStringToObject(e, "content", f->fix[i].text);
+      cJSON_AddNumberToObject(e, "start_byte", ed[i].start);
+      cJSON_AddNumberToObject(e, "end_byte", ed[i].end);
+      cJSON_AddStringToObject(e, "content", ed[i].text);
       cJSON_AddItemToArray(edits, e);
     }
+    tl_output_edits_free(ed, &one);
   } else {
     cJSON_AddNullToObject(o, "fix");
   }
@@ -55,7 +59,7 @@ void tl_render_json(FILE *out, const tl_analysis *a, const bool *skip, const tl_
   cJSON_AddNumberToObject(root, "schema_version", 1);
   cJSON *arr = cJSON_AddArrayToObject(root, "findings");
   for (size_t i = 0; i < n; i++)
-    if (!skip || !skip[i]) cJSON_AddItemToArray(arr, tl_render_json__finding(tl_analysis_finding(a, i)));
+    if (!skip || !skip[i]) cJSON_AddItemToArray(arr, tl_render_json__finding(a, tl_analysis_finding(a, i)));
   cJSON *errs = cJSON_AddArrayToObject(root, "errors");
   for (size_t i = 0; i < tl_analysis_diag_count(a); i++) {
     const tl_diag *d = tl_analysis_diag(a, i);

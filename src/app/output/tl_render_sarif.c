@@ -108,7 +108,7 @@ static cJSON *tl_render_sarif__rule(const tl_rule *r) {
 }
 
 /* The fix of a finding as SARIF's fixes array (one fix, one artifact change). */
-static cJSON *tl_render_sarif__fixes(const tl_finding *f) {
+static cJSON *tl_render_sarif__fixes(const tl_finding *f, const tl_edit *ed, size_t nedits) {
   cJSON *fixes = cJSON_CreateArray();
   cJSON *fx = cJSON_CreateObject();
   cJSON_AddStringToObject(cJSON_AddObjectToObject(fx, "description"), "text",
@@ -117,12 +117,12 @@ static cJSON *tl_render_sarif__fixes(const tl_finding *f) {
   cJSON *ch = cJSON_CreateObject();
   tl_render_sarif__artifact(cJSON_AddObjectToObject(ch, "artifactLocation"), f->path);
   cJSON *reps = cJSON_AddArrayToObject(ch, "replacements");
-  for (size_t k = 0; k < f->nfix; k++) {
+  for (size_t k = 0; k < nedits; k++) {
     cJSON *rep = cJSON_CreateObject();
     cJSON *del = cJSON_AddObjectToObject(rep, "deletedRegion");
-    cJSON_AddNumberToObject(del, "byteOffset", f->fix[k].start);
-    cJSON_AddNumberToObject(del, "byteLength", f->fix[k].end - f->fix[k].start);
-    cJSON_AddStringToObject(cJSON_AddObjectToObject(rep, "insertedContent"), "text", f->fix[k].text);
+    cJSON_AddNumberToObject(del, "byteOffset", ed[k].start);
+    cJSON_AddNumberToObject(del, "byteLength", ed[k].end - ed[k].start);
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(rep, "insertedContent"), "text", ed[k].text);
     cJSON_AddItemToArray(reps, rep);
   }
   cJSON_AddItemToArray(changes, ch);
@@ -131,7 +131,7 @@ static cJSON *tl_render_sarif__fixes(const tl_finding *f) {
 }
 
 /* The result of a finding; rules (may be NULL) gives the ruleIndex. */
-static cJSON *tl_render_sarif__result(const tl_finding *f, const tl_ruleset *rules) {
+static cJSON *tl_render_sarif__result(const tl_analysis *a, const tl_finding *f, const tl_ruleset *rules) {
   cJSON *res = cJSON_CreateObject();
   cJSON_AddStringToObject(res, "ruleId", tl_rule_code(f->rule));
   size_t nrules = rules ? tl_ruleset_count(rules) : 0;
@@ -159,7 +159,11 @@ static cJSON *tl_render_sarif__result(const tl_finding *f, const tl_ruleset *rul
     }
   }
   cJSON_AddStringToObject(cJSON_AddObjectToObject(res, "partialFingerprints"), "trainlint/v1", f->fingerprint);
-  if (f->nfix) cJSON_AddItemToObject(res, "fixes", tl_render_sarif__fixes(f));
+  tl_edit one;
+  size_t nedits;
+  const tl_edit *ed = tl_output_file_edits(a, f, &one, &nedits); /* a notebook's: of its JSON */
+  if (nedits) cJSON_AddItemToObject(res, "fixes", tl_render_sarif__fixes(f, ed, nedits));
+  tl_output_edits_free(ed, &one);
   return res;
 }
 
@@ -180,7 +184,8 @@ void tl_render_sarif(FILE *out, const tl_analysis *a, const bool *skip, const tl
   cJSON *results = cJSON_AddArrayToObject(run, "results");
   size_t n = tl_analysis_finding_count(a);
   for (size_t i = 0; i < n; i++)
-    if (!skip || !skip[i]) cJSON_AddItemToArray(results, tl_render_sarif__result(tl_analysis_finding(a, i), o->rules));
+    if (!skip || !skip[i])
+      cJSON_AddItemToArray(results, tl_render_sarif__result(a, tl_analysis_finding(a, i), o->rules));
   cJSON_AddStringToObject(run, "columnKind", "unicodeCodePoints");
   tl_output_json_doc(out, root);
 }

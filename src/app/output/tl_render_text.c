@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "tl_fix.h"
+#include "tl_notebook.h"
 
 /* Prints one source line with a caret run under [col, endcol). */
 static void tl_render_text__source(FILE *out, const char *text, size_t len, const tl_finding *f, bool color) {
@@ -35,9 +36,19 @@ static void tl_render_text__source(FILE *out, const char *text, size_t len, cons
 }
 
 /* The diff of one finding's fix alone, indented under the finding. */
-static void tl_render_text__fix(FILE *out, const char *text, size_t len, const tl_finding *f, bool color) {
+static void tl_render_text__fix(FILE *out, const tl_analysis *a, const char *text, size_t len, const tl_finding *f,
+                                bool color) {
   size_t nl;
-  char *neu = tl_edits_apply(text, len, f->fix, f->nfix, &nl, NULL);
+  tl_edit one;
+  size_t nedits;
+  const tl_edit *ed = tl_output_file_edits(a, f, &one, &nedits);
+  if (ed == &one) { /* a notebook: the diff of its JSON */
+    const tl_notebook *nb = tl_analysis_file_notebook(a, f->file);
+    text = nb->json;
+    len = nb->json_len;
+  }
+  char *neu = tl_edits_apply(text, len, ed, nedits, &nl, NULL);
+  tl_output_edits_free(ed, &one);
   tl_buf d = {0};
   tl_diff_unified(&d, tl_output_relpath(f->path), text, len, neu, nl);
   for (char *line = d.data, *next; line && *line; line = next) {
@@ -68,7 +79,7 @@ void tl_render_text(FILE *out, const tl_analysis *a, const bool *skip, const tl_
     if (f->nfix && *tl_rule_fix_title(f->rule))
       fprintf(out, "  = fix%s: %s\n", f->fix_safety == TL_FIXSAFE_UNSAFE ? " (unsafe)" : "",
               tl_rule_fix_title(f->rule));
-    if (f->nfix && o->show_fixes && text) tl_render_text__fix(out, text, len, f, o->color);
+    if (f->nfix && o->show_fixes && text) tl_render_text__fix(out, a, text, len, f, o->color);
     fputc('\n', out);
   }
   if (o->quiet) return;

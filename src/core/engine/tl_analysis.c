@@ -251,6 +251,10 @@ size_t tl_analysis_file_count(const tl_analysis *a) { return a->files.n; }
 const char *tl_analysis_file_path(const tl_analysis *a, size_t i) { return i < a->files.n ? a->files.v[i].path : NULL; }
 bool tl_analysis_file_is_notebook(const tl_analysis *a, size_t i) { return i < a->files.n && a->files.v[i].nb; }
 
+const struct tl_notebook *tl_analysis_file_notebook(const tl_analysis *a, size_t i) {
+  return i < a->files.n ? a->files.v[i].nb : NULL;
+}
+
 const char *tl_analysis_file_text(const tl_analysis *a, size_t i, size_t *len) {
   if (i >= a->files.n || !a->files.v[i].text) return NULL;
   if (len) *len = a->files.v[i].len;

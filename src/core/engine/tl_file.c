@@ -121,9 +121,8 @@ static bool tl_file__notebook(tl_file *f) {
     return false;
   }
   free(f->text);
-  f->text = nb->code;
+  f->text = tl_strndup(nb->code, nb->len); /* the notebook keeps its own: tl_notebook_apply maps from it */
   f->len = nb->len;
-  nb->code = NULL;
   f->nb = nb;
   tl_lines_free(&f->lines);
   memset(&f->lines, 0, sizeof f->lines);

@@ -90,8 +90,8 @@ static void tl_project_scope_picks(tl_analysis *a, size_t *picks, size_t *cand, 
   }
 }
 
-/* Findings and hot-chain steps in notebooks get cell-relative lines (tl_finding.cell), and lose
- * their fixes: an edit of the joined code cannot be written back into the notebook's JSON yet. */
+/* Findings and hot-chain steps in notebooks get cell-relative lines (tl_finding.cell); a fix that
+ * cannot be written back into the notebook's JSON (it spans cells, or touches a magic) is dropped. */
 static void tl_findings__notebooks(tl_analysis *a) {
   bool any = false;
   for (size_t i = 0; i < a->files.n && !any; i++) any = a->files.v[i].nb != NULL;
@@ -102,11 +102,17 @@ static void tl_findings__notebooks(tl_analysis *a) {
     if (nb) {
       tl_notebook_locate(nb, fd->line, &fd->cell, &fd->line);
       tl_notebook_locate(nb, fd->end_line, &fd->end_cell, &fd->end_line);
-      for (size_t j = 0; j < fd->nfix; j++) free(fd->fix[j].text);
-      free(fd->fix);
-      fd->fix = NULL;
-      fd->nfix = 0;
-      fd->fix_safety = TL_FIXSAFE_NONE;
+      size_t len;
+      const char *why;
+      char *json = fd->nfix ? tl_notebook_apply(nb, fd->fix, fd->nfix, &len, &why) : NULL;
+      if (fd->nfix && !json) {
+        for (size_t j = 0; j < fd->nfix; j++) free(fd->fix[j].text);
+        free(fd->fix);
+        fd->fix = NULL;
+        fd->nfix = 0;
+        fd->fix_safety = TL_FIXSAFE_NONE;
+      }
+      free(json);
     }
     for (size_t h = 0; h < fd->nhot; h++) {
       tl_hot_step *st = &fd->hot[h];

@@ -247,6 +247,7 @@ tl_notebook *tl_notebook_parse(const char *json, size_t len, size_t *error_offse
   tl_nb__scan j = {json, len, 0, NULL, 0};
   tl_buf code = {0}, src = {0}, type = {0};
   TL_VEC(uint32_t) first = {0};
+  TL_VEC(tl_notebook_cell) cells = {0};
   uint32_t line = 1;
   bool have_cells = false;
   if (len >= 3 && !memcmp(json, "\xEF\xBB\xBF", 3)) j.i = 3;
@@ -258,13 +259,13 @@ tl_notebook *tl_notebook_parse(const char *json, size_t len, size_t *error_offse
   if (!empty_top) do {
       tl_buf key = {0};
       bool ok = tl_nb__string(&j, &key) && tl_nb__eat(&j, ':');
-      bool cells = ok && key.len == 5 && !memcmp(key.data, "cells", 5);
+      bool is_cells = ok && key.len == 5 && !memcmp(key.data, "cells", 5);
       tl_buf_free(&key);
       if (!ok) {
         tl_nb__fail(&j, "expected `\"key\":`");
         goto fail;
       }
-      if (!cells) {
+      if (!is_cells) {
         if (!tl_nb__value(&j, 1)) goto fail;
         continue;
       }
@@ -281,6 +282,7 @@ tl_notebook *tl_notebook_parse(const char *json, size_t len, size_t *error_offse
         }
         src.len = type.len = 0;
         bool has_source = false;
+        size_t src_start = 0, src_end = 0;
         bool empty_cell = tl_nb__eat(&j, '}');
         if (!empty_cell) do {
             tl_buf k = {0};
@@ -294,7 +296,10 @@ tl_notebook *tl_notebook_parse(const char *json, size_t len, size_t *error_offse
             }
             if (is_src) {
               src.len = 0;
+              tl_nb__ws(&j);
+              src_start = j.i;
               if (!tl_nb__source(&j, &src)) goto fail;
+              src_end = j.i;
               has_source = true;
             } else if (is_type) {
               type.len = 0;
@@ -313,6 +318,13 @@ tl_notebook *tl_notebook_parse(const char *json, size_t len, size_t *error_offse
           tl_nb__cell(&code, has_source ? src.data : "", has_source ? src.len : 0);
           for (size_t k = before; k < code.len; k++)
             if (code.data[k] == '\n') line++;
+          tl_notebook_cell c = {src_start,
+                                src_end,
+                                before,
+                                code.len,
+                                tl_strndup(has_source && src.data ? src.data : "", has_source ? src.len : 0),
+                                has_source ? src.len : 0};
+          tl_vec_push(&cells, c);
         }
       } while (tl_nb__eat(&j, ','));
       if (!tl_nb__eat(&j, ']')) {
@@ -346,6 +358,9 @@ tl_notebook *tl_notebook_parse(const char *json, size_t len, size_t *error_offse
   nb->code = code.data ? tl_buf_take(&code) : tl_strdup("");
   nb->first = first.v;
   nb->ncells = (uint32_t)first.n;
+  nb->cells = cells.v;
+  nb->json = tl_strndup(json, len);
+  nb->json_len = len;
   return nb;
 fail:
   *error_offset = j.err_at;
@@ -354,6 +369,8 @@ fail:
   tl_buf_free(&src);
   tl_buf_free(&type);
   tl_vec_free(&first);
+  for (size_t k = 0; k < cells.n; k++) free(cells.v[k].source);
+  tl_vec_free(&cells);
   return NULL;
 }
 
@@ -373,8 +390,205 @@ void tl_notebook_locate(const tl_notebook *nb, uint32_t line, uint32_t *cell, ui
   *cell_line = line >= nb->first[lo] ? line - nb->first[lo] + 1 : 1;
 }
 
+/* ---- writing fixes back ---- */
+
+/* The byte offsets where the lines of t[0, n) start (a line ends at \n, \r\n or \r), and the
+ * number of lines: a text that does not end with a line end has one more. */
+static size_t tl_nb__lines(const char *t, size_t n, size_t **starts) {
+  TL_VEC(size_t) v = {0};
+  size_t z = 0;
+  tl_vec_push(&v, z);
+  for (size_t i = 0; i < n; i++) {
+    if (t[i] == '\r' && i + 1 < n && t[i + 1] == '\n') i++;
+    if ((t[i] == '\n' || t[i] == '\r') && i + 1 < n) tl_vec_push(&v, i + 1);
+  }
+  *starts = v.v;
+  return v.n;
+}
+
+/* The length of the line at t[s..n) without its line end. */
+static size_t tl_nb__line_len(const char *t, size_t n, size_t s) {
+  size_t e = s;
+  while (e < n && t[e] != '\n' && t[e] != '\r') e++;
+  return e - s;
+}
+
+/* Appends s[0, n) as a JSON string (what nbformat writes: non-ASCII as is). */
+static void tl_nb__json_string(tl_buf *b, const char *s, size_t n) {
+  tl_buf_putc(b, '"');
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == '"') tl_buf_puts(b, "\\\"");
+    else if (c == '\\') tl_buf_puts(b, "\\\\");
+    else if (c == '\n') tl_buf_puts(b, "\\n");
+    else if (c == '\r') tl_buf_puts(b, "\\r");
+    else if (c == '\t') tl_buf_puts(b, "\\t");
+    else if (c < 0x20) tl_buf_printf(b, "\\u%04x", c);
+    else tl_buf_putc(b, (char)c);
+  }
+  tl_buf_putc(b, '"');
+}
+
+/* A cell's new source as a JSON list of its lines, laid out as the old `source` value was: one
+ * line per element on lines of their own with the old indentation, or all on one line. */
+static void tl_nb__source_json(tl_buf *b, const tl_notebook *nb, const tl_notebook_cell *c, const char *s, size_t n) {
+  const char *old = nb->json + c->json_start;
+  size_t oldn = c->json_end - c->json_start;
+  /* the indentation of the first element and of the closing bracket, when the old list had them */
+  const char *ind = NULL, *close_ind = NULL;
+  size_t indn = 0, close_indn = 0;
+  if (oldn > 2 && old[0] == '[') {
+    size_t k = 1;
+    while (k < oldn && (old[k] == ' ' || old[k] == '\t' || old[k] == '\r')) k++;
+    if (k < oldn && old[k] == '\n') {
+      ind = old + k + 1;
+      while (ind + indn < old + oldn && (ind[indn] == ' ' || ind[indn] == '\t')) indn++;
+      size_t e = oldn - 1; /* the `]` */
+      size_t q = e;
+      while (q > 0 && (old[q - 1] == ' ' || old[q - 1] == '\t')) q--;
+      if (q > 0 && old[q - 1] == '\n') {
+        close_ind = old + q;
+        close_indn = e - q;
+      }
+    }
+  }
+  tl_buf_putc(b, '[');
+  size_t i = 0, count = 0;
+  while (i < n) {
+    size_t e = i;
+    while (e < n && s[e] != '\n') e++;
+    if (e < n) e++; /* keep the line's end, as nbformat does */
+    if (count++) tl_buf_putc(b, ',');
+    if (ind) {
+      tl_buf_putc(b, '\n');
+      tl_buf_put(b, ind, indn);
+    } else if (count > 1) {
+      tl_buf_putc(b, ' ');
+    }
+    tl_nb__json_string(b, s + i, e - i);
+    i = e;
+  }
+  if (ind && count) {
+    tl_buf_putc(b, '\n');
+    if (close_ind) tl_buf_put(b, close_ind, close_indn);
+  }
+  tl_buf_putc(b, ']');
+}
+
+char *tl_notebook_apply(const tl_notebook *nb, const tl_edit *edits, size_t n, size_t *out_len, const char **why) {
+  *why = NULL;
+  tl_buf out = {0};
+  size_t copied = 0; /* bytes of the JSON written so far */
+  for (uint32_t ci = 0; ci < nb->ncells; ci++) {
+    const tl_notebook_cell *c = &nb->cells[ci];
+    TL_VEC(tl_edit) mine = {0};
+    for (size_t k = 0; k < n; k++) {
+      const tl_edit *ed = &edits[k];
+      bool in = ed->start >= c->code_start && ed->start < c->code_end;
+      if (!in) continue;
+      if (ed->end > c->code_end) {
+        *why = "the fix spans two cells";
+        goto fail_cell;
+      }
+      tl_vec_push(&mine, *ed);
+    }
+    if (!mine.n) {
+      tl_vec_free(&mine);
+      continue;
+    }
+    if (c->json_end == c->json_start) {
+      *why = "the cell has no `source` to rewrite";
+      goto fail_cell;
+    }
+    {
+      const char *code = nb->code + c->code_start;
+      size_t codelen = c->code_end - c->code_start;
+      size_t *cl = NULL, *sl = NULL;
+      size_t ncl = tl_nb__lines(code, codelen, &cl), nsl = tl_nb__lines(c->source, c->source_len, &sl);
+      /* each edit's offsets in the cell's source, through lines the magics did not change */
+      TL_VEC(tl_edit) mapped = {0};
+      for (size_t k = 0; k < mine.n && !*why; k++) {
+        size_t pos[2] = {mine.v[k].start - c->code_start, mine.v[k].end - c->code_start}, res[2];
+        for (int w = 0; w < 2 && !*why; w++) {
+          size_t li = 0;
+          while (li + 1 < ncl && cl[li + 1] <= pos[w]) li++;
+          size_t col = pos[w] - cl[li];
+          size_t clen = tl_nb__line_len(code, codelen, cl[li]);
+          if (li >= nsl) {
+            /* past the source's last line: only the end of the cell (its added newline) maps */
+            if (pos[w] >= codelen - 1) res[w] = c->source_len;
+            else *why = "the fix touches a line the notebook does not have";
+            continue;
+          }
+          size_t slen = tl_nb__line_len(c->source, c->source_len, sl[li]);
+          if (clen != slen || memcmp(code + cl[li], c->source + sl[li], clen)) {
+            *why = "the fix touches a line with IPython syntax (a magic or a shell command)";
+            continue;
+          }
+          res[w] = sl[li] + (col <= slen ? col : slen);
+          if (col > slen) res[w] = sl[li] + slen + (sl[li] + slen < c->source_len ? 1 : 0); /* after its line end */
+        }
+        if (!*why) {
+          tl_edit m = {(uint32_t)res[0], (uint32_t)res[1], mine.v[k].text};
+          tl_vec_push(&mapped, m);
+        }
+      }
+      free(cl);
+      free(sl);
+      if (*why) {
+        tl_vec_free(&mapped);
+        goto fail_cell;
+      }
+      /* apply back to front */
+      for (size_t a = 1; a < mapped.n; a++)
+        for (size_t b2 = a; b2 > 0 && mapped.v[b2].start > mapped.v[b2 - 1].start; b2--) {
+          tl_edit t = mapped.v[b2];
+          mapped.v[b2] = mapped.v[b2 - 1];
+          mapped.v[b2 - 1] = t;
+        }
+      tl_buf src = {0};
+      tl_buf_put(&src, c->source, c->source_len);
+      for (size_t k = 0; k < mapped.n; k++) {
+        const tl_edit *m = &mapped.v[k];
+        if (m->end > src.len || m->start > m->end || (k && m->end > mapped.v[k - 1].start)) {
+          *why = "the fix's edits overlap";
+          break;
+        }
+        size_t tl = strlen(m->text);
+        tl_buf rest = {0};
+        tl_buf_put(&rest, src.data + m->end, src.len - m->end);
+        src.len = m->start;
+        tl_buf_put(&src, m->text, tl);
+        tl_buf_put(&src, rest.data ? rest.data : "", rest.len);
+        tl_buf_free(&rest);
+      }
+      tl_vec_free(&mapped);
+      if (*why) {
+        tl_buf_free(&src);
+        goto fail_cell;
+      }
+      tl_buf_put(&out, nb->json + copied, c->json_start - copied);
+      tl_nb__source_json(&out, nb, c, src.data ? src.data : "", src.len);
+      copied = c->json_end;
+      tl_buf_free(&src);
+    }
+    tl_vec_free(&mine);
+    continue;
+  fail_cell:
+    tl_vec_free(&mine);
+    tl_buf_free(&out);
+    return NULL;
+  }
+  tl_buf_put(&out, nb->json + copied, nb->json_len - copied);
+  *out_len = out.len;
+  return out.data ? tl_buf_take(&out) : tl_strdup("");
+}
+
 void tl_notebook_free(tl_notebook *nb) {
   if (!nb) return;
+  for (uint32_t i = 0; i < nb->ncells; i++) free(nb->cells[i].source);
+  free(nb->cells);
+  free(nb->json);
   free(nb->code);
   free(nb->first);
   free(nb);
