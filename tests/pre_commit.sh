@@ -13,13 +13,13 @@ export PATH="$tmp/bin:$PATH" PRE_COMMIT_HOME="$tmp/cache" GIT_AUTHOR_NAME=t GIT_
 cp "$src/.pre-commit-hooks.yaml" "$tmp/hookrepo/" && ( cd "$tmp/hookrepo" && git init -q . && git add . && git commit -qm hooks )
 cd "$tmp/proj" && git init -q .
 echo "# notes" > README.md && git add README.md
-out=$(pre-commit try-repo "$tmp/hookrepo" trainlint 2>&1); rc=$?
+out=$(pre-commit try-repo "$tmp/hookrepo" trainlint-system 2>&1); rc=$?
 [ "$rc" = 0 ] && echo "$out" | grep -q 'no files to check' && ok || bad "no Python file staged: exit $rc: $out"
 cp "$src/examples/train.py" . && git add train.py
-out=$(pre-commit try-repo "$tmp/hookrepo" trainlint 2>&1); rc=$?
+out=$(pre-commit try-repo "$tmp/hookrepo" trainlint-system 2>&1); rc=$?
 [ "$rc" = 1 ] && echo "$out" | grep -q 'train.py:80:29: TL101' && ok || bad "staged file with findings: exit $rc: $out"
 printf 'import torch\n\ndef f(x):\n    return x + 1\n' > train.py && git add train.py
-out=$(pre-commit try-repo "$tmp/hookrepo" trainlint 2>&1); rc=$?
+out=$(pre-commit try-repo "$tmp/hookrepo" trainlint-system 2>&1); rc=$?
 [ "$rc" = 0 ] && ok || bad "clean staged file: exit $rc: $out"
 
 # Staged files only: the rest of their project is the context, not reported. A train.py that uses
