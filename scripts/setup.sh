@@ -1,6 +1,16 @@
 #!/bin/sh
-# setup.sh - installs the Debian packages trainlint needs to build and test (only what is missing).
+# setup.sh [--tests] - installs the Debian packages that building trainlint needs (only what is
+# missing); with --tests also what its tests need (Python, git, patch, pre-commit, clang for the
+# fuzz and ThreadSanitizer builds).
 set -eu
+tests=false
+for arg in "$@"; do
+  case $arg in
+  --tests) tests=true ;;
+  -h | --help) sed -n '2,4p' "$0"; exit 0 ;;
+  *) echo "setup: unknown argument: $arg (use --tests)" >&2; exit 2 ;;
+  esac
+done
 missing=""
 need_cmd() { command -v "$1" >/dev/null 2>&1 || missing="$missing $2"; }
 need_pc() { pkg-config --exists "$1" 2>/dev/null || missing="$missing $2"; }
@@ -9,11 +19,14 @@ need_cmd make build-essential
 need_cmd cmake cmake
 need_cmd pkg-config pkg-config
 need_cmd npm npm            # fetches the pinned grammar (any npm works: Debian's or one already installed)
-need_cmd python3 python3    # test scripts
-need_cmd patch patch
-need_cmd git git
-need_cmd pre-commit pre-commit  # tests of .pre-commit-hooks.yaml
-[ -f "$(clang -print-file-name="libclang_rt.fuzzer-$(uname -m).a" 2>/dev/null)" ] || missing="$missing clang libclang-rt-dev"  # fuzz/TSan tests
+if $tests; then
+  need_cmd python3 python3    # test scripts
+  python3 -c 'import ensurepip, yaml' >/dev/null 2>&1 || missing="$missing python3-venv python3-yaml"  # pip and CI-template tests
+  need_cmd patch patch
+  need_cmd git git
+  need_cmd pre-commit pre-commit  # tests of .pre-commit-hooks.yaml
+  [ -f "$(clang -print-file-name="libclang_rt.fuzzer-$(uname -m).a" 2>/dev/null)" ] || missing="$missing clang libclang-rt-dev"  # fuzz/TSan tests
+fi
 if command -v pkg-config >/dev/null 2>&1; then
   need_pc tree-sitter libtree-sitter-dev
   need_pc libpcre2-8 libpcre2-dev
