@@ -113,4 +113,34 @@ cp a.py b.py && cp a.py b.orig
 printf '[tool.trainlint.per-file-ignores]\n"b.py" = ["TL701"]\n' > pyproject.toml
 "$bin" check --fix --unsafe-fixes --exit-zero . >/dev/null 2>&1
 grep -q 'total += out.detach()' a.py && cmp -s b.py b.orig && ok || bad "--fix changed a file whose finding per-file-ignores hides: $(cat b.py)"
+# what TOML forbids is an error at its position (exit 2), not a silent merge
+mkdir -p "$tmp/dup" && cd "$tmp/dup"
+printf 'import torch
+for x in loader:
+    print(x.cuda().sum().item())
+' > t.py
+dup() { # PYPROJECT EXPECTED-ERROR
+  printf "$1" > pyproject.toml
+  "$bin" check --exit-zero --format concise . > out 2> err; rc=$?
+  [ "$rc" = 2 ] && grep -qF "$2" err && ok || bad "pyproject $(printf "$1" | tr '\n' ' '): exit $rc: $(cat err)"
+}
+dup '[tool.trainlint]\nselect = ["TL1"]\n[tool.trainlint]\nignore = ["TL101"]\n' 'pyproject.toml:3:2: error: `[tool.trainlint]` is defined twice (first on line 1)'
+dup '[tool]\ntrainlint.select = ["TL1"]\n[tool.trainlint]\nignore = ["TL101"]\n' 'pyproject.toml:3:2: error: `[tool.trainlint]` redefines the table that dotted keys on line 2 defined'
+dup '[tool.trainlint]\nselect = ["TL1"]\nselect = ["TL2"]\n' 'pyproject.toml:3:1: error: `tool.trainlint.select` is defined twice (first on line 2)'
+dup 'tool.trainlint.select = ["TL1"]\n[tool.trainlint]\n' 'pyproject.toml:2:2: error: `[tool.trainlint]` redefines the table that dotted keys on line 1 defined'
+# and what TOML allows stays allowed: a super-table defined after its sub-table, arrays of tables
+printf '[tool.trainlint]\nselect = ["TL1"]\n[tool.trainlint.severity]\nTL101 = "info"\n[tool]\nx = 1\n[[tool.other]]\na = 1\n[[tool.other]]\na = 2\n' > pyproject.toml
+"$bin" check --exit-zero --format concise . > out 2> err; rc=$?
+[ "$rc" = 0 ] && [ ! -s err ] && grep -q TL101 out && ok || bad "valid TOML refused: exit $rc: $(cat err)"
+# a pyproject.toml that is no regular file is never read (a FIFO would block), and is said
+rm pyproject.toml && mkfifo pyproject.toml
+timeout 10 "$bin" check --exit-zero --format concise . > out 2> err; rc=$?
+[ "$rc" = 0 ] && grep -q 'pyproject.toml: warning: not a regular file (a FIFO): not read as configuration' err && grep -q TL101 out &&
+  ok || bad "FIFO pyproject.toml: exit $rc: $(cat err)"
+rm pyproject.toml && mkdir pyproject.toml
+"$bin" check --exit-zero --format concise . > out 2> err
+grep -q 'not a regular file (a directory)' err && ok || bad "directory pyproject.toml: $(cat err)"
+rmdir pyproject.toml && ln -s /dev/zero pyproject.toml
+timeout 10 "$bin" check --exit-zero --format concise . > out 2> err; rc=$?
+[ "$rc" = 0 ] && grep -q 'not a regular file (a character device)' err && ok || bad "pyproject.toml -> /dev/zero: exit $rc: $(cat err)"
 finish

@@ -230,6 +230,55 @@ static void tl_config__pairs(tl_config__ctx *x, TSNode parent, const char *prefi
   }
 }
 
+/* What TOML forbids defining twice (toml.io, "Table"): a table header, a key, and a table header
+ * for a table that dotted keys already defined. One name of each kind, with its line. */
+typedef struct {
+  tl_strvec names;
+  TL_VEC(uint32_t) lines;
+} tl_config__defs;
+
+static uint32_t tl_config__defined(const tl_config__defs *d, const char *name) {
+  for (size_t i = 0; i < d->names.n; i++)
+    if (!strcmp(d->names.v[i], name)) return d->lines.v[i];
+  return 0;
+}
+
+static void tl_config__define(tl_config__defs *d, const char *name, uint32_t line) {
+  tl_vec_push(&d->names, tl_strdup(name));
+  tl_vec_push(&d->lines, line);
+}
+
+/* Checks the pairs of one table (prefix: its name, "" for the top) for keys defined twice, and
+ * records the tables their dotted keys define. */
+static void tl_config__unique_pairs(tl_config__ctx *x, TSNode parent, const char *prefix, tl_config__defs *keys,
+                                    tl_config__defs *dotted) {
+  for (uint32_t i = 0; i < ts_node_named_child_count(parent); i++) {
+    TSNode pair = ts_node_named_child(parent, i);
+    if (!tl_config__is(pair, "pair")) continue;
+    TSNode keynode = ts_node_named_child(pair, 0);
+    tl_buf k = {0};
+    if (*prefix) tl_buf_printf(&k, "%s.", prefix);
+    size_t base = k.len;
+    tl_config__toml_key(keynode, x->src, &k);
+    uint32_t line = ts_node_start_point(pair).row + 1, first = tl_config__defined(keys, k.data);
+    if (first) {
+      char *msg = tl_printf("`%s` is defined twice (first on line %u): TOML allows one definition", k.data, first);
+      tl_config__error(x, keynode, "%s", msg);
+      free(msg);
+    } else {
+      tl_config__define(keys, k.data, line);
+    }
+    /* `a.b.c = 1` inside [t] defines the tables t.a and t.a.b */
+    for (size_t j = base; j < k.len; j++)
+      if (k.data[j] == '.' && tl_config__is(keynode, "dotted_key")) {
+        k.data[j] = 0;
+        if (!tl_config__defined(dotted, k.data)) tl_config__define(dotted, k.data, line);
+        k.data[j] = '.';
+      }
+    tl_buf_free(&k);
+  }
+}
+
 tl_config *tl_config_load(const char *path, bool *found, tl_diags *diags) {
   *found = false;
   tl_source src;
@@ -271,15 +320,36 @@ tl_config *tl_config_load(const char *path, bool *found, tl_diags *diags) {
     else tl_config__error(&x, n, "invalid TOML%s", ts_node_is_missing(n) ? " (something is missing here)" : "");
     x.ok = false;
   } else {
+    tl_config__defs keys = {0}, headers = {0}, dotted = {0};
+    tl_config__unique_pairs(&x, root, "", &keys, &dotted);
     tl_config__pairs(&x, root, "", found);
     for (uint32_t i = 0; i < ts_node_named_child_count(root); i++) {
       TSNode t = ts_node_named_child(root, i);
       if (!tl_config__is(t, "table")) continue;
       tl_buf k = {0};
-      tl_config__toml_key(ts_node_named_child(t, 0), src.text, &k);
+      TSNode name = ts_node_named_child(t, 0);
+      tl_config__toml_key(name, src.text, &k);
+      uint32_t line = ts_node_start_point(t).row + 1, first;
+      if ((first = tl_config__defined(&headers, k.data)) || (first = tl_config__defined(&keys, k.data))) {
+        char *why = tl_printf("`[%s]` is defined twice (first on line %u): TOML allows one definition", k.data, first);
+        tl_config__error(&x, name, "%s", why);
+        free(why);
+      } else if ((first = tl_config__defined(&dotted, k.data))) {
+        char *why = tl_printf("`[%s]` redefines the table that dotted keys on line %u defined: TOML does not allow it",
+                              k.data, first);
+        tl_config__error(&x, name, "%s", why);
+        free(why);
+      }
+      tl_config__define(&headers, k.data, line);
+      tl_config__unique_pairs(&x, t, k.data, &keys, &dotted);
       if (!strcmp(k.data, "tool.trainlint")) *found = true;
       tl_config__pairs(&x, t, k.data, found);
       tl_buf_free(&k);
+    }
+    tl_config__defs *all[] = {&keys, &headers, &dotted};
+    for (size_t d = 0; d < 3; d++) {
+      tl_strvec_free(&all[d]->names);
+      tl_vec_free(&all[d]->lines);
     }
   }
   if (tree) ts_tree_delete(tree);
@@ -319,7 +389,16 @@ static tl_config *tl_config__dir(tl_config_cache *cache, const char *dir, tl_dia
   char *py = tl_printf("%s/pyproject.toml", strcmp(dir, "/") ? dir : "");
   struct stat st;
   bool here = false;
-  if (stat(py, &st) == 0 && S_ISREG(st.st_mode)) {
+  if (stat(py, &st) == 0 && !S_ISREG(st.st_mode)) {
+    /* a FIFO would block, a device (a link to /dev/zero) never ends: never read, but said */
+    tl_diags_add(diags, TL_DIAG_WARNING, py, 0, 0, "not a regular file (%s): not read as configuration",
+                 S_ISDIR(st.st_mode)    ? "a directory"
+                 : S_ISFIFO(st.st_mode) ? "a FIFO"
+                 : S_ISCHR(st.st_mode)  ? "a character device"
+                 : S_ISBLK(st.st_mode)  ? "a block device"
+                 : S_ISSOCK(st.st_mode) ? "a socket"
+                                        : "not a file");
+  } else if (stat(py, &st) == 0 && S_ISREG(st.st_mode)) {
     bool found = false;
     tl_config *c = tl_config_load(py, &found, diags);
     if (!c) *failed = true;
