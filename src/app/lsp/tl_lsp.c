@@ -544,6 +544,10 @@ static bool tl_lsp__is_pyproject(const char *path) {
 /* ---- the analysis ---- */
 
 static void tl_lsp__analyse(tl_lsp *s) {
+  if (s->shutdown) { /* changes that came before shutdown are not analysed after it */
+    s->dirty = false;
+    return;
+  }
   double t0 = tl_lsp__now();
   tl_lsp_afiles_clear(s);
   tl_analysis_run(s->a);
@@ -904,6 +908,10 @@ static void tl_lsp__handle(tl_lsp *s, cJSON *msg) {
       tl_lsp_reply_error(s, id, TL_RPC_METHOD_NOT_FOUND, msgtext);
       free(msgtext);
     }
+    return;
+  }
+  if (s->shutdown) { /* after shutdown only `exit` counts (handled above): no more analyses or diagnostics */
+    if (strncmp(method, "$/", 2)) tl_lsp_log(s, "notification %s after shutdown: ignored", method);
     return;
   }
   if (!strcmp(method, "initialized")) tl_lsp__on_initialized(s);
