@@ -77,4 +77,17 @@ expect_error "trainlint: --stdin-filename goes with the path - (standard input)"
 [ "$rc" = 1 ] && grep -q '^a.py:6:15: TL101 ' out && [ ! -s err ] && ok || bad "--format=concise --select=TL101: exit $rc, $(cat err)"
 expect_error "trainlint: --fix takes no value" check --fix=yes a.py
 expect_error "trainlint: unknown option '--bogus=1'" check --bogus=1 a.py
+# the order of the paths on the command line changes nothing, hot chains included: a helper
+# called from two step loops is hot through the first of their files by path, whatever the order
+mkdir -p "$tmp/order" && cd "$tmp/order"
+printf 'def log_stats(loss):\n    print(loss.item())\n' > helpers.py
+printf 'import torch\nfrom helpers import log_stats\nfor x in loader:\n    loss = model(x.cuda()).sum()\n    loss.backward()\n    opt.step()\n    log_stats(loss)\n' > a_train.py
+cp a_train.py b_train.py
+"$bin" check --exit-zero --format json a_train.py b_train.py helpers.py > o1.json
+"$bin" check --exit-zero --format json helpers.py b_train.py a_train.py > o2.json
+"$bin" check --exit-zero --format json -j 1 b_train.py helpers.py a_train.py > o3.json
+cmp -s o1.json o2.json && cmp -s o1.json o3.json &&
+  python3 -c 'import json,sys; f=[x for x in json.load(open(sys.argv[1]))["findings"] if x["path"]=="helpers.py"][0]; assert f["hot_path"][-1]["path"]=="a_train.py", f' o1.json &&
+  ok || bad "the command line's order changed the report: $(diff o1.json o2.json | head -10)"
+cd "$tmp"
 finish

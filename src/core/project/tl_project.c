@@ -697,6 +697,28 @@ static size_t tl_project__spread(tl_project *pj, const tl_callgraph *p, tl_queue
   return q->n;
 }
 
+/* The files' indices sorted by path (then by index), for a canonical order of the roots. */
+typedef struct {
+  const char *path;
+  size_t idx;
+} tl_project__named;
+
+static int tl_project__named_cmp(const void *a, const void *b) {
+  const tl_project__named *x = a, *y = b;
+  int c = strcmp(x->path, y->path);
+  return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static size_t *tl_project__order(const tl_project *pj) {
+  tl_project__named *v = tl_calloc(pj->nfiles + 1, sizeof *v);
+  for (size_t i = 0; i < pj->nfiles; i++) v[i] = (tl_project__named){pj->files[i].path, i};
+  if (pj->nfiles) qsort(v, pj->nfiles, sizeof *v, tl_project__named_cmp);
+  size_t *order = tl_calloc(pj->nfiles + 1, sizeof *order);
+  for (size_t i = 0; i < pj->nfiles; i++) order[i] = v[i].idx;
+  free(v);
+  return order;
+}
+
 void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_strlist *hot_functions) {
   memset(pj, 0, sizeof *pj);
   pj->files = files;
@@ -751,9 +773,13 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
     for (size_t l = 0; l < m->loops.n && !step_seen; l++) step_seen = pj->step_loops[i][l];
   }
   pj->cpu_only = !accel && main_seen && step_seen;
-  /* Roots, then the call graph breadth first. */
+  /* Roots, then the call graph breadth first. Roots are marked in the order of the files' paths,
+   * not the order they were given in: where two roots reach a function, the chain a finding shows
+   * is the same whatever the command line's order. */
+  size_t *order = tl_project__order(pj);
   tl_queue q = {0};
-  for (size_t i = 0; i < nf; i++) {
+  for (size_t oi = 0; oi < nf; oi++) {
+    size_t i = order[oi];
     tl_file *f = &pj->files[i];
     tl_file_model *m = &f->model;
     for (size_t fn = 1; fn < m->funcs.n; fn++) {
@@ -797,7 +823,8 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
       }
     }
   }
-  for (size_t i = 0; i < nf; i++) {
+  for (size_t oi = 0; oi < nf; oi++) {
+    size_t i = order[oi];
     const tl_file_model *m = &pj->files[i].model;
     for (size_t fn = 1; fn < m->funcs.n; fn++) {
       if (!stepfn[i][2 * fn]) continue;
@@ -819,7 +846,8 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
   /* Calls in step loops: training loops first, so that a function called from a training loop and
    * from an evaluation loop keeps the training loop's chain (the first chain wins). */
   for (int pass = 0; pass < 2; pass++)
-    for (size_t i = 0; i < nf; i++) {
+    for (size_t oi = 0; oi < nf; oi++) {
+      size_t i = order[oi];
       const tl_file_model *m = &pj->files[i].model;
       for (size_t c = 0; c < m->calls.n; c++) {
         const tl_call *cl = &m->calls.v[c];
@@ -846,7 +874,8 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
    * for its backward pass. It is as hot as the per-step code that calls it (above), and otherwise
    * runs as often as the evaluation or inference that does (info). A forward under no_grad
    * without such a loop (a detector's matcher, a frozen teacher) stays a per-step root. */
-  for (size_t i = 0; i < nf; i++) {
+  for (size_t oi = 0; oi < nf; oi++) {
+    size_t i = order[oi];
     const tl_file_model *m = &pj->files[i].model;
     for (size_t fn = 1; fn < m->funcs.n; fn++) {
       const tl_func *fu = &m->funcs.v[fn];
@@ -862,6 +891,7 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
   }
   tl_project__spread(pj, &p, &q, qi);
   tl_vec_free(&q);
+  free(order);
   for (size_t i = 0; i < nf; i++) free(whole[i]);
   free(whole);
   pj->class_kind = tl_calloc(nf ? nf : 1, sizeof *pj->class_kind);
