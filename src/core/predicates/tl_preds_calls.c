@@ -211,11 +211,43 @@ static tl_verdict tl_calls__loop_model_param(tl_match_env *c, const tl_pred *p, 
 }
 
 /* name, captures, strings, regex, gate, flags, function, project function, prepare */
+/* Is `ctor` (a binding's callee text) a logger factory: `logging.getLogger`, `get_logger`,
+ * `parent.getChild`? */
+static bool tl_calls__logger_ctor(const char *ctor) {
+  if (!ctor) return false;
+  const char *last = strrchr(ctor, '.');
+  last = last ? last + 1 : ctor;
+  return !strcmp(last, "getLogger") || !strcmp(last, "get_logger") || !strcmp(last, "getChild");
+}
+
+/* #logger? @fn: @fn is a method of a logger known by its binding, whatever its name: the receiver
+ * is a name bound in the function or the module, or an attribute `self.x` of the enclosing class,
+ * to `logging.getLogger(...)`, `get_logger(...)` or `....getChild(...)` (TL402 also knows loggers
+ * by their names: `logger`, `LOGGER`, `log`). */
+static tl_verdict tl_calls__logger(tl_match_env *e, const tl_pred *p, TSNode fn) {
+  (void)p;
+  if (!tl_node_is(fn, "attribute")) return TL_PRED_FALSE;
+  char *d = tl_dotted(TL_CHILD(fn, object), e->src);
+  if (!d) return TL_PRED_FALSE;
+  uint32_t at = ts_node_start_byte(fn);
+  const tl_binding *b = tl_model_binding(e->m, d, e->func, at);
+  if (!b && e->func > 0) b = tl_model_binding(e->m, d, 0, UINT32_MAX); /* a module-level logger */
+  bool r = b && tl_calls__logger_ctor(b->ctor);
+  if (!b && !strncmp(d, "self.", 5) && !strchr(d + 5, '.') && e->func > 0 && e->m->funcs.v[e->func].cls >= 0) {
+    const tl_class *k = &e->m->classes.v[e->m->funcs.v[e->func].cls];
+    for (size_t i = 0; i < k->attrs.n && !r; i++)
+      r = !strcmp(k->attrs.v[i].name, d + 5) && tl_calls__logger_ctor(k->attrs.v[i].ctor);
+  }
+  free(d);
+  return tl_verdict_of(r);
+}
+
 const tl_pred_def tl_preds_calls[] = {
     {"resolves-to?", 1, -1, -1, TL_GATE_STRINGS, TL_PF_TEXT | TL_PF_NAME, tl_calls__resolves_to, NULL, NULL},
     {"resolves-match?", 1, 1, 0, TL_GATE_REGEX, TL_PF_TEXT | TL_PF_NAME, tl_calls__resolves_match, NULL, NULL},
     {"value-from?", 1, 1, 0, TL_GATE_NONE, 0, tl_calls__value_from, NULL, NULL},
     {"loop-model-from?", 1, 1, 0, TL_GATE_NONE, 0, tl_calls__loop_model_from, NULL, NULL},
     {"loop-model-param?", 1, 0, -1, TL_GATE_NONE, 0, tl_calls__loop_model_param, NULL, NULL},
+    {"logger?", 1, 0, -1, TL_GATE_NONE, 0, tl_calls__logger, NULL, NULL},
     {NULL, 0, 0, -1, TL_GATE_NONE, 0, NULL, NULL, NULL},
 };
