@@ -232,3 +232,37 @@ class Trainer:
         loss.backward()
         self.opt.step()
         return loss
+
+
+def two_sizes(b, layers=4, vocab=1000):
+    """The two configurations the rule benchmarks compare: {"": a GPU-bound step (batch 32, seq
+    256), "small:": a launch-bound one (batch 4, seq 64)}, both on the d_model 512 transformer of
+    `transformer` with `layers` layers (smaller with --quick, tiny in smoke mode)."""
+    kw = dict(d_model=b.pick(512, 512, 16), nhead=b.pick(8, 8, 2), layers=b.pick(layers, layers, 1),
+              ff=b.pick(2048, 2048, 32), vocab=vocab)
+    return {"": Trainer(b, batch=b.pick(32, 16, 2), seq=b.pick(256, 128, 8), **kw),
+            "small:": Trainer(b, batch=b.pick(4, 4, 1), seq=b.pick(64, 64, 4), **kw)}
+
+
+def uint8_images(np, Dataset, torch, mean, std, flip=False):
+    """A Dataset class of n random uint8 images 3 x side x side with labels 0-9, each decoded to
+    float32 and normalised by (x - mean) / std in __getitem__ (and every odd one flipped, as an
+    augmentation would, with flip=True): per-sample work for the loader's workers."""
+
+    class Images(Dataset):
+        def __init__(self, n, side):
+            rng = np.random.default_rng(0)
+            self.raw = rng.integers(0, 256, (n, 3, side, side), dtype=np.uint8)
+            self.labels = rng.integers(0, 10, n)
+
+        def __len__(self):
+            return len(self.raw)
+
+        def __getitem__(self, i):
+            x = (self.raw[i].astype(np.float32) - mean) / std
+            if flip and i % 2:
+                x = x[:, :, ::-1].copy()
+            return torch.from_numpy(x), int(self.labels[i])
+
+    return Images
+

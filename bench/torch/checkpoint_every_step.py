@@ -4,7 +4,7 @@ import os
 import shutil
 import tempfile
 
-from _tlbench import start, Trainer
+from _tlbench import start, two_sizes
 
 b = start("torch/checkpoint_every_step", "TL406", "checkpoint-or-eval-every-step",
           "transformer training step (d_model 512, 4 layers, AdamW) with, every step, torch.save of the "
@@ -12,9 +12,7 @@ b = start("torch/checkpoint_every_step", "TL406", "checkpoint-or-eval-every-step
           "batches under torch.no_grad(), vs the step alone; on a GPU-bound step (batch 32, seq 256) and "
           "on a small one (batch 4, seq 64)", "ms/step")
 torch = b.torch
-kw = dict(d_model=b.pick(512, 512, 16), nhead=b.pick(8, 8, 2), layers=b.pick(4, 4, 1), ff=b.pick(2048, 2048, 32))
-sizes = {"": Trainer(b, batch=b.pick(32, 16, 2), seq=b.pick(256, 128, 8), **kw),
-         "small:": Trainer(b, batch=b.pick(4, 4, 1), seq=b.pick(64, 64, 4), **kw)}
+sizes = two_sizes(b)
 where = tempfile.mkdtemp(prefix="tl-ckpt-", dir=os.environ.get("TL_BENCH_CKPT_DIR") or None)
 path = os.path.join(where, "checkpoint.pt")
 eval_batches = b.pick(20, 20, 2)

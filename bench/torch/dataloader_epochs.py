@@ -3,7 +3,7 @@
 import os
 import time
 
-from _tlbench import start
+from _tlbench import start, uint8_images
 
 b = start("torch/dataloader_epochs", None, "dataloader-prefetch",
           "4 short epochs (100 batches of 128 3x64x64 images decoded from uint8 and normalised in "
@@ -22,20 +22,7 @@ MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32).reshape(3, 1, 1) * 255
 STD = np.array([0.229, 0.224, 0.225], dtype=np.float32).reshape(3, 1, 1) * 255
 
 
-class Images(Dataset):
-    def __init__(self, n, side):
-        rng = np.random.default_rng(0)
-        self.raw = rng.integers(0, 256, (n, 3, side, side), dtype=np.uint8)
-        self.labels = rng.integers(0, 10, n)
-
-    def __len__(self):
-        return len(self.raw)
-
-    def __getitem__(self, i):
-        x = (self.raw[i].astype(np.float32) - MEAN) / STD
-        if i % 2:
-            x = x[:, :, ::-1].copy()  # a flip, as augmentation would
-        return torch.from_numpy(x), int(self.labels[i])
+Images = uint8_images(np, Dataset, torch, MEAN, STD, flip=True)
 
 
 workers = min(8, len(os.sched_getaffinity(0)))

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """foreach_params.py - TL303: an EMA of the weights updated by a Python loop over the parameters every step vs torch._foreach_mul_/_foreach_add_, on a GPU-bound step and on a small one."""
-from _tlbench import start, Trainer
+from _tlbench import start, two_sizes
 
 b = start("torch/foreach_params", "TL303", "loop-of-small-kernels",
           "transformer training step (12 layers, d_model 512, about 150 parameter tensors) followed by "
@@ -8,9 +8,7 @@ b = start("torch/foreach_params", "TL303", "loop-of-small-kernels",
           "over the parameters vs two torch._foreach_* calls; no EMA as reference; on a GPU-bound "
           "step (batch 32, seq 256) and on a small one (batch 4, seq 64)", "ms/step")
 torch = b.torch
-kw = dict(d_model=b.pick(512, 512, 16), nhead=b.pick(8, 8, 2), layers=b.pick(12, 12, 2), ff=b.pick(2048, 2048, 32))
-sizes = {"": Trainer(b, batch=b.pick(32, 16, 2), seq=b.pick(256, 128, 8), **kw),
-         "small:": Trainer(b, batch=b.pick(4, 4, 1), seq=b.pick(64, 64, 4), **kw)}
+sizes = two_sizes(b, layers=12)
 DECAY = 0.999
 
 

@@ -14,7 +14,7 @@ MODES = {
 if "--child" in sys.argv:  # the environment must be in place before CUDA starts
     os.environ.update(MODES.get(sys.argv[sys.argv.index("--child") + 1], {}))
 
-from _tlbench import start, Trainer  # noqa: E402
+from _tlbench import start, two_sizes  # noqa: E402
 
 b = start("torch/launch_blocking", "TL405", "launch-blocking-enabled",
           "three workloads, each in three processes: plain; CUDA_LAUNCH_BLOCKING=1 in the environment; "
@@ -31,9 +31,7 @@ if mode == "deterministic":
     torch.backends.cudnn.deterministic = True
     torch.backends.cudnn.benchmark = False
 
-kw = dict(d_model=b.pick(512, 512, 16), nhead=b.pick(8, 8, 2), layers=b.pick(4, 4, 1), ff=b.pick(2048, 2048, 32))
-big = Trainer(b, batch=b.pick(32, 16, 2), seq=b.pick(256, 128, 8), **kw)
-small = Trainer(b, batch=b.pick(4, 4, 1), seq=b.pick(64, 64, 4), **kw)
+big, small = two_sizes(b).values()
 cnn = nn.Sequential(nn.Conv2d(3, 64, 3, 1, 1), nn.BatchNorm2d(64), nn.ReLU(), nn.Conv2d(64, 128, 3, 2, 1),
                     nn.BatchNorm2d(128), nn.ReLU(), nn.Conv2d(128, 256, 3, 2, 1), nn.ReLU(),
                     nn.Flatten(2)).to(b.dev)

@@ -3,7 +3,7 @@
 import os
 import time
 
-from _tlbench import start
+from _tlbench import start, uint8_images
 
 b = start("torch/worker_restart", "TL203", "dataloader-worker-reuse",
           "a DataLoader (8 workers, batches of 64 3x32x32 images normalised in __getitem__) iterated "
@@ -22,17 +22,7 @@ MEAN = np.array([0.49, 0.48, 0.45], dtype=np.float32).reshape(3, 1, 1) * 255
 STD = np.array([0.25, 0.24, 0.26], dtype=np.float32).reshape(3, 1, 1) * 255
 
 
-class Images(Dataset):
-    def __init__(self, n, side):
-        rng = np.random.default_rng(0)
-        self.raw = rng.integers(0, 256, (n, 3, side, side), dtype=np.uint8)
-        self.labels = rng.integers(0, 10, n)
-
-    def __len__(self):
-        return len(self.raw)
-
-    def __getitem__(self, i):
-        return torch.from_numpy((self.raw[i].astype(np.float32) - MEAN) / STD), int(self.labels[i])
+Images = uint8_images(np, Dataset, torch, MEAN, STD)
 
 
 workers = min(8, len(os.sched_getaffinity(0)))
