@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "tl_source.h"
+#include "tl_notebook.h"
 #include "tl_walk.h"
 
 #define TL_LSP_DEBOUNCE_MS 3    /* quiet time on stdin before analysing after a change */
@@ -246,6 +247,13 @@ static void tl_lsp__walk_root(tl_lsp *s, const char *r, tl_strvec *paths) {
     tl_vec_push(&ex, s->primary->extend_exclude.v[k]);
   tl_walk(arg, 1, ex.v, ex.n, paths, &d);
   tl_vec_free(&ex);
+  /* notebooks: the server has no notebook documents yet, and their findings' lines are cells' lines */
+  size_t kept = 0;
+  for (size_t i = 0; i < paths->n; i++) {
+    if (tl_notebook_path(paths->v[i])) free(paths->v[i]);
+    else paths->v[kept++] = paths->v[i];
+  }
+  paths->n = kept;
   for (size_t i = 0; i < d.n; i++) tl_lsp_log(s, "%s: %s", d.v[i].path ? d.v[i].path : r, d.v[i].message);
   tl_diags_free(&d);
 }
