@@ -90,4 +90,8 @@ cmp -s o1.json o2.json && cmp -s o1.json o3.json &&
   python3 -c 'import json,sys; f=[x for x in json.load(open(sys.argv[1]))["findings"] if x["path"]=="helpers.py"][0]; assert f["hot_path"][-1]["path"]=="a_train.py", f' o1.json &&
   ok || bad "the command line's order changed the report: $(diff o1.json o2.json | head -10)"
 cd "$tmp"
+# a help text that quotes code shows its quotes, not YAML's escapes (TL601's `torch.autocast("cuda", ...)`)
+"$bin" check --exit-zero "$src/examples" > "$tmp/help.txt" 2>&1
+grep -q 'help: run the forward pass and the loss under `torch.autocast("cuda", dtype=torch.bfloat16)`' "$tmp/help.txt" &&
+  ! grep -qF '\"' "$tmp/help.txt" && ok || bad "escaped quotes in a help text: $(grep -F 'help: run the forward' "$tmp/help.txt")"
 finish

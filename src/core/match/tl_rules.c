@@ -77,11 +77,23 @@ void tl_ruleset_delete(tl_ruleset *rs) {
 
 /* ---- rule file parsing ---- */
 
+/* A front-matter value without its surrounding blanks and quotes; in a double-quoted value, `\"`
+ * and `\\` stand for `"` and `\` (as in YAML), so a help text can quote code. */
 static char *tl_rules__trim(const char *s, size_t n) {
   while (n && (*s == ' ' || *s == '\t')) s++, n--;
   while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) n--;
-  if (n >= 2 && ((s[0] == '"' && s[n - 1] == '"') || (s[0] == '\'' && s[n - 1] == '\''))) s++, n -= 2;
-  return tl_strndup(s, n);
+  bool dq = n >= 2 && s[0] == '"' && s[n - 1] == '"';
+  if (dq || (n >= 2 && s[0] == '\'' && s[n - 1] == '\'')) s++, n -= 2;
+  char *out = tl_strndup(s, n);
+  if (dq) {
+    char *w = out;
+    for (const char *r = out; *r; r++) {
+      if (r[0] == '\\' && (r[1] == '"' || r[1] == '\\')) r++;
+      *w++ = *r;
+    }
+    *w = 0;
+  }
+  return out;
 }
 
 /* Iterates lines: returns the next line's start and sets *n to its length without the newline. */
