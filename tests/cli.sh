@@ -94,4 +94,19 @@ cd "$tmp"
 "$bin" check --exit-zero "$src/examples" > "$tmp/help.txt" 2>&1
 grep -q 'help: run the forward pass and the loss under `torch.autocast("cuda", dtype=torch.bfloat16)`' "$tmp/help.txt" &&
   ! grep -qF '\"' "$tmp/help.txt" && ok || bad "escaped quotes in a help text: $(grep -F 'help: run the forward' "$tmp/help.txt")"
+# directories a walk never enters (build outputs, installed packages, notebook checkpoints), unless given
+mkdir -p "$tmp/walk" && cd "$tmp/walk"
+for d in build dist .ipynb_checkpoints pkg/site-packages .eggs src; do
+  mkdir -p "$d" && printf 'import torch\nfor x in loader:\n    print(x.cuda().sum().item())\n' > "$d/t.py"
+done
+"$bin" check --exit-zero --format concise . > out 2>&1
+[ "$(grep -c ' TL101 ' out)" = 1 ] && grep -q '^src/t.py:' out && ok || bad "default exclusions: $(cat out)"
+"$bin" check --exit-zero --format concise build > out 2>&1
+grep -q '^build/t.py:' out && ok || bad "a directory given by name is walked: $(cat out)"
+# nothing to analyse is said, and is no error
+mkdir -p "$tmp/nothing" && "$bin" check "$tmp/nothing" > out 2> err; rc=$?
+[ "$rc" = 0 ] && grep -q 'warning: No Python files found' err && ok || bad "empty tree: exit $rc: $(cat err)"
+"$bin" check --quiet "$tmp/nothing" > out 2> err
+[ ! -s err ] && ok || bad "--quiet still warned: $(cat err)"
+cd "$tmp"
 finish

@@ -529,6 +529,10 @@ int tl_cli_check(tl_cli *c) {
       for (size_t k = 0; primary && k < primary->severity.n; k++)
         tl_ruleset_set_severity(rs, primary->severity.v[k].code, primary->severity.v[k].severity);
       tl_cli_check__print_diags(&st, &st.d);
+      size_t given = 0; /* the files the report is about (not the context of given files) */
+      for (size_t i = 0; i < files.n; i++) given += !tl_cli_check__is_context(&st, files.v[i]);
+      if (!given && walked && !c->quiet) /* a typo'd directory or an empty tree is no success to report */
+        fprintf(stderr, "trainlint: warning: No Python files found under the given paths\n");
       rc = tl_cli_check__run(&st, rs, primary, &files, !walked);
     }
   }
