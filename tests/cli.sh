@@ -109,4 +109,8 @@ mkdir -p "$tmp/nothing" && "$bin" check "$tmp/nothing" > out 2> err; rc=$?
 "$bin" check --quiet "$tmp/nothing" > out 2> err
 [ ! -s err ] && ok || bad "--quiet still warned: $(cat err)"
 cd "$tmp"
+# an --output that cannot be written fails at once (exit 2), before any analysis
+"$bin" check --output "$tmp/no/such/dir/out.json" "$src/examples" > out 2> err; rc=$?
+[ "$rc" = 2 ] && grep -q "cannot write $tmp/no/such/dir/out.json: No such file or directory" err && [ ! -s out ] &&
+  ok || bad "unwritable --output: exit $rc: $(cat err)"
 finish

@@ -143,4 +143,8 @@ grep -q 'not a regular file (a directory)' err && ok || bad "directory pyproject
 rmdir pyproject.toml && ln -s /dev/zero pyproject.toml
 timeout 10 "$bin" check --exit-zero --format concise . > out 2> err; rc=$?
 [ "$rc" = 0 ] && grep -q 'not a regular file (a character device)' err && ok || bad "pyproject.toml -> /dev/zero: exit $rc: $(cat err)"
+# `config` prints per-file-ignores as TOML
+mkdir -p "$tmp/cfgprint" && cd "$tmp/cfgprint" && printf '[tool.trainlint.per-file-ignores]\n"x.py" = ["TL101"]\n' > pyproject.toml
+"$bin" config . > out 2>&1
+grep -qx 'per-file-ignores."x.py" = \["TL101"\]' out && ok || bad "config's per-file-ignores line: $(grep per-file out)"
 finish

@@ -510,6 +510,18 @@ int tl_cli_check(tl_cli *c) {
     fprintf(stderr, "trainlint: --stdin-filename goes with the path - (standard input)\n");
     return 2;
   }
+  if (c->output) { /* an output that cannot be written is an error before minutes of analysis, not after */
+    const char *slash = strrchr(c->output, '/');
+    char *dir = slash ? (slash == c->output ? tl_strdup("/") : tl_strndup(c->output, (size_t)(slash - c->output)))
+                      : tl_strdup(".");
+    bool exists = access(c->output, F_OK) == 0;
+    int bad = exists ? (access(c->output, W_OK) ? errno : 0) : (access(dir, W_OK) ? errno : 0);
+    free(dir);
+    if (bad) {
+      fprintf(stderr, "trainlint: cannot write %s: %s\n", c->output, strerror(bad));
+      return 2;
+    }
+  }
   tl_cli_check__state st = {c, {0}, {0}, false, false, {0}};
   st.ecolor = c->color == 1 || (c->color == -1 && isatty(STDERR_FILENO) && !getenv("NO_COLOR"));
   int rc = 2;

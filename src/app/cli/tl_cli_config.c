@@ -34,8 +34,9 @@ int tl_cli_config(tl_cli *c) {
     tl_cli_config__list("step-loop-iterables", fc ? &fc->step_iterables : &empty);
     tl_cli_config__list("frameworks", fc ? &fc->frameworks : &empty);
     for (size_t i = 0; fc && i < fc->per_file_ignores.n; i++) {
-      printf("per-file-ignores.\"%s\" = ", fc->per_file_ignores.v[i].glob);
-      tl_cli_config__list("", &fc->per_file_ignores.v[i].codes);
+      char *key = tl_printf("per-file-ignores.\"%s\"", fc->per_file_ignores.v[i].glob);
+      tl_cli_config__list(key, &fc->per_file_ignores.v[i].codes);
+      free(key);
     }
     for (size_t i = 0; fc && i < fc->severity.n; i++)
       tl_ruleset_set_severity(rs, fc->severity.v[i].code, fc->severity.v[i].severity);
