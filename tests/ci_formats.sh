@@ -72,6 +72,21 @@ assert all(x["location"]["lines"]["begin"] >= 1 and x["severity"] in ("info", "m
 ' && ok || bad "gitlab format"
 "$bin" check --format concise examples 2>/dev/null | grep -qE '^examples/model.py:20:9: TL301 ' && ok || bad "concise format"
 "$bin" check --statistics examples 2>/dev/null | grep -qE '^ +3  TL102  ' && ok || bad "statistics"
+"$bin" check --statistics examples 2>/dev/null | tail -1 | grep -qE '^ +13  total$' && ok || bad "statistics: no total"
+"$bin" check --statistics --format json examples 2>/dev/null > "$tmp/stats.json"
+python3 - "$tmp/stats.json" <<'PY' && ok || bad "statistics as JSON: $(cat "$tmp/stats.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["total"] == 13 and sum(r["count"] for r in d["rules"]) == 13, d
+assert {"code": "TL102", "name": "tensor-value-as-size", "count": 3, "fixable": 0} in d["rules"], d["rules"]
+PY
+"$bin" rules --format json > "$tmp/rules.json" 2>/dev/null
+python3 - "$tmp/rules.json" <<'PY' && ok || bad "rules as JSON: $(head -c 300 "$tmp/rules.json")"
+import json, sys
+r = {x["code"]: x for x in json.load(open(sys.argv[1]))}
+assert r["TL101"]["severity"] == "warning" and r["TL101"]["default"] is True and r["TL101"]["help"], r["TL101"]
+assert r["TL603"]["default"] is False and r["TL701"]["fix"] == "unsafe", (r["TL603"], r["TL701"])
+PY
 "$bin" check --output "$tmp/o.txt" --format concise examples >/dev/null 2>&1; rc=$?
 [ "$rc" = 1 ] && grep -q 'TL301' "$tmp/o.txt" && ok || bad "--output"
 "$bin" check --quiet examples 2>/dev/null | grep -q 'Found' && bad "--quiet printed the summary" || ok

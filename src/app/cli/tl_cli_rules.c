@@ -19,6 +19,11 @@ static tl_ruleset *tl_cli_rules__load(const tl_cli *c) {
 int tl_cli_rules(tl_cli *c) {
   tl_ruleset *rs = tl_cli_rules__load(c);
   if (!rs) return 2;
+  if (c->format == TL_FORMAT_JSON) {
+    tl_output_rules_json(stdout, rs, c->all);
+    tl_ruleset_delete(rs);
+    return 0;
+  }
   for (size_t i = 0; i < tl_ruleset_count(rs); i++) {
     const tl_rule *r = tl_ruleset_rule(rs, i);
     if (!c->all && !tl_rule_enabled(r) && tl_rule_default_enabled(r)) continue;

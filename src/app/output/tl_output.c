@@ -36,7 +36,7 @@ void tl_output_findings(FILE *out, const tl_analysis *a, const bool *skip, const
   tl_output__formats[(size_t)o->format < TL_OUTPUT__NFORMATS ? o->format : TL_FORMAT_TEXT].render(out, a, skip, o);
 }
 
-void tl_output_statistics(FILE *out, const tl_analysis *a, const bool *skip) {
+void tl_output_statistics(FILE *out, const tl_analysis *a, const bool *skip, tl_format format) {
   typedef struct {
     const tl_rule *rule;
     size_t n, fixable;
@@ -64,9 +64,26 @@ void tl_output_statistics(FILE *out, const tl_analysis *a, const bool *skip) {
       rows.v[j] = rows.v[j - 1];
       rows.v[j - 1] = t;
     }
-  for (size_t i = 0; i < rows.n; i++)
-    fprintf(out, "%6zu  %-6s  %-36s %s\n", rows.v[i].n, tl_rule_code(rows.v[i].rule), tl_rule_name(rows.v[i].rule),
-            rows.v[i].fixable ? "[*]" : "");
+  size_t total = 0;
+  for (size_t i = 0; i < rows.n; i++) total += rows.v[i].n;
+  if (format == TL_FORMAT_JSON) {
+    cJSON *doc = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(doc, "rules");
+    for (size_t i = 0; i < rows.n; i++) {
+      cJSON *o = cJSON_CreateObject();
+      cJSON_AddStringToObject(o, "code", tl_rule_code(rows.v[i].rule));
+      cJSON_AddStringToObject(o, "name", tl_rule_name(rows.v[i].rule));
+      cJSON_AddNumberToObject(o, "count", (double)rows.v[i].n);
+      cJSON_AddNumberToObject(o, "fixable", (double)rows.v[i].fixable);
+      cJSON_AddItemToArray(arr, o);
+    }
+    cJSON_AddNumberToObject(doc, "total", (double)total);
+    tl_output_json_doc(out, doc);
+  } else {
+    for (size_t i = 0; i < rows.n; i++)
+      fprintf(out, "%6zu  %-6s  %-36s %s\n", rows.v[i].n, tl_rule_code(rows.v[i].rule), tl_rule_name(rows.v[i].rule),
+              rows.v[i].fixable ? "[*]" : "");
+    fprintf(out, "%6zu  total\n", total);
+  }
   tl_vec_free(&rows);
 }
 
@@ -157,4 +174,24 @@ const tl_edit *tl_output_file_edits(const tl_analysis *a, const tl_finding *f, t
 
 void tl_output_edits_free(const tl_edit *edits, tl_edit *one) {
   if (edits == one) free(one->text);
+}
+
+void tl_output_rules_json(FILE *out, const tl_ruleset *rs, bool all) {
+  cJSON *arr = cJSON_CreateArray();
+  for (size_t i = 0; i < tl_ruleset_count(rs); i++) {
+    const tl_rule *r = tl_ruleset_rule(rs, i);
+    if (!all && !tl_rule_enabled(r) && tl_rule_default_enabled(r)) continue; /* as the table leaves out */
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "code", tl_rule_code(r));
+    cJSON_AddStringToObject(o, "name", tl_rule_name(r));
+    cJSON_AddStringToObject(o, "severity", tl_severity_name(tl_rule_severity(r)));
+    cJSON_AddStringToObject(o, "fix",
+                            tl_rule_fix_safety(r) == TL_FIXSAFE_SAFE     ? "safe"
+                            : tl_rule_fix_safety(r) == TL_FIXSAFE_UNSAFE ? "unsafe"
+                                                                         : "none");
+    cJSON_AddBoolToObject(o, "default", tl_rule_default_enabled(r));
+    cJSON_AddStringToObject(o, "help", tl_rule_help(r));
+    cJSON_AddItemToArray(arr, o);
+  }
+  tl_output_json_doc(out, arr);
 }

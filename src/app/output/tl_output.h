@@ -34,8 +34,12 @@ const char *tl_format_name(tl_format format);
 
 /* Writes the findings whose `skip[i]` is false (skip may be NULL) in o->format. Nothing is kept. */
 void tl_output_findings(FILE *out, const tl_analysis *a, const bool *skip, const tl_output_opts *o);
-/* --statistics: the count of findings per rule, most frequent first. */
-void tl_output_statistics(FILE *out, const tl_analysis *a, const bool *skip);
+/* --statistics: the count of findings per rule, most frequent first, and the total; with
+ * `json`, an object {"rules": [{"code", "name", "count", "fixable"}], "total"}. */
+void tl_output_statistics(FILE *out, const tl_analysis *a, const bool *skip, tl_format format);
+/* `trainlint rules --format json`: each rule of `rs` as {"code", "name", "severity", "fix",
+ * "default", "help"}. */
+void tl_output_rules_json(FILE *out, const tl_ruleset *rs, bool all);
 /* Writes an input diagnostic ("path:line:col: error: message") to `out`. */
 void tl_output_diag(FILE *out, const tl_diag *d, bool color);
 /* Writes each of `d` (tl_output_diag). */
