@@ -20,6 +20,7 @@ typedef enum {
   TL_MAIN__JOBS,   /* unsigned: 0 to 1024; also spelled -jN */
   TL_MAIN__COLOR,  /* int: auto -1, never 0, always 1 */
   TL_MAIN__SIZE,   /* size_t: bytes, with a K, M or G suffix (KiB, MiB, GiB); 1 KiB to 1 GiB */
+  TL_MAIN__LEVEL,  /* int: a severity by name (info, warning, error), plus 1 */
 } tl_main__kind;
 
 /* The options, in the order --help lists them under "check options". `shown` is their spelling in
@@ -73,6 +74,10 @@ static const struct {
     {"--jobs", "-j", TL_MAIN__JOBS, offsetof(tl_cli, jobs), "-j, --jobs N", "threads (default: all cores)"},
     {"--max-file-size", NULL, TL_MAIN__SIZE, offsetof(tl_cli, max_file_bytes), "--max-file-size SIZE",
      "refuse files larger than SIZE bytes (K, M, G suffixes;\ndefault 16M, at most 1G)"},
+    {"--min-severity", NULL, TL_MAIN__LEVEL, offsetof(tl_cli, min_severity), "--min-severity LEVEL",
+     "report only findings of LEVEL or above (info, warning, error)"},
+    {"--fail-on", NULL, TL_MAIN__LEVEL, offsetof(tl_cli, fail_severity), "--fail-on LEVEL",
+     "exit 1 only for findings of LEVEL or above (default: any)"},
     {"--exit-zero", NULL, TL_MAIN__FLAG, offsetof(tl_cli, exit_zero), "--exit-zero",
      "exit 0 even when there are findings"},
     {"--no-source", NULL, TL_MAIN__FLAG, offsetof(tl_cli, no_source), "--no-source",
@@ -244,6 +249,18 @@ static bool tl_main__option(tl_cli *c, int argc, char **argv, int *i) {
       return false;
     }
     *(int *)field = color;
+    return true;
+  }
+  case TL_MAIN__LEVEL: {
+    int level = !strcmp(v, "info")      ? TL_SEVERITY_INFO
+                : !strcmp(v, "warning") ? TL_SEVERITY_WARNING
+                : !strcmp(v, "error")   ? TL_SEVERITY_ERROR
+                                        : -1;
+    if (level < 0) {
+      fprintf(stderr, "trainlint: %s takes info, warning or error\n", a);
+      return false;
+    }
+    *(int *)field = level + 1;
     return true;
   }
   case TL_MAIN__FLAG: break;

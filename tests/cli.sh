@@ -113,4 +113,14 @@ cd "$tmp"
 "$bin" check --output "$tmp/no/such/dir/out.json" "$src/examples" > out 2> err; rc=$?
 [ "$rc" = 2 ] && grep -q "cannot write $tmp/no/such/dir/out.json: No such file or directory" err && [ ! -s out ] &&
   ok || bad "unwritable --output: exit $rc: $(cat err)"
+# --min-severity hides findings below a level; --fail-on decides the exit status by level
+all=$("$bin" check --exit-zero --format json "$src/examples" 2>/dev/null | python3 -c 'import json,sys; f=json.load(sys.stdin)["findings"]; print(len(f), sum(x["severity"]=="info" for x in f), sum(x["severity"]=="error" for x in f))')
+set -- $all
+n=$("$bin" check --exit-zero --format concise --min-severity warning "$src/examples" 2>/dev/null | wc -l)
+[ "$2" -ge 1 ] && [ "$n" = "$(($1 - $2))" ] && ok || bad "--min-severity warning: $n of $all"
+"$bin" check --format concise --fail-on error "$src/examples" > /dev/null 2>&1; rc=$?
+[ "$3" = 0 ] && [ "$rc" = 0 ] && ok || bad "--fail-on error with no error findings: exit $rc ($all)"
+"$bin" check --format concise --fail-on warning "$src/examples" > /dev/null 2>&1; rc=$?
+[ "$rc" = 1 ] && ok || bad "--fail-on warning: exit $rc"
+expect_error "trainlint: --min-severity takes info, warning or error" check --min-severity loud a.py
 finish

@@ -17,6 +17,9 @@ typedef struct {
   int color;             /* -1 auto, 0 never, 1 always */
   unsigned jobs;         /* 0: all cores */
   size_t max_file_bytes; /* --max-file-size; 0: the default (16 MiB) */
+  /* --min-severity and --fail-on: a tl_severity + 1, 0 when not given (every finding shown; any
+   * finding fails the check) */
+  int min_severity, fail_severity;
 } tl_cli;
 
 void tl_cli_free(tl_cli *c);

@@ -228,7 +228,8 @@ static void tl_cli_check__hide(void *p, const tl_analysis *a, bool *hidden) {
     tl_config *fc = tl_cli_configs_for(&st->cfg, f->path, &st->d);
     hidden[i] = !tl_config_enabled(fc, f->rule, f->path, (const char *const *)c->select.v, c->select.n,
                                    (const char *const *)c->ignore.v, c->ignore.n) ||
-                tl_cli_check__is_context(st, f->path);
+                tl_cli_check__is_context(st, f->path) ||
+                (c->min_severity && (int)f->severity < c->min_severity - 1); /* --min-severity */
   }
   if (st->cfg.failed) {
     if (!quiet) tl_cli_check__print_diags(st, &st->d);
@@ -372,7 +373,10 @@ static int tl_cli_check__report(FILE *out, const tl_analysis *a, const bool *hid
                                 const tl_output_opts *oo) {
   if (c->statistics) tl_output_statistics(out, a, hidden, c->format);
   else tl_output_findings(out, a, hidden, oo);
-  return shown ? 1 : 0;
+  if (!c->fail_severity) return shown ? 1 : 0;
+  for (size_t i = 0; i < tl_analysis_finding_count(a); i++) /* --fail-on: a finding at that level or above */
+    if (!(hidden && hidden[i]) && (int)tl_analysis_finding(a, i)->severity >= c->fail_severity - 1) return 1;
+  return 0;
 }
 
 /* --diff and --fix: fixes are made, the files analysed again and fixed again until nothing
