@@ -199,9 +199,6 @@ const tl_diag *tl_analysis_diag(const tl_analysis *self, size_t i);
 size_t tl_analysis_file_count(const tl_analysis *self);
 const char *tl_analysis_file_path(const tl_analysis *self, size_t i);
 const char *tl_analysis_file_text(const tl_analysis *self, size_t i, size_t *len);
-/* Is file i a Jupyter notebook (its text is then the Python of its code cells, not the file's
- * bytes: never write it back)? */
-bool tl_analysis_file_is_notebook(const tl_analysis *self, size_t i);
 /* File i's notebook (tl_notebook.h: its JSON as read, its cells, tl_notebook_apply to write fixes
  * back), or NULL when it is no notebook. Valid as long as the file's text. */
 const struct tl_notebook *tl_analysis_file_notebook(const tl_analysis *self, size_t i);

@@ -272,7 +272,7 @@ static size_t tl_cli_check__add_noqa(const tl_analysis *a, size_t *added) {
   while (i < n) {
     size_t file = tl_analysis_finding(a, i)->file, j = i;
     while (j < n && tl_analysis_finding(a, j)->file == file) j++;
-    if (tl_analysis_file_is_notebook(a, file)) { /* its text is the joined cells, not the file */
+    if (tl_analysis_file_notebook(a, file)) { /* its text is the joined cells, not the file */
       fprintf(stderr, "%s: warning: --add-noqa does not write into notebooks; add the comments in the cells\n",
               tl_analysis_file_path(a, file));
       i = j;

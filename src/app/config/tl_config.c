@@ -214,22 +214,6 @@ static void tl_config__pair(tl_config__ctx *x, const char *key, TSNode keynode, 
   }
 }
 
-static void tl_config__pairs(tl_config__ctx *x, TSNode parent, const char *prefix, bool *found) {
-  for (uint32_t i = 0; i < ts_node_named_child_count(parent); i++) {
-    TSNode pair = ts_node_named_child(parent, i);
-    if (!tl_config__is(pair, "pair")) continue;
-    tl_buf k = {0};
-    if (*prefix) tl_buf_printf(&k, "%s.", prefix);
-    TSNode keynode = ts_node_named_child(pair, 0);
-    tl_config__toml_key(keynode, x->src, &k);
-    if (!strncmp(k.data, "tool.trainlint.", 15)) {
-      *found = true;
-      tl_config__pair(x, k.data + 15, keynode, ts_node_named_child(pair, 1));
-    }
-    tl_buf_free(&k);
-  }
-}
-
 /* What TOML forbids defining twice (toml.io, "Table"): a table header, a key, and a table header
  * for a table that dotted keys already defined. One name of each kind, with its line. */
 typedef struct {
@@ -248,10 +232,10 @@ static void tl_config__define(tl_config__defs *d, const char *name, uint32_t lin
   tl_vec_push(&d->lines, line);
 }
 
-/* Checks the pairs of one table (prefix: its name, "" for the top) for keys defined twice, and
- * records the tables their dotted keys define. */
-static void tl_config__unique_pairs(tl_config__ctx *x, TSNode parent, const char *prefix, tl_config__defs *keys,
-                                    tl_config__defs *dotted) {
+/* The pairs of one table (prefix: its name, "" for the top): the settings under tool.trainlint, a
+ * key defined twice (an error), and the tables their dotted keys define. */
+static void tl_config__pairs(tl_config__ctx *x, TSNode parent, const char *prefix, bool *found, tl_config__defs *keys,
+                             tl_config__defs *dotted) {
   for (uint32_t i = 0; i < ts_node_named_child_count(parent); i++) {
     TSNode pair = ts_node_named_child(parent, i);
     if (!tl_config__is(pair, "pair")) continue;
@@ -275,6 +259,10 @@ static void tl_config__unique_pairs(tl_config__ctx *x, TSNode parent, const char
         if (!tl_config__defined(dotted, k.data)) tl_config__define(dotted, k.data, line);
         k.data[j] = '.';
       }
+    if (!strncmp(k.data, "tool.trainlint.", 15)) {
+      *found = true;
+      tl_config__pair(x, k.data + 15, keynode, ts_node_named_child(pair, 1));
+    }
     tl_buf_free(&k);
   }
 }
@@ -321,8 +309,7 @@ tl_config *tl_config_load(const char *path, bool *found, tl_diags *diags) {
     x.ok = false;
   } else {
     tl_config__defs keys = {0}, headers = {0}, dotted = {0};
-    tl_config__unique_pairs(&x, root, "", &keys, &dotted);
-    tl_config__pairs(&x, root, "", found);
+    tl_config__pairs(&x, root, "", found, &keys, &dotted);
     for (uint32_t i = 0; i < ts_node_named_child_count(root); i++) {
       TSNode t = ts_node_named_child(root, i);
       if (!tl_config__is(t, "table")) continue;
@@ -341,9 +328,8 @@ tl_config *tl_config_load(const char *path, bool *found, tl_diags *diags) {
         free(why);
       }
       tl_config__define(&headers, k.data, line);
-      tl_config__unique_pairs(&x, t, k.data, &keys, &dotted);
       if (!strcmp(k.data, "tool.trainlint")) *found = true;
-      tl_config__pairs(&x, t, k.data, found);
+      tl_config__pairs(&x, t, k.data, found, &keys, &dotted);
       tl_buf_free(&k);
     }
     tl_config__defs *all[] = {&keys, &headers, &dotted};
@@ -389,7 +375,8 @@ static tl_config *tl_config__dir(tl_config_cache *cache, const char *dir, tl_dia
   char *py = tl_printf("%s/pyproject.toml", strcmp(dir, "/") ? dir : "");
   struct stat st;
   bool here = false;
-  if (stat(py, &st) == 0 && !S_ISREG(st.st_mode)) {
+  bool exists = stat(py, &st) == 0;
+  if (exists && !S_ISREG(st.st_mode)) {
     /* a FIFO would block, a device (a link to /dev/zero) never ends: never read, but said */
     tl_diags_add(diags, TL_DIAG_WARNING, py, 0, 0, "not a regular file (%s): not read as configuration",
                  S_ISDIR(st.st_mode)    ? "a directory"
@@ -398,7 +385,7 @@ static tl_config *tl_config__dir(tl_config_cache *cache, const char *dir, tl_dia
                  : S_ISBLK(st.st_mode)  ? "a block device"
                  : S_ISSOCK(st.st_mode) ? "a socket"
                                         : "not a file");
-  } else if (stat(py, &st) == 0 && S_ISREG(st.st_mode)) {
+  } else if (exists) {
     bool found = false;
     tl_config *c = tl_config_load(py, &found, diags);
     if (!c) *failed = true;

@@ -249,8 +249,6 @@ size_t tl_analysis_diag_count(const tl_analysis *a) { return a->diags.n; }
 const tl_diag *tl_analysis_diag(const tl_analysis *a, size_t i) { return i < a->diags.n ? &a->diags.v[i] : NULL; }
 size_t tl_analysis_file_count(const tl_analysis *a) { return a->files.n; }
 const char *tl_analysis_file_path(const tl_analysis *a, size_t i) { return i < a->files.n ? a->files.v[i].path : NULL; }
-bool tl_analysis_file_is_notebook(const tl_analysis *a, size_t i) { return i < a->files.n && a->files.v[i].nb; }
-
 const struct tl_notebook *tl_analysis_file_notebook(const tl_analysis *a, size_t i) {
   return i < a->files.n ? a->files.v[i].nb : NULL;
 }

@@ -210,7 +210,6 @@ static tl_verdict tl_calls__loop_model_param(tl_match_env *c, const tl_pred *p, 
   return TL_PRED_FALSE;
 }
 
-/* name, captures, strings, regex, gate, flags, function, project function, prepare */
 /* Is `ctor` (a binding's callee text) a logger factory: `logging.getLogger`, `get_logger`,
  * `parent.getChild`? */
 static bool tl_calls__logger_ctor(const char *ctor) {
@@ -242,6 +241,7 @@ static tl_verdict tl_calls__logger(tl_match_env *e, const tl_pred *p, TSNode fn)
   return tl_verdict_of(r);
 }
 
+/* name, captures, strings, regex, gate, flags, function, project function, prepare */
 const tl_pred_def tl_preds_calls[] = {
     {"resolves-to?", 1, -1, -1, TL_GATE_STRINGS, TL_PF_TEXT | TL_PF_NAME, tl_calls__resolves_to, NULL, NULL},
     {"resolves-match?", 1, 1, 0, TL_GATE_REGEX, TL_PF_TEXT | TL_PF_NAME, tl_calls__resolves_match, NULL, NULL},
