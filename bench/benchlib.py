@@ -385,6 +385,43 @@ def severity_markdown(claims_doc, results_docs, severities):
     return "\n".join(out) + "\n"
 
 
+CARDS_TABLE_BEGIN = ("<!-- cards table: generated from the newest results file of each card by "
+                     "`bench/run --cards-table`; do not edit -->")
+CARDS_TABLE_END = "<!-- end of cards table -->"
+
+
+def cards_markdown(results_docs):
+    """The claims every card measured, side by side: one row per claim, a measured and a verdict
+    column per card (bench/README.md). `results_docs` is {card: results document}; the rows follow
+    the first card's order, and the last line counts the claims whose verdicts differ."""
+    cards = sorted(results_docs)
+    by_card = {card: {c["id"]: c for c in doc.get("claims", [])} for card, doc in results_docs.items()}
+    common = [c["id"] for c in results_docs[cards[0]].get("claims", [])] if cards else []
+    common = [i for i in common if all(i in by_card[card] for card in cards)]
+
+    def esc(x):
+        return str(x if x is not None else "").replace("|", "\\|")
+    head = ["claim", "rule", "claimed"]
+    for card in cards:
+        head += ["%s measured" % card, "%s verdict" % card]
+    out = [CARDS_TABLE_BEGIN, "| %s |" % " | ".join(head), "|" + " --- |" * len(head)]
+    differ = 0
+    for cid in common:
+        first = by_card[cards[0]][cid]
+        row = [cid, first.get("rule") or "", first.get("claimed", "")]
+        verdicts = set()
+        for card in cards:
+            c = by_card[card][cid]
+            row += [c.get("measured") or "-", c["verdict"]]
+            verdicts.add(c["verdict"])
+        differ += len(verdicts) > 1
+        out.append("| %s |" % " | ".join(esc(x) for x in row))
+    out.append("")
+    out.append("%d claims measured on every card; the verdicts differ on %d." % (len(common), differ))
+    out.append(CARDS_TABLE_END)
+    return "\n".join(out) + "\n"
+
+
 def render_table(rows):
     """rule → claimed → measured → verdict, one line per claim."""
     head = ["claim", "rule", "claimed", "measured", "verdict"]

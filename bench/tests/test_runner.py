@@ -397,9 +397,10 @@ class ReplayCli(unittest.TestCase):
         first, second = copy.deepcopy(ex), copy.deepcopy(ex)
         ids = [b["id"] for b in ex["benchmarks"]]
         first["created"], second["created"] = "2026-01-01T00:00:00+00:00", "2026-01-02T00:00:00+00:00"
+        first["date"], second["date"] = "2026-01-01", "2026-01-02"
         second["benchmarks"] = [b for b in second["benchmarks"] if b["id"] == ids[0]]
         later = copy.deepcopy(second)
-        later["created"] = "2026-01-03T00:00:00+00:00"
+        later["created"], later["date"] = "2026-01-03T00:00:00+00:00", "2026-01-03"
         with tempfile.TemporaryDirectory() as tmp:
             paths = []
             for i, d in enumerate((first, second, later)):
@@ -409,9 +410,11 @@ class ReplayCli(unittest.TestCase):
             p = self.run_cli("--replay", paths[0], "--replay", paths[1], "--out", os.path.join(tmp, "m1"))
             self.assertEqual(p.returncode, 0, p.stderr)
             merged = [os.path.join(tmp, "m1", f) for f in os.listdir(os.path.join(tmp, "m1")) if f.endswith(".json")][0]
+            self.assertTrue(merged.endswith("-2026-01-02.json"), merged)  # named by its newest run
             p = self.run_cli("--replay", merged, "--replay", paths[2], "--out", os.path.join(tmp, "m2"))
             self.assertEqual(p.returncode, 0, p.stderr)
             out = [f for f in os.listdir(os.path.join(tmp, "m2")) if f.endswith(".json")][0]
+            self.assertTrue(out.endswith("-2026-01-03.json"), out)
             with open(os.path.join(tmp, "m2", out), encoding="utf-8") as f:
                 parts = json.load(f)["parts"]
             # the first run keeps all but ids[0], which the third run measured last
@@ -428,6 +431,36 @@ class ReplayCli(unittest.TestCase):
         after = sorted(os.listdir(results)) if os.path.isdir(results) else None
         self.assertEqual(before, after)
 
+
+
+class CardsTable(unittest.TestCase):
+    def test_bench_readme_holds_the_current_table(self):
+        with open(os.path.join(BENCH, "README.md"), encoding="utf-8") as f:
+            doc = f.read()
+        i, j = doc.find(benchlib.CARDS_TABLE_BEGIN), doc.find(benchlib.CARDS_TABLE_END)
+        self.assertTrue(0 <= i < j, "bench/README.md lacks the cards-table markers")
+        got = doc[i:j + len(benchlib.CARDS_TABLE_END)] + "\n"
+        docs = {}
+        for card, path in benchlib.newest_results_files(os.path.join(BENCH, "results")).items():
+            with open(path, encoding="utf-8") as f:
+                docs[card] = json.load(f)
+        self.assertEqual(got, benchlib.cards_markdown(docs),
+                         "bench/README.md's cards table is stale: paste `bench/run --cards-table`")
+
+    def test_rows_columns_and_differences(self):
+        def doc(verdicts):
+            return {"claims": [{"id": cid, "rule": "TL900", "claimed": "faster", "measured": "1.1×",
+                                "verdict": v} for cid, v in verdicts]}
+        a = doc([("x", "confirmed"), ("y", "refuted"), ("only-a", "confirmed")])
+        b = doc([("y", "confirmed"), ("x", "confirmed")])
+        out = benchlib.cards_markdown({"card-b": b, "card-a": a})
+        lines = out.splitlines()
+        self.assertEqual(lines[1], "| claim | rule | claimed | card-a measured | card-a verdict | "
+                                   "card-b measured | card-b verdict |")
+        self.assertEqual(lines[2], "| --- | --- | --- | --- | --- | --- | --- |")
+        rows = [l.split(" | ")[0] for l in lines[3:] if l.startswith("| ")]
+        self.assertEqual(rows, ["| x", "| y"])  # the first card's order, claims on every card only
+        self.assertIn("2 claims measured on every card; the verdicts differ on 1.", out)
 
 
 class SeverityTable(unittest.TestCase):
