@@ -103,6 +103,9 @@ typedef struct {
   unsigned threads;      /* 0: all cores */
   bool keep_trees;       /* keep syntax trees between runs, for incremental re-parsing (editors) */
   size_t max_file_bytes; /* files larger are refused with an error; 0: 16 MiB (at most 1 GiB) */
+  /* a directory for the persistent cache of per-file results (docs/cache.md), made when missing;
+   * NULL: no cache. Only files read from disk use it. Borrowed: it must outlive the analysis. */
+  const char *cache_dir;
 } tl_options;
 
 /* One edit of a fix: bytes [start, end) of the file's text (as tl_analysis_file_text returns it)

@@ -16,13 +16,13 @@ chmod 0640 "$tmp/c/examples/paddle_train.py"
 ( cd "$tmp/b" && git init -q . && git apply "$tmp/patch.diff" ) && ok || bad "git apply rejected the diff"
 ( cd "$tmp/c" && "$bin" check --fix --unsafe-fixes examples fixtures >/dev/null 2>&1 )
 rm -rf "$tmp/b/.git"
-diff -r "$tmp/a" "$tmp/c" >/dev/null && ok || bad "patch -p1 result differs from --fix"
-diff -r "$tmp/b" "$tmp/c" >/dev/null && ok || bad "git apply result differs from --fix"
+diff -r -x .trainlint_cache "$tmp/a" "$tmp/c" >/dev/null && ok || bad "patch -p1 result differs from --fix"
+diff -r -x .trainlint_cache "$tmp/b" "$tmp/c" >/dev/null && ok || bad "git apply result differs from --fix"
 [ "$(stat -c %a "$tmp/c/examples/paddle_train.py")" = 640 ] && ok || bad "--fix lost the file mode"
 ls -a "$tmp/c/examples" | grep -q trainlint- && bad "temporary file left behind" || ok
 cp -r "$tmp/c" "$tmp/d"
 ( cd "$tmp/c" && "$bin" check --fix --unsafe-fixes examples fixtures >/dev/null 2>&1 )
-diff -r "$tmp/c" "$tmp/d" >/dev/null && ok || bad "a second --fix changed files again"
+diff -r -x .trainlint_cache "$tmp/c" "$tmp/d" >/dev/null && ok || bad "a second --fix changed files again"
 ( cd "$tmp/c" && "$bin" check --diff --unsafe-fixes examples fixtures 2>/dev/null ) | grep -q . && bad "--diff after --fix is not empty" || ok
 
 # The fixed files parse no worse than before (no file gains a syntax error), and every finding
@@ -47,7 +47,7 @@ PY
 
 # Without --unsafe-fixes nothing unsafe is applied.
 ( cd "$tmp/d" && cp -r "$src/examples" e2 && "$bin" check --fix e2 >/dev/null 2>&1 )
-diff -r "$src/examples" "$tmp/d/e2" >/dev/null && ok || bad "--fix applied an unsafe fix"
+diff -r -x .trainlint_cache "$src/examples" "$tmp/d/e2" >/dev/null && ok || bad "--fix applied an unsafe fix"
 
 # Deterministic output whatever the thread count.
 cd "$src"

@@ -11,6 +11,7 @@ void tl_cli_free(tl_cli *c) {
   free(c->diff_base);
   free(c->config);
   free(c->stdin_filename);
+  free(c->cache_dir);
   tl_strvec *lists[] = {&c->select, &c->ignore, &c->excludes, &c->paths, &c->rule_dirs};
   for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
     for (size_t k = 0; k < lists[i]->n; k++) free(lists[i]->v[k]);

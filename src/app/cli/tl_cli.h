@@ -11,9 +11,9 @@ typedef struct {
   tl_strvec select, ignore, excludes, paths, rule_dirs; /* paths: the arguments that are no options */
   tl_format format;
   bool diff, fix, unsafe, exit_zero, no_source, show_fixes, statistics, quiet, unused_supp, add_noqa, all, show_files,
-      show_settings;
+      show_settings, no_cache;
   /* the values of --output, --baseline, --write-baseline, --diff-base, --config; NULL: not given */
-  char *output, *baseline, *write_baseline, *diff_base, *config, *stdin_filename;
+  char *output, *baseline, *write_baseline, *diff_base, *config, *stdin_filename, *cache_dir;
   int color;             /* -1 auto, 0 never, 1 always */
   unsigned jobs;         /* 0: all cores */
   size_t max_file_bytes; /* --max-file-size; 0: the default (16 MiB) */

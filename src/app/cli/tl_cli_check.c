@@ -4,7 +4,9 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -188,10 +190,20 @@ static tl_ruleset *tl_cli_check__rules(tl_cli_check__state *st, const tl_strvec 
   return rs;
 }
 
+/* The cache directory of a run (docs/cache.md), or NULL for none: --no-cache or TRAINLINT_NO_CACHE
+ * (any value but "", "0" and "false") turn it off; --cache-dir, else TRAINLINT_CACHE_DIR, else
+ * .trainlint_cache in the current directory. */
+static const char *tl_cli_check__cache_dir(const tl_cli *c) {
+  const char *off = getenv("TRAINLINT_NO_CACHE");
+  if (c->no_cache || (off && *off && strcmp(off, "0") && strcasecmp(off, "false"))) return NULL;
+  const char *env = getenv("TRAINLINT_CACHE_DIR");
+  return c->cache_dir ? c->cache_dir : env && *env ? env : ".trainlint_cache";
+}
+
 /* The analysis of `files`, run once. The caller deletes it (before `rs`). */
 static tl_analysis *tl_cli_check__analyse(const tl_cli *c, const tl_ruleset *rs, const tl_config *primary,
                                           const tl_strvec *files) {
-  tl_options opts = {c->jobs, false, c->max_file_bytes};
+  tl_options opts = {c->jobs, false, c->max_file_bytes, tl_cli_check__cache_dir(c)};
   tl_analysis *a = tl_analysis_new(rs, &opts);
   if (primary) {
     tl_analysis_set_hot_names(a, (const char *const *)primary->hot_functions.v, primary->hot_functions.n,

@@ -370,11 +370,10 @@ static bool tl_walk__ignored(const walker *w, const ign_frame *f, const char *pa
  * analysed. */
 static bool tl_walk__skipped_dir_name(const char *name) {
   static const char *const names[] = {
-      ".git",        ".hg",           ".svn",    ".bzr",           ".git-rewrite",
-      "__pycache__", "node_modules",  ".tox",    ".nox",           ".mypy_cache",
-      ".ruff_cache", ".pytest_cache", ".pytype", ".eggs",          ".direnv",
-      ".pyenv",      ".pants.d",      ".vscode", "__pypackages__", "_build",
-      "buck-out",    "build",         "dist",    "site-packages",  ".ipynb_checkpoints"};
+      ".git",         ".hg",     ".svn",   ".bzr",          ".git-rewrite",      ".trainlint_cache", "__pycache__",
+      "node_modules", ".tox",    ".nox",   ".mypy_cache",   ".ruff_cache",       ".pytest_cache",    ".pytype",
+      ".eggs",        ".direnv", ".pyenv", ".pants.d",      ".vscode",           "__pypackages__",   "_build",
+      "buck-out",     "build",   "dist",   "site-packages", ".ipynb_checkpoints"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(name, names[i]) == 0) return true;
   return false;

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "tl_cache.h"
 #include "tl_notebook.h"
 #include "tl_pool.h"
 
@@ -19,6 +20,7 @@ void tl_analysis_delete(tl_analysis *a) {
   if (!a) return;
   tl_project_free(&a->project);
   tl_findings_clear(a);
+  tl_cache_delete(a->cache);
   for (size_t i = 0; i < a->files.n; i++) tl_file_free(&a->files.v[i]);
   tl_vec_free(&a->files);
   tl_diags_free(&a->diags);
@@ -172,6 +174,7 @@ void tl_analysis_run(tl_analysis *a) {
   tl_findings_clear(a);
   tl_diags_free(&a->diags);
   a->suppressed = 0;
+  if (a->opts.cache_dir && !a->cache) a->cache = tl_cache_open(a->opts.cache_dir, a);
   size_t *todo = tl_calloc(a->files.n + 1, sizeof *todo), ntodo = 0;
   for (size_t i = 0; i < a->files.n; i++) {
     a->files.v[i].rerun = false;
@@ -182,7 +185,10 @@ void tl_analysis_run(tl_analysis *a) {
   for (unsigned i = 0; i < nt; i++) tl_worker_init(&ws[i], a->rules);
   tl_run_ctx ctx = {a, ws, todo};
   tl_pool_run(nt, ntodo, tl_analysis__phase1, &ctx);
+  tl_cache_flush(a->cache);
+  a->cache_hits = 0;
   for (size_t i = 0; i < ntodo; i++) {
+    a->cache_hits += a->files.v[todo[i]].cached;
     a->partial_runs += a->files.v[todo[i]].partial;
     a->model_copied += a->files.v[todo[i]].model_copied;
   }

@@ -80,6 +80,7 @@ typedef struct {
   bool partial;          /* the last run queried only the changed region */
   size_t model_copied;   /* top-level statements whose model the last run copied from the run before */
   bool rerun;            /* phase 1 ran for this file in the current run */
+  bool cached;           /* ... and its results came from the persistent cache (tl_cache.h) */
   uint32_t *call_map;    /* after a partial phase 1: per call, the same call's index in the last run's model, or
                            * UINT32_MAX (a call inside the region or of a function inside it), else NULL */
   tl_target *targets;    /* per call of the model the last project pass saw (tl_project.c), or NULL */
@@ -152,6 +153,8 @@ struct tl_analysis {
   size_t partial_runs;      /* files re-queried only over their changed statements (for tests) */
   size_t model_copied;      /* top-level statements whose model was copied, not walked (for tests) */
   size_t targets_kept;      /* call targets taken from the last project pass, not resolved again (for tests) */
+  struct tl_cache *cache;   /* opts.cache_dir's, opened by the first run; NULL: none */
+  size_t cache_hits;        /* files whose phase 1 the cache gave in the last run (for tests) */
 };
 
 /* Phase 1 (tl_file.c): reads, checks, parses, models and queries one file (after an edit, only its

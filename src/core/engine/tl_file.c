@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tl_cache.h"
 #include "tl_notebook.h"
 #include "tl_source.h"
 
@@ -179,7 +180,14 @@ static void tl_file__run(tl_analysis *a, tl_worker *w, tl_file *f, tl_prev *prev
     f->len = s.len;
     s.text = NULL;
     tl_source_free(&s);
-    if (tl_notebook_path(f->path) && !tl_file__notebook(f)) return;
+    if (tl_notebook_path(f->path)) {
+      if (!tl_file__notebook(f)) return;
+    } else if (tl_cache_load(a->cache, f, a->rules)) { /* phase 1 as an earlier run did it */
+      for (size_t i = 0; i < a->step_iterables.n; i++) tl_vec_push(&f->model.step_iterables, a->step_iterables.v[i]);
+      tl_lines_init(&f->lines, f->text, f->len);
+      f->cached = true;
+      return;
+    }
   }
   if (!f->lines.starts && prev->valid && prev->lines.starts)
     tl_lines_update(&f->lines, &prev->lines, f->text, f->len, f->edit_start, f->edit_end, f->edit_delta);
@@ -271,6 +279,7 @@ static void tl_file__run(tl_analysis *a, tl_worker *w, tl_file *f, tl_prev *prev
     f->code = NULL;
     tl_model_compact(&f->model);
     tl_vec_shrink(&f->cands);
+    if (!f->in_memory && !f->nb) tl_cache_store(a->cache, f, rs);
   }
   if (parse_text != f->text) free(parse_text);
 }
@@ -280,6 +289,7 @@ void tl_file_analyze(tl_analysis *a, tl_file *f, tl_worker *w) {
   tl_prev_take(&prev, f, a->opts.keep_trees);
   tl_file_reset(f);
   f->rerun = true;
+  f->cached = false;
   f->dirty = false;
   f->reusable = f->partial = false;
   f->model_copied = 0;

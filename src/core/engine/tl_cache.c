@@ -1,0 +1,773 @@
+/* tl_cache.c - the persistent cache of phase 1 (tl_cache.h, docs/cache.md).
+ *
+ * One pack file per key, `pack-<key>` in the cache directory, written once per run that changed
+ * anything (to a temporary file renamed over the old pack): a file per source file would cost a
+ * file creation each, which on a cold run of a large tree costs more than the cache saves.
+ *
+ *   pack    "TLP1", the key, the entries, an index (per entry: path hash, offset, length),
+ *           the index's offset, count and hash, "TLP1"
+ *   entry   "TLC1", the key (16 bytes: trainlint's build, the rules, the options: x__run_key),
+ *           16 bytes of hash and 8 of length of the file's text, the path (u32 length, bytes),
+ *           the body's length (u64) and hash (8 bytes), the body
+ *
+ * The body is the file's phase 1 results as written by x__file. One function per structure both
+ * writes and reads it (a tl_cache__codec says which), so that the two directions cannot drift
+ * apart. Plain structures are copied whole; their pointers are written after them as strings
+ * (interned again into the model's string table when read, so that equal texts are again equal
+ * pointers) and patched in when read. */
+#define _GNU_SOURCE /* dl_iterate_phdr */
+#include "tl_cache.h"
+
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TL_CACHE__MAGIC "TLC1"
+#define TL_CACHE__PACK_MAGIC "TLP1"
+#define TL_CACHE__STALE_DAYS 30 /* packs of other keys untouched this long are removed */
+
+typedef struct {
+  uint64_t hash, off, len; /* the path's hash; the entry's place in its pack */
+} tl_cache__slot;
+
+struct tl_cache {
+  char *dir, *pack; /* the directory, and the pack of this key in it */
+  uint64_t key[2];
+  /* the pack as the last run left it (mapped read-only), and its index sorted by path hash */
+  const char *old;
+  size_t old_len;
+  tl_cache__slot *slots;
+  size_t nslots;
+  pthread_mutex_t lock;         /* guards what follows: phase 1 runs on several threads */
+  bool *reused;                 /* per slot: this run took it */
+  TL_VEC(uint64_t) seen;        /* path hashes of the files this run looked up */
+  int fd;                       /* the new pack, being written (-1: not started) */
+  char *tmp;                    /* its name */
+  TL_VEC(tl_cache__slot) fresh; /* entries written to it */
+  uint64_t end;                 /* its length so far */
+  bool failed;                  /* a write failed: the new pack is dropped */
+};
+
+/* ---- hashing ---- */
+
+static uint64_t x__mix(uint64_t h) { /* the finaliser of MurmurHash3 */
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
+  return h;
+}
+
+/* A 64-bit hash of n bytes, eight at a time; two seeds give two independent hashes. Not for
+ * adversaries: an entry is also checked against its path, its length and a second hash. */
+static uint64_t x__hash(const void *data, size_t n, uint64_t seed) {
+  const unsigned char *p = data;
+  uint64_t h = seed ^ (n * 0x9e3779b97f4a7c15ULL);
+  while (n >= 8) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    h = (h ^ (w * 0x87c37b91114253d5ULL)) * 0x4cf5ad432745937fULL;
+    h = (h << 31) | (h >> 33);
+    p += 8;
+    n -= 8;
+  }
+  uint64_t w = 0;
+  if (n) memcpy(&w, p, n);
+  h ^= w * 0x87c37b91114253d5ULL;
+  return x__mix(h);
+}
+
+typedef struct {
+  tl_buf b; /* everything that goes into the key, separated */
+} tl_cache__keyb;
+
+static void x__key_str(tl_cache__keyb *k, const char *s) {
+  if (s) tl_buf_puts(&k->b, s);
+  tl_buf_putc(&k->b, '\0');
+  tl_buf_putc(&k->b, s ? '\1' : '\2');
+}
+
+static void x__key_u64(tl_cache__keyb *k, uint64_t v) { tl_buf_put(&k->b, (const char *)&v, sizeof v); }
+
+/* dl_iterate_phdr's callback: the GNU build ID of the first object (the executable), a hash the
+ * linker makes of its contents, appended to the key's bytes. */
+static int x__build_id(struct dl_phdr_info *info, size_t size, void *kp) {
+  (void)size;
+  tl_cache__keyb *k = kp;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_NOTE) continue;
+    const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+    while (p + sizeof(ElfW(Nhdr)) <= end) {
+      const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+      const char *name = p + sizeof *nh, *desc = name + ((nh->n_namesz + 3) & ~3u);
+      if (desc + nh->n_descsz > end) break;
+      if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && !memcmp(name, "GNU", 4)) {
+        tl_buf_put(&k->b, desc, nh->n_descsz);
+        return 1;
+      }
+      p = desc + ((nh->n_descsz + 3) & ~3u);
+    }
+  }
+  return 1; /* only the executable */
+}
+
+/* The key of a run: what phase 1 reads besides the file. trainlint's own build is identified by
+ * its executable's GNU build ID (any change of the code changes it), else by the executable
+ * file's size, modification time and inode: a rebuild invalidates every entry. */
+static bool x__run_key(const tl_analysis *a, uint64_t key[2]) {
+  tl_cache__keyb k = {0};
+  x__key_str(&k, "trainlint-cache " TL_CACHE__MAGIC " " TL_VERSION);
+  size_t before = k.b.len;
+  dl_iterate_phdr(x__build_id, &k);
+  if (k.b.len == before) {
+    struct stat st;
+    if (stat("/proc/self/exe", &st)) {
+      tl_buf_free(&k.b);
+      return false;
+    }
+    x__key_u64(&k, (uint64_t)st.st_size);
+    x__key_u64(&k, (uint64_t)st.st_mtim.tv_sec);
+    x__key_u64(&k, (uint64_t)st.st_mtim.tv_nsec);
+    x__key_u64(&k, (uint64_t)st.st_ino);
+  }
+  x__key_u64(&k, (uint64_t)a->opts.max_file_bytes);
+  const tl_strvec *lists[] = {&a->hot_functions, &a->step_iterables, &a->frameworks};
+  for (size_t l = 0; l < 3; l++) {
+    x__key_u64(&k, lists[l]->n);
+    for (size_t i = 0; i < lists[l]->n; i++) x__key_str(&k, lists[l]->v[i]);
+  }
+  const tl_ruleset *rs = a->rules;
+  x__key_u64(&k, rs->rules.n);
+  for (size_t i = 0; i < rs->rules.n; i++) {
+    const tl_rule *r = rs->rules.v[i];
+    const char *texts[] = {r->code, r->name, r->path, r->message, r->fix_title, r->help, r->query_src};
+    for (size_t t = 0; t < sizeof texts / sizeof *texts; t++) x__key_str(&k, texts[t]);
+    x__key_u64(&k, (uint64_t)r->severity | (uint64_t)r->fix_safety << 8 | (uint64_t)r->hot << 16 |
+                       (uint64_t)r->default_on << 40 | (uint64_t)r->enabled << 41 | (uint64_t)r->project_scope << 42 |
+                       (uint64_t)r->needs_accel << 43);
+    for (size_t j = 0; j < r->fix.n; j++) {
+      x__key_u64(&k, r->fix.v[j].kind);
+      x__key_str(&k, r->fix.v[j].capture);
+      x__key_str(&k, r->fix.v[j].tmpl);
+    }
+    for (size_t j = 0; j < r->supersedes.n; j++) x__key_str(&k, r->supersedes.v[j]);
+  }
+  key[0] = x__hash(k.b.data, k.b.len, 1);
+  key[1] = x__hash(k.b.data, k.b.len, 2);
+  tl_buf_free(&k.b);
+  return true;
+}
+
+/* ---- the codec ---- */
+
+typedef struct {
+  bool load;                    /* reading (else writing) */
+  tl_buf *out;                  /* writing */
+  const unsigned char *p, *end; /* reading */
+  bool bad;                     /* reading: past the end, or a value out of range */
+  tl_strtab *strs;              /* reading: where model strings are interned */
+  const tl_ruleset *rs;
+} tl_cache__codec;
+
+static void x__bytes(tl_cache__codec *c, void *v, size_t n) {
+  if (!c->load) {
+    tl_buf_put(c->out, v, n);
+    return;
+  }
+  if (c->bad || (size_t)(c->end - c->p) < n) {
+    c->bad = true;
+    memset(v, 0, n);
+    return;
+  }
+  memcpy(v, c->p, n);
+  c->p += n;
+}
+#define X_VAL(c, v) x__bytes((c), &(v), sizeof(v))
+
+/* A count; when reading, false (and bad) unless that many elements of `size` bytes could follow. */
+static bool x__count(tl_cache__codec *c, size_t *n, size_t size) {
+  uint32_t v = (uint32_t)*n;
+  X_VAL(c, v);
+  if (!c->load) return true;
+  if (c->bad || (uint64_t)v * (size ? size : 1) > (uint64_t)(c->end - c->p)) {
+    c->bad = true;
+    return false;
+  }
+  *n = v;
+  return true;
+}
+
+/* The bytes of a string; NULL is kept apart from "". Reading: a pointer into the body and its length. */
+static const char *x__text(tl_cache__codec *c, const char *s, size_t *len) {
+  uint32_t n = !c->load && s ? (uint32_t)strlen(s) + 1 : 0; /* reading: s is not looked at */
+  X_VAL(c, n);
+  if (!c->load) {
+    if (n) tl_buf_put(c->out, s, n - 1);
+    return NULL;
+  }
+  if (!n || c->bad || (size_t)(c->end - c->p) < n - 1) {
+    c->bad = c->bad || n;
+    return NULL;
+  }
+  const char *t = (const char *)c->p;
+  c->p += n - 1;
+  *len = n - 1;
+  return t;
+}
+
+/* A string of the model: interned into its table when read. */
+static void x__str(tl_cache__codec *c, const char **s) {
+  size_t n;
+  const char *t = x__text(c, *s, &n);
+  if (c->load) *s = t ? tl_strtab_intern(c->strs, t, n) : NULL;
+}
+
+/* A malloc'd string. */
+static void x__ostr(tl_cache__codec *c, char **s) {
+  size_t n;
+  const char *t = x__text(c, *s, &n);
+  if (c->load) *s = t ? tl_strndup(t, n) : NULL;
+}
+
+/* A vector of plain values: its count, then its elements as they are in memory. */
+#define X_VEC(c, vec) \
+  do { \
+    size_t n_ = (vec)->n; \
+    if (!x__count((c), &n_, sizeof *(vec)->v)) break; \
+    if ((c)->load) { \
+      (vec)->v = n_ ? tl_malloc(n_ * sizeof *(vec)->v) : NULL; \
+      (vec)->n = (vec)->cap = n_; \
+    } \
+    if (n_) x__bytes((c), (vec)->v, n_ * sizeof *(vec)->v); \
+  } while (0)
+
+/* A vector of model strings. */
+#define X_STRS(c, vec) \
+  do { \
+    size_t n_ = (vec)->n; \
+    if (!x__count((c), &n_, 4)) break; \
+    if ((c)->load) { \
+      (vec)->v = n_ ? tl_calloc(n_, sizeof *(vec)->v) : NULL; \
+      (vec)->n = (vec)->cap = n_; \
+    } \
+    for (size_t i_ = 0; i_ < n_; i_++) x__str((c), &(vec)->v[i_]); \
+  } while (0)
+
+static void x__binding(tl_cache__codec *c, tl_binding *b) {
+  x__str(c, &b->name);
+  x__str(c, &b->ctor);
+  if (c->load) b->value_ = (TSNode){0}; /* the tree is gone, as after phase 1 */
+}
+
+static void x__bindings(tl_cache__codec *c, void *vecp) {
+  TL_VEC(tl_binding) *v = vecp;
+  X_VEC(c, v);
+  for (size_t i = 0; i < v->n && !c->bad; i++) x__binding(c, &v->v[i]);
+}
+
+static void x__imports(tl_cache__codec *c, tl_map *m) {
+  size_t n = m->count;
+  if (!x__count(c, &n, 8)) return;
+  size_t slot = 0;
+  for (size_t i = 0; i < n && !c->bad; i++) {
+    char *key = NULL;
+    const char *val = NULL;
+    if (!c->load) {
+      while (!m->slots[slot].key) slot++;
+      key = m->slots[slot].key;
+      val = (const char *)m->slots[slot].value;
+      slot++;
+    }
+    x__ostr(c, &key);
+    x__str(c, &val);
+    if (c->load) {
+      if (key && val) tl_map_set(m, key, (intptr_t)val);
+      else c->bad = true;
+      free(key);
+    }
+  }
+}
+
+static void x__suppressions(tl_cache__codec *c, tl_suppressions *s) {
+  size_t n = s->n;
+  if (!x__count(c, &n, 26)) return; /* the least one takes written */
+  if (c->load) {
+    s->v = n ? tl_calloc(n, sizeof *s->v) : NULL;
+    s->n = s->cap = n;
+  }
+  for (size_t i = 0; i < n && !c->bad; i++) {
+    tl_suppression *x = &s->v[i];
+    X_VAL(c, x->line);
+    X_VAL(c, x->col);
+    X_VAL(c, x->start);
+    X_VAL(c, x->end);
+    X_VAL(c, x->file_level);
+    X_VAL(c, x->all);
+    size_t k = x->codes.n;
+    if (!x__count(c, &k, 4)) return;
+    if (c->load) {
+      x->codes.v = k ? tl_calloc(k, sizeof *x->codes.v) : NULL;
+      x->codes.n = x->codes.cap = k;
+    }
+    for (size_t j = 0; j < k; j++) x__ostr(c, &x->codes.v[j]);
+    X_VEC(c, &x->used);
+  }
+}
+
+static void x__model(tl_cache__codec *c, tl_file_model *m) {
+  x__str(c, &m->module);
+  X_VAL(c, m->is_package);
+  x__imports(c, &m->imports);
+  X_VEC(c, &m->funcs);
+  for (size_t i = 0; i < m->funcs.n && !c->bad; i++) {
+    x__str(c, &m->funcs.v[i].name);
+    x__str(c, &m->funcs.v[i].qual);
+    x__str(c, &m->funcs.v[i].display);
+  }
+  X_VAL(c, m->funcs_sorted);
+  size_t ncls = m->classes.n;
+  if (!x__count(c, &ncls, 8)) return;
+  if (c->load) {
+    m->classes.v = ncls ? tl_calloc(ncls, sizeof *m->classes.v) : NULL;
+    m->classes.n = m->classes.cap = ncls;
+  }
+  for (size_t i = 0; i < ncls && !c->bad; i++) {
+    tl_class *k = &m->classes.v[i];
+    x__str(c, &k->name);
+    x__str(c, &k->qual);
+    X_STRS(c, &k->bases);
+    x__bindings(c, &k->attrs);
+    X_VAL(c, k->line);
+  }
+  X_VEC(c, &m->loops);
+  X_VEC(c, &m->calls);
+  for (size_t i = 0; i < m->calls.n && !c->bad; i++) x__str(c, &m->calls.v[i].callee);
+  x__bindings(c, &m->bindings);
+  X_STRS(c, &m->params);
+  X_VEC(c, &m->param_off);
+  X_VEC(c, &m->flag_guards);
+  for (size_t i = 0; i < m->flag_guards.n && !c->bad; i++) x__str(c, &m->flag_guards.v[i].flag);
+  X_STRS(c, &m->off_names);
+  X_VEC(c, &m->rets);
+  X_VEC(c, &m->args);
+  for (size_t i = 0; i < m->args.n && !c->bad; i++) x__str(c, &m->args.v[i].kw);
+  X_VEC(c, &m->rdeps);
+  bool order = m->bind_first != NULL;
+  X_VAL(c, order);
+  if (order && !c->bad) {
+    size_t nb = m->bindings.n ? m->bindings.n : 1, nf = m->funcs.n + 1;
+    if (c->load) {
+      m->bind_order = tl_calloc(nb, sizeof *m->bind_order);
+      m->bind_first = tl_calloc(nf, sizeof *m->bind_first);
+    }
+    x__bytes(c, m->bind_order, nb * sizeof *m->bind_order);
+    x__bytes(c, m->bind_first, nf * sizeof *m->bind_first);
+  }
+  X_VEC(c, &m->guards);
+  X_VAL(c, m->uses_accel);
+  X_VAL(c, m->has_main);
+  X_STRS(c, &m->loader_names);
+  X_STRS(c, &m->collate_names);
+  x__suppressions(c, &m->suppressions);
+  X_STRS(c, &m->loop_iters);
+  X_VAL(c, m->deep);
+  X_VEC(c, &m->deep_stmts);
+}
+
+/* A deferred project predicate: the pattern and the position of its predicate there. */
+static void x__deferred(tl_cache__codec *c, tl_deferred *d) {
+  const tl_ruleset *rs = c->rs;
+  uint32_t at[2] = {UINT32_MAX, UINT32_MAX};
+  for (size_t p = 0; !c->load && p < rs->patterns.n && at[0] == UINT32_MAX; p++) {
+    const tl_pattern *pt = &rs->patterns.v[p];
+    if (pt->preds.n && d->pred >= pt->preds.v && d->pred < pt->preds.v + pt->preds.n) {
+      at[0] = (uint32_t)p;
+      at[1] = (uint32_t)(d->pred - pt->preds.v);
+    }
+  }
+  X_VAL(c, at);
+  X_VAL(c, d->start);
+  X_VAL(c, d->end);
+  if (!c->load) return;
+  if (at[0] >= rs->patterns.n || at[1] >= rs->patterns.v[at[0]].preds.n) {
+    c->bad = true;
+    d->pred = NULL;
+    return;
+  }
+  d->pred = &rs->patterns.v[at[0]].preds.v[at[1]];
+}
+
+static void x__candidates(tl_cache__codec *c, void *vecp) {
+  TL_VEC(tl_candidate) *v = vecp;
+  X_VEC(c, v);
+  for (size_t i = 0; i < v->n; i++) { /* every pointer patched, also past an error (for freeing) */
+    tl_candidate *k = &v->v[i];
+    if (c->load) {
+      k->message = NULL;
+      memset(&k->edits, 0, sizeof k->edits);
+      memset(&k->deferred, 0, sizeof k->deferred);
+      if (c->bad) continue;
+      if (k->rule >= c->rs->rules.n) c->bad = true;
+    }
+    x__ostr(c, &k->message);
+    size_t ne = k->edits.n;
+    if (!x__count(c, &ne, 12)) continue;
+    if (c->load) {
+      k->edits.v = ne ? tl_calloc(ne, sizeof *k->edits.v) : NULL;
+      k->edits.n = k->edits.cap = ne;
+    }
+    for (size_t j = 0; j < ne; j++) {
+      X_VAL(c, k->edits.v[j].start);
+      X_VAL(c, k->edits.v[j].end);
+      x__ostr(c, &k->edits.v[j].text);
+    }
+    size_t nd = k->deferred.n;
+    if (!x__count(c, &nd, 16)) continue;
+    if (c->load) {
+      k->deferred.v = nd ? tl_calloc(nd, sizeof *k->deferred.v) : NULL;
+      k->deferred.n = k->deferred.cap = nd;
+    }
+    for (size_t j = 0; j < nd; j++) x__deferred(c, &k->deferred.v[j]);
+  }
+}
+
+static void x__diags(tl_cache__codec *c, tl_diags *d, const char *path) {
+  size_t n = d->n;
+  if (!x__count(c, &n, 16)) return;
+  for (size_t i = 0; i < n && !c->bad; i++) {
+    tl_diag x = c->load ? (tl_diag){0} : d->v[i];
+    uint8_t level = (uint8_t)x.level;
+    X_VAL(c, level);
+    X_VAL(c, x.line);
+    X_VAL(c, x.col);
+    X_VAL(c, x.cell);
+    x__ostr(c, &x.message);
+    if (c->load) {
+      if (!x.message) c->bad = true;
+      x.level = (tl_diag_level)level;
+      x.path = tl_strdup(path);
+      tl_vec_push(d, x);
+    }
+  }
+}
+
+static void x__file(tl_cache__codec *c, tl_file *f) {
+  x__diags(c, &f->diags, f->path);
+  x__model(c, &f->model);
+  x__candidates(c, &f->cands);
+}
+
+/* ---- entries and packs ---- */
+
+#define TL_CACHE__TRAILER 28 /* the index's offset, count and hash (u64 each), the magic */
+
+static uint64_t x__path_hash(const char *path) { return x__hash(path, strlen(path), 3); }
+
+/* The header of f's entry: everything before the body's length and hash. */
+static void x__header(const tl_cache *c, const tl_file *f, tl_buf *out) {
+  uint64_t text[3] = {x__hash(f->text, f->len, 4), x__hash(f->text, f->len, 5), (uint64_t)f->len};
+  uint32_t plen = (uint32_t)strlen(f->path);
+  tl_buf_put(out, TL_CACHE__MAGIC, 4);
+  tl_buf_put(out, (const char *)c->key, sizeof c->key);
+  tl_buf_put(out, (const char *)text, sizeof text);
+  tl_buf_put(out, (const char *)&plen, sizeof plen);
+  tl_buf_put(out, f->path, plen);
+}
+
+static int x__slot_cmp(const void *a, const void *b) {
+  const tl_cache__slot *x = a, *y = b;
+  return x->hash < y->hash ? -1 : x->hash > y->hash ? 1 : x->off < y->off ? -1 : x->off > y->off;
+}
+
+static void x__unmap(tl_cache *c) {
+  if (c->old) munmap((void *)c->old, c->old_len);
+  c->old = NULL;
+  c->old_len = 0;
+  free(c->slots);
+  free(c->reused);
+  c->slots = NULL;
+  c->reused = NULL;
+  c->nslots = 0;
+}
+
+/* Maps this key's pack and reads its index. A missing pack, or one that does not validate, is an
+ * empty one (the run writes a new one). */
+static void x__map(tl_cache *c) {
+  int fd = open(c->pack, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  struct stat st;
+  if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < 20 + TL_CACHE__TRAILER) {
+    close(fd);
+    return;
+  }
+  size_t n = (size_t)st.st_size;
+  void *m = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (m == MAP_FAILED) return;
+  const char *p = m;
+  uint64_t t[3];
+  memcpy(t, p + n - TL_CACHE__TRAILER, sizeof t);
+  bool ok = !memcmp(p, TL_CACHE__PACK_MAGIC, 4) && !memcmp(p + 4, c->key, 16) &&
+            !memcmp(p + n - 4, TL_CACHE__PACK_MAGIC, 4) && t[0] >= 20 && t[1] <= n / 24 &&
+            t[0] + t[1] * 24 == n - TL_CACHE__TRAILER && x__hash(p + t[0], (size_t)t[1] * 24, 7) == t[2];
+  if (!ok) {
+    munmap(m, n);
+    return;
+  }
+  c->old = p;
+  c->old_len = n;
+  c->slots = tl_calloc((size_t)t[1] + 1, sizeof *c->slots);
+  for (uint64_t i = 0; i < t[1]; i++) {
+    tl_cache__slot s;
+    memcpy(&s, p + t[0] + i * 24, 24);
+    if (s.off >= 20 && s.len <= t[0] && s.off <= t[0] - s.len) c->slots[c->nslots++] = s;
+  }
+  qsort(c->slots, c->nslots, sizeof *c->slots, x__slot_cmp);
+  c->reused = tl_calloc(c->nslots + 1, sizeof *c->reused);
+}
+
+tl_cache *tl_cache_open(const char *dir, const tl_analysis *a) {
+  uint64_t key[2];
+  if (!dir || !*dir || !x__run_key(a, key)) return NULL;
+  if (mkdir(dir, 0777) && errno != EEXIST) return NULL;
+  struct stat st;
+  if (stat(dir, &st) || !S_ISDIR(st.st_mode)) return NULL;
+  /* like .ruff_cache: the directory ignores itself in git, and says what it is to backup tools */
+  static const char *const marks[][2] = {{".gitignore", "# Automatically created by trainlint.\n*\n"},
+                                         {"CACHEDIR.TAG",
+                                          "Signature: 8a477f597d28d172789f06886806bc55\n"
+                                          "# This file is a cache directory tag created by trainlint.\n"}};
+  for (size_t i = 0; i < 2; i++) {
+    tl_buf name = {0};
+    tl_buf_printf(&name, "%s/%s", dir, marks[i][0]);
+    if (access(name.data, F_OK)) {
+      FILE *fp = fopen(name.data, "w");
+      if (fp) {
+        fputs(marks[i][1], fp);
+        fclose(fp);
+      }
+    }
+    tl_buf_free(&name);
+  }
+  tl_cache *c = tl_calloc(1, sizeof *c);
+  c->dir = tl_strdup(dir);
+  c->key[0] = key[0];
+  c->key[1] = key[1];
+  tl_buf b = {0};
+  tl_buf_printf(&b, "%s/pack-%016llx", dir, (unsigned long long)key[0]);
+  c->pack = tl_buf_take(&b);
+  c->fd = -1;
+  pthread_mutex_init(&c->lock, NULL);
+  x__map(c);
+  return c;
+}
+
+static void x__abandon(tl_cache *c) { /* the new pack, if one was begun */
+  if (c->fd >= 0) {
+    close(c->fd);
+    unlink(c->tmp);
+  }
+  c->fd = -1;
+  free(c->tmp);
+  c->tmp = NULL;
+  c->fresh.n = 0;
+  c->end = 0;
+  c->failed = false;
+}
+
+void tl_cache_delete(tl_cache *c) {
+  if (!c) return;
+  x__abandon(c);
+  x__unmap(c);
+  tl_vec_free(&c->fresh);
+  tl_vec_free(&c->seen);
+  pthread_mutex_destroy(&c->lock);
+  free(c->dir);
+  free(c->pack);
+  free(c);
+}
+
+static bool x__write(int fd, const void *data, size_t n) {
+  const char *p = data;
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w <= 0) {
+      if (w < 0 && errno == EINTR) continue;
+      return false;
+    }
+    p += w;
+    n -= (size_t)w;
+  }
+  return true;
+}
+
+/* Appends an entry to the new pack (begun on first use). Under the lock. */
+static void x__append(tl_cache *c, uint64_t hash, const char *data, size_t len) {
+  if (c->failed) return;
+  if (c->fd < 0) {
+    tl_buf b = {0};
+    tl_buf_printf(&b, "%s.XXXXXX", c->pack);
+    c->tmp = tl_buf_take(&b);
+    c->fd = mkstemp(c->tmp);
+    if (c->fd < 0 || !x__write(c->fd, TL_CACHE__PACK_MAGIC, 4) || !x__write(c->fd, c->key, 16)) {
+      c->failed = true;
+      return;
+    }
+    c->end = 20;
+  }
+  if (!x__write(c->fd, data, len)) {
+    c->failed = true;
+    return;
+  }
+  tl_cache__slot s = {hash, c->end, len};
+  tl_vec_push(&c->fresh, s);
+  c->end += len;
+}
+
+bool tl_cache_load(tl_cache *c, tl_file *f, const tl_ruleset *rs) {
+  if (!c || !f->text) return false;
+  uint64_t h = x__path_hash(f->path);
+  pthread_mutex_lock(&c->lock);
+  tl_vec_push(&c->seen, h);
+  pthread_mutex_unlock(&c->lock);
+  size_t lo = 0, hi = c->nslots;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (c->slots[mid].hash < h) lo = mid + 1;
+    else hi = mid;
+  }
+  tl_buf head = {0};
+  bool ok = false;
+  for (size_t i = lo; i < c->nslots && c->slots[i].hash == h && !ok; i++) {
+    const char *e = c->old + c->slots[i].off;
+    size_t len = (size_t)c->slots[i].len;
+    if (!head.len) x__header(c, f, &head);
+    if (len < head.len + 16 || memcmp(e, head.data, head.len)) continue;
+    uint64_t blen, bhash;
+    memcpy(&blen, e + head.len, 8);
+    memcpy(&bhash, e + head.len + 8, 8);
+    const char *body = e + head.len + 16;
+    if (blen != len - head.len - 16 || x__hash(body, (size_t)blen, 6) != bhash) continue;
+    tl_file tmp = {0};
+    tmp.path = f->path;
+    tl_cache__codec cd = {.load = true,
+                          .p = (const unsigned char *)body,
+                          .end = (const unsigned char *)body + blen,
+                          .strs = &tmp.model.strs,
+                          .rs = rs};
+    x__file(&cd, &tmp);
+    tmp.path = NULL;
+    if (cd.bad || cd.p != cd.end) {
+      tl_file_reset(&tmp);
+      continue;
+    }
+    f->model = tmp.model;
+    f->cands = tmp.cands;
+    f->diags = tmp.diags;
+    f->ok = ok = true;
+    pthread_mutex_lock(&c->lock);
+    c->reused[i] = true;
+    pthread_mutex_unlock(&c->lock);
+  }
+  tl_buf_free(&head);
+  return ok;
+}
+
+void tl_cache_store(tl_cache *c, const tl_file *f, const tl_ruleset *rs) {
+  if (!c || !f->text || !f->ok) return;
+  tl_buf body = {0}, e = {0};
+  tl_cache__codec cd = {.out = &body, .rs = rs};
+  x__file(&cd, (tl_file *)f); /* writing only reads the file */
+  x__header(c, f, &e);
+  uint64_t blen = body.len, bhash = x__hash(body.data, body.len, 6);
+  tl_buf_put(&e, (const char *)&blen, 8);
+  tl_buf_put(&e, (const char *)&bhash, 8);
+  tl_buf_put(&e, body.data, body.len);
+  tl_buf_free(&body);
+  pthread_mutex_lock(&c->lock);
+  x__append(c, x__path_hash(f->path), e.data, e.len);
+  pthread_mutex_unlock(&c->lock);
+  tl_buf_free(&e);
+}
+
+static int x__u64_cmp(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Does the file of an old entry (not looked up by this run) still exist? */
+static bool x__entry_file_exists(const char *e, size_t len) {
+  uint32_t plen;
+  if (len < 48) return false;
+  memcpy(&plen, e + 44, 4);
+  if (plen > len - 48) return false;
+  char *path = tl_strndup(e + 48, plen);
+  bool ok = access(path, F_OK) == 0;
+  free(path);
+  return ok;
+}
+
+/* Removes the packs of other keys (an older trainlint, other rules) untouched for
+ * TL_CACHE__STALE_DAYS, and temporary packs a killed run left a day ago or more. */
+static void x__prune(const tl_cache *c) {
+  DIR *d = opendir(c->dir);
+  if (!d) return;
+  time_t now = time(NULL);
+  const char *own = strrchr(c->pack, '/') + 1;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (strncmp(e->d_name, "pack-", 5) || !strcmp(e->d_name, own)) continue;
+    tl_buf b = {0};
+    tl_buf_printf(&b, "%s/%s", c->dir, e->d_name);
+    struct stat st;
+    long age = strchr(e->d_name, '.') ? 86400L : TL_CACHE__STALE_DAYS * 86400L;
+    if (!lstat(b.data, &st) && S_ISREG(st.st_mode) && now - st.st_mtime >= age) unlink(b.data);
+    tl_buf_free(&b);
+  }
+  closedir(d);
+}
+
+void tl_cache_flush(tl_cache *c) {
+  if (!c) return;
+  if (c->seen.n) qsort(c->seen.v, c->seen.n, sizeof *c->seen.v, x__u64_cmp);
+  bool changed = c->fresh.n > 0 || c->failed;
+  bool *keep = tl_calloc(c->nslots + 1, sizeof *keep);
+  for (size_t i = 0; i < c->nslots; i++) {
+    const tl_cache__slot *s = &c->slots[i];
+    keep[i] = c->reused[i] ||
+              ((!c->seen.n || !bsearch(&s->hash, c->seen.v, c->seen.n, sizeof *c->seen.v, x__u64_cmp)) &&
+               x__entry_file_exists(c->old + s->off, (size_t)s->len));
+    changed = changed || !keep[i];
+  }
+  if (changed) {
+    for (size_t i = 0; i < c->nslots; i++)
+      if (keep[i]) x__append(c, c->slots[i].hash, c->old + c->slots[i].off, (size_t)c->slots[i].len);
+    bool ok = !c->failed && c->fd >= 0;
+    if (ok) {
+      uint64_t t[3] = {c->end, c->fresh.n, x__hash(c->fresh.v, c->fresh.n * 24, 7)};
+      ok = x__write(c->fd, c->fresh.v, c->fresh.n * 24) && x__write(c->fd, t, sizeof t) &&
+           x__write(c->fd, TL_CACHE__PACK_MAGIC, 4);
+    }
+    if (c->fd >= 0) ok = close(c->fd) == 0 && ok;
+    c->fd = -1;
+    if (!ok || rename(c->tmp, c->pack)) unlink(c->tmp);
+    x__prune(c);
+  }
+  free(keep);
+  x__abandon(c);
+  c->seen.n = 0;
+  x__unmap(c); /* the next run of the same analysis reads what this one wrote */
+  x__map(c);
+}

@@ -1,0 +1,38 @@
+/* tl_cache.h - the persistent cache of phase 1 (docs/cache.md). For each file on disk it keeps what
+ * phase 1 computed (the model, the candidates, the diagnostics), keyed by the file's path and
+ * contents and by everything else phase 1 reads: trainlint's own build, the rules and the
+ * options. Phases 2 and 3 run on every run, over cached and freshly analysed files alike, so a
+ * finding that depends on another file follows that file's current contents.
+ *
+ * Ownership: tl_cache_open returns a cache the caller deletes with tl_cache_delete; it borrows
+ * nothing. tl_cache_load fills the file it is given; tl_cache_store only reads it. */
+#ifndef TL_CACHE_H
+#define TL_CACHE_H
+
+#include "tl_engine.h"
+
+typedef struct tl_cache tl_cache;
+
+/* A cache in directory `dir` (made, with its parents' last component, when missing) for the rules
+ * and settings of `a`. NULL when it cannot be used (the directory cannot be made, or the running
+ * executable cannot be identified): the run goes on without it. */
+tl_cache *tl_cache_open(const char *dir, const tl_analysis *a);
+void tl_cache_delete(tl_cache *c);
+
+/* Fills f's model, candidates and diagnostics from the entry for f->path when that entry was
+ * made from the same text (f->text, f->len) under the same key, and sets f->ok. False, with f
+ * untouched, on a miss or an entry that does not validate (truncated, corrupt, another key).
+ * Thread-safe for distinct files. */
+bool tl_cache_load(tl_cache *c, tl_file *f, const tl_ruleset *rs);
+
+/* Records what phase 1 computed for f (its tree gone) in the new pack. Thread-safe. */
+void tl_cache_store(tl_cache *c, const tl_file *f, const tl_ruleset *rs);
+
+/* After phase 1: when the run changed anything (an entry stored, or an old one stale), writes the
+ * new pack: this run's entries, the old entries it took, and those of files it did not look at that
+ * still exist. The pack is written to a temporary file renamed over the old one, so a reader sees
+ * the old pack or the new, never a torn one. Errors are ignored: the next run analyses the files
+ * again. Not thread-safe: call it once phase 1 is over. */
+void tl_cache_flush(tl_cache *c);
+
+#endif

@@ -1,0 +1,349 @@
+/* test_cache.c - the persistent cache (tl_cache.h): over a copy of every fixture, a run with the
+ * cache must report exactly what a run without it reports (findings, severities, hot chains,
+ * fixes, diagnostics), cold and warm; it must take every unchanged file from the cache and no
+ * changed one, through random edits; and entries that are truncated, corrupted, replaced or made
+ * under another key, or written by two processes at once, must cost a re-analysis, never a
+ * wrong or missing finding. */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include <dirent.h>
+#include <stdint.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tl_engine.h"
+#include "tl_output.h"
+#include "tl_test.h"
+#include "trainlint.h"
+
+static tl_strvec files; /* the copies, relative to the working directory */
+
+static char *render(const tl_analysis *a) {
+  tl_buf b = {0};
+  for (size_t i = 0; i < tl_analysis_finding_count(a); i++) {
+    const tl_finding *f = tl_analysis_finding(a, i);
+    char *hot = tl_hot_text(f);
+    tl_buf_printf(&b, "%s:%u:%u-%u:%u %s %s %s | %s | %s\n", f->path, f->line, f->col, f->end_line, f->end_col,
+                  tl_rule_code(f->rule), tl_severity_name(f->severity), f->message, hot, f->scope);
+    free(hot);
+    for (size_t k = 0; k < f->nfix; k++)
+      tl_buf_printf(&b, "  fix %u-%u %s\n", f->fix[k].start, f->fix[k].end, f->fix[k].text);
+  }
+  for (size_t i = 0; i < tl_analysis_diag_count(a); i++) {
+    const tl_diag *d = tl_analysis_diag(a, i);
+    tl_buf_printf(&b, "diag %d %s:%u:%u %s\n", (int)d->level, d->path, d->line, d->col, d->message);
+  }
+  return tl_buf_take(&b);
+}
+
+/* One run over the copies; the rendering, and the files the cache gave in *hits. */
+static char *run(const tl_ruleset *rs, const char *cache_dir, size_t *hits) {
+  tl_options o = {2, false, 0, cache_dir};
+  tl_analysis *a = tl_analysis_new(rs, &o);
+  for (size_t i = 0; i < files.n; i++) tl_analysis_add_path(a, files.v[i]);
+  tl_analysis_run(a);
+  if (hits) *hits = a->cache_hits;
+  char *r = render(a);
+  tl_analysis_delete(a);
+  return r;
+}
+
+static char *slurp(const char *path, size_t *len) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) return NULL;
+  tl_buf b = {0};
+  char chunk[8192];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) tl_buf_put(&b, chunk, n);
+  fclose(fp);
+  *len = b.len;
+  return b.data ? tl_buf_take(&b) : tl_strdup("");
+}
+
+static void spit(const char *path, const char *text, size_t len) {
+  FILE *fp = fopen(path, "wb");
+  if (!fp) return;
+  fwrite(text, 1, len, fp);
+  fclose(fp);
+}
+
+/* Copies every fixture (not the .fixed.py files) to src/<rule>/<name>. */
+static void copy_fixtures(void) {
+  mkdir("src", 0777);
+  DIR *top = opendir(TL_SOURCE_DIR "/fixtures");
+  if (!top) return;
+  struct dirent *e;
+  tl_strvec dirs = {0};
+  while ((e = readdir(top))) {
+    if (e->d_name[0] != '.') tl_vec_push(&dirs, tl_strdup(e->d_name));
+  }
+  closedir(top);
+  for (size_t d = 0; d < dirs.n; d++) {
+    tl_buf from = {0}, to = {0};
+    tl_buf_printf(&from, TL_SOURCE_DIR "/fixtures/%s", dirs.v[d]);
+    tl_buf_printf(&to, "src/%s", dirs.v[d]);
+    DIR *dd = opendir(from.data);
+    if (dd) {
+      mkdir(to.data, 0777);
+      while ((e = readdir(dd))) {
+        size_t n = strlen(e->d_name);
+        if (n < 4 || strcmp(e->d_name + n - 3, ".py") || (n > 9 && !strcmp(e->d_name + n - 9, ".fixed.py"))) continue;
+        tl_buf src = {0}, dst = {0};
+        tl_buf_printf(&src, "%s/%s", from.data, e->d_name);
+        tl_buf_printf(&dst, "%s/%s", to.data, e->d_name);
+        size_t len;
+        char *text = slurp(src.data, &len);
+        if (text) {
+          spit(dst.data, text, len);
+          tl_vec_push(&files, tl_buf_take(&dst));
+        } else {
+          tl_buf_free(&dst);
+        }
+        free(text);
+        tl_buf_free(&src);
+      }
+      closedir(dd);
+    }
+    tl_buf_free(&from);
+    tl_buf_free(&to);
+  }
+  tl_strvec_free(&dirs);
+}
+
+/* The pack of the cache directory `dir` (its one file named pack-<key>), or NULL. */
+static char *pack_path(const char *dir) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  char *out = NULL;
+  while (d && (e = readdir(d)))
+    if (!strncmp(e->d_name, "pack-", 5) && !strchr(e->d_name, '.') && !out) {
+      tl_buf b = {0};
+      tl_buf_printf(&b, "%s/%s", dir, e->d_name);
+      out = tl_buf_take(&b);
+    }
+  if (d) closedir(d);
+  return out;
+}
+
+/* The entries of a pack as (offset, length) pairs, from its index (tl_cache.c's format). */
+static size_t pack_entries(const char *pack, const char *text, size_t len, uint64_t (*out)[2], size_t max) {
+  (void)pack;
+  if (len < 48) return 0;
+  uint64_t t[2];
+  memcpy(t, text + len - 28, sizeof t);
+  size_t n = 0;
+  for (uint64_t i = 0; i < t[1] && n < max; i++) {
+    uint64_t s[3];
+    memcpy(s, text + t[0] + i * 24, sizeof s);
+    out[n][0] = s[1];
+    out[n][1] = s[2];
+    n++;
+  }
+  return n;
+}
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st, (void)flag, (void)ftw;
+  return remove(p);
+}
+
+static const char *const snippets[] = {
+    "x = loss.item()\n",
+    "    print(loss.item())\n",
+    "torch.cuda.synchronize()\n",
+    "for b in loader:\n    loss = model(b).sum()\n    loss.backward()\n    print(loss.item())\n",
+    "import torch\n",
+    "def helper(t):\n    return t.sum().item()\n",
+    "loader = DataLoader(ds, batch_size=8, num_workers=1)\n",
+    "if step % 10 == 0:\n    pass\n",
+    "x = (\n",
+    "# noqa: TL101\n",
+};
+
+int main(void) {
+  char tmpl[] = "/tmp/tl_cache_test.XXXXXX";
+  char *root = mkdtemp(tmpl);
+  CHECK(root != NULL);
+  if (!root || chdir(root)) TEST_DONE();
+  copy_fixtures();
+  CHECK(files.n > 100);
+
+  tl_ruleset *rs = tl_ruleset_new();
+  CHECK(tl_ruleset_add_builtin(rs));
+  const char *all[] = {"ALL"};
+  tl_ruleset_select(rs, all, 1, NULL, 0);
+  CHECK(tl_ruleset_compile(rs));
+
+  /* cold, warm and uncached runs agree; the warm run takes every file from the cache */
+  size_t hits = 0;
+  char *want = run(rs, NULL, &hits);
+  CHECK(strstr(want, "TL101") != NULL);
+  char *got = run(rs, "cache", &hits);
+  CHECK_STR(got, want);
+  CHECK_INT(hits, 0);
+  free(got);
+  char *pack = pack_path("cache");
+  CHECK(pack != NULL);
+  size_t plen = 0;
+  char *ptext = pack ? slurp(pack, &plen) : NULL;
+  static uint64_t ents[4096][2];
+  size_t nents = ptext ? pack_entries(pack, ptext, plen, ents, 4096) : 0;
+  CHECK_INT(nents, files.n);
+  got = run(rs, "cache", &hits);
+  CHECK_STR(got, want);
+  CHECK_INT(hits, files.n);
+  free(got);
+  struct stat st;
+  CHECK(stat("cache/.gitignore", &st) == 0 && stat("cache/CACHEDIR.TAG", &st) == 0);
+  CHECK(stat(pack, &st) == 0);
+
+  /* damaged entries: each costs a re-analysis of its file, and the run after takes all again */
+  size_t damaged = 0;
+  for (size_t i = 0; ptext && i < nents; i += 7, damaged++) {
+    char *e = ptext + ents[i][0];
+    size_t len = (size_t)ents[i][1];
+    switch (damaged % 3) {
+    case 0: e[len - 1] ^= 0x40; break;       /* the body's last byte */
+    case 1: e[5] ^= 1; break;                /* the key */
+    default: memset(e + 60, 0xFF, 4); break; /* the text's hash or the path */
+    }
+  }
+  CHECK(damaged >= 6);
+  spit(pack, ptext, plen);
+  got = run(rs, "cache", &hits);
+  CHECK_STR(got, want);
+  CHECK_INT(hits, files.n - damaged);
+  free(got);
+  got = run(rs, "cache", &hits);
+  CHECK_STR(got, want);
+  CHECK_INT(hits, files.n);
+  free(got);
+
+  /* a damaged pack, or something else in its place: nothing is taken from it, nothing is wrong */
+  for (int mode = 0; mode < 4 && pack; mode++) {
+    size_t len;
+    char *text = slurp(pack, &len);
+    if (mode == 0) spit(pack, text, len / 2);                /* truncated */
+    if (mode == 1) spit(pack, text, len - 1);                /* its last byte lost */
+    if (mode == 2) spit(pack, "TLP1 not a pack at all", 22); /* garbage */
+    if (mode == 3) remove(pack), mkdir(pack, 0777);          /* a directory */
+    free(text);
+    got = run(rs, "cache", &hits);
+    CHECK_STR(got, want);
+    CHECK_INT(hits, 0);
+    free(got);
+    if (mode == 3) rmdir(pack);
+    got = run(rs, "cache", &hits); /* written again */
+    free(got);
+  }
+  got = run(rs, "cache", &hits);
+  CHECK_STR(got, want);
+  CHECK_INT(hits, files.n);
+  free(got);
+  free(ptext);
+
+  /* a warm run that changes nothing writes nothing */
+  CHECK(stat(pack, &st) == 0);
+  ino_t ino = st.st_ino;
+  got = run(rs, "cache", &hits);
+  free(got);
+  CHECK(stat(pack, &st) == 0 && st.st_ino == ino);
+
+  /* random edits: the edited file is analysed again, its callers' findings follow it, and the
+   * output equals an uncached run's */
+  srand(7);
+  for (int round = 0; round < 25; round++) {
+    const char *path = files.v[(size_t)rand() % files.n];
+    size_t len;
+    char *text = slurp(path, &len);
+    if (!text) continue;
+    size_t at = len ? (size_t)rand() % len : 0;
+    while (at > 0 && text[at - 1] != '\n') at--; /* a line start */
+    tl_buf b = {0};
+    tl_buf_put(&b, text, at);
+    if (rand() % 3) {
+      tl_buf_puts(&b, snippets[(size_t)rand() % (sizeof snippets / sizeof *snippets)]);
+      tl_buf_put(&b, text + at, len - at);
+    } else { /* delete a line */
+      const char *nl = memchr(text + at, '\n', len - at);
+      size_t from = nl ? (size_t)(nl - text) + 1 : len;
+      tl_buf_put(&b, text + from, len - from);
+    }
+    bool changed = b.len != len || memcmp(b.data ? b.data : "", text, len);
+    spit(path, b.data ? b.data : "", b.len);
+    tl_buf_free(&b);
+    free(text);
+    char *w = run(rs, NULL, NULL);
+    got = run(rs, "cache", &hits);
+    CHECK_STR(got, w);
+    CHECK_INT(hits, files.n - (changed ? 1 : 0));
+    free(got);
+    free(w);
+  }
+  /* a run over some of the files keeps the entries of the others while they exist */
+  char *last = files.v[--files.n];
+  got = run(rs, "cache", &hits);
+  CHECK_INT(hits, files.n);
+  free(got);
+  files.v[files.n++] = last;
+  got = run(rs, "cache", &hits);
+  CHECK_INT(hits, files.n);
+  free(got);
+  remove(last); /* gone from the disk: its entry is dropped */
+  free(files.v[--files.n]);
+  got = run(rs, "cache", &hits);
+  free(got);
+  size_t len2 = 0;
+  char *ptext2 = pack ? slurp(pack, &len2) : NULL;
+  CHECK_INT(ptext2 ? pack_entries(pack, ptext2, len2, ents, 4096) : 0, files.n);
+  free(ptext2);
+  char *edited = run(rs, NULL, NULL);
+
+  /* another rule selection is another key: nothing is taken from entries made under the first */
+  tl_ruleset *one = tl_ruleset_new();
+  CHECK(tl_ruleset_add_builtin(one));
+  const char *sel[] = {"TL101"};
+  tl_ruleset_select(one, sel, 1, NULL, 0);
+  CHECK(tl_ruleset_compile(one));
+  char *w1 = run(one, NULL, NULL);
+  got = run(one, "cache", &hits);
+  CHECK_STR(got, w1);
+  CHECK_INT(hits, 0);
+  free(got);
+  free(w1);
+  tl_ruleset_delete(one);
+
+  /* two processes filling one empty cache at once: both right, and the cache whole afterwards */
+  nftw("cache", rm_one, 16, FTW_DEPTH | FTW_PHYS);
+  pid_t kids[2];
+  for (int k = 0; k < 2; k++) {
+    kids[k] = fork();
+    if (kids[k] == 0) {
+      char *g = run(rs, "cache", NULL);
+      int same = !strcmp(g, edited);
+      free(g);
+      _exit(same ? 0 : 1);
+    }
+  }
+  for (int k = 0; k < 2; k++) {
+    int status = 1;
+    CHECK(kids[k] > 0 && waitpid(kids[k], &status, 0) == kids[k]);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  got = run(rs, "cache", &hits);
+  CHECK_STR(got, edited);
+  CHECK_INT(hits, files.n);
+  free(got);
+
+  free(edited);
+  free(want);
+  free(pack);
+  tl_ruleset_delete(rs);
+  tl_strvec_free(&files);
+  if (chdir("/") == 0) nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+  TEST_DONE();
+}
