@@ -123,4 +123,12 @@ n=$("$bin" check --exit-zero --format concise --min-severity warning "$src/examp
 "$bin" check --format concise --fail-on warning "$src/examples" > /dev/null 2>&1; rc=$?
 [ "$rc" = 1 ] && ok || bad "--fail-on warning: exit $rc"
 expect_error "trainlint: --min-severity takes info, warning or error" check --min-severity loud a.py
+# --extend-select adds to a configuration's selection (and to --select's); --extend-ignore is --ignore
+mkdir -p ext && cp -r "$src/examples" ext/ && printf '[tool.trainlint]\nselect = ["TL101"]\n' > ext/pyproject.toml
+codes() { "$bin" check --format concise --exit-zero "$@" 2>/dev/null | sed -n 's/^[^ ]* \(TL[0-9]*\) .*/\1/p' | sort -u | tr '\n' ' '; }
+[ "$(codes ext)" = "TL101 " ] && ok || bad "the configuration's select: $(codes ext)"
+[ "$(codes --extend-select TL201,TL204 ext)" = "TL101 TL201 TL204 " ] && ok || bad "--extend-select on a configuration: $(codes --extend-select TL201,TL204 ext)"
+[ "$(codes --select TL204 --extend-select TL201 ext)" = "TL201 TL204 " ] && ok || bad "--select with --extend-select: $(codes --select TL204 --extend-select TL201 ext)"
+[ "$(codes --extend-select TL201 --extend-ignore TL101 ext)" = "TL201 " ] && ok || bad "--extend-ignore: $(codes --extend-select TL201 --extend-ignore TL101 ext)"
+expect_error 'trainlint: error: --extend-select: no rule has the code or prefix '"'TL9'"' (`trainlint rules` lists them)' check --extend-select TL9 a.py
 finish

@@ -46,8 +46,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (size_t r = 0; r < tl_ruleset_count(rules); r++) {
       const tl_rule *rule = tl_ruleset_rule(rules, r);
       for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
-        (void)tl_config_enabled(c, rule, files[i], NULL, 0, NULL, 0);
-        (void)tl_config_enabled(c, rule, files[i], cli, 1, cli + 2, 1);
+        tl_selection sel = {{(char **)cli, 1, 1}, {(char **)cli + 1, 1, 1}, {(char **)cli + 2, 1, 1}};
+        (void)tl_config_enabled(c, rule, files[i], NULL);
+        (void)tl_config_enabled(c, rule, files[i], &sel);
       }
     }
     if (c->severity.n) { /* on a ruleset of its own: the shared one stays as built */

@@ -12,11 +12,16 @@ void tl_cli_free(tl_cli *c) {
   free(c->config);
   free(c->stdin_filename);
   free(c->cache_dir);
-  tl_strvec *lists[] = {&c->select, &c->ignore, &c->excludes, &c->paths, &c->rule_dirs};
+  tl_strvec *lists[] = {&c->select, &c->extend_select, &c->ignore, &c->excludes, &c->paths, &c->rule_dirs};
   for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
     for (size_t k = 0; k < lists[i]->n; k++) free(lists[i]->v[k]);
     tl_vec_free(lists[i]);
   }
+}
+
+tl_selection tl_cli_selection(const tl_cli *c) {
+  tl_selection s = {c->select, c->extend_select, c->ignore};
+  return s;
 }
 
 size_t tl_cli_rule_diags(const tl_ruleset *rs, size_t from, tl_diags *d) {

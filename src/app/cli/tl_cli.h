@@ -8,7 +8,8 @@
 
 /* The parsed command line. It owns every string and list in it (tl_cli_free). */
 typedef struct {
-  tl_strvec select, ignore, excludes, paths, rule_dirs; /* paths: the arguments that are no options */
+  /* paths: the arguments that are no options; ignore: --ignore and --extend-ignore */
+  tl_strvec select, extend_select, ignore, excludes, paths, rule_dirs;
   tl_format format;
   bool diff, fix, unsafe, exit_zero, no_source, show_fixes, statistics, quiet, unused_supp, add_noqa, all, show_files,
       show_settings, no_cache;
@@ -23,6 +24,8 @@ typedef struct {
 } tl_cli;
 
 void tl_cli_free(tl_cli *c);
+/* The rule selection of the command line (borrowing c's lists). */
+tl_selection tl_cli_selection(const tl_cli *c);
 
 /* The subcommands. Each writes its report to stdout and its errors to stderr, and returns the
  * process exit status (0; 1 findings; 2 a usage error, a bad rule or configuration file, or an

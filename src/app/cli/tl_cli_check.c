@@ -158,9 +158,9 @@ static tl_ruleset *tl_cli_check__rules(tl_cli_check__state *st, const tl_strvec 
   for (size_t i = 0; i < files->n; i++) tl_vec_push(&seen, tl_cli_configs_for(&st->cfg, files->v[i], &st->d));
   /* a code that names no rule selects or ignores nothing: an error, not a silent pass */
   bool known = true;
-  const tl_strvec *lists[] = {&c->select, &c->ignore};
-  const char *names[] = {"--select", "--ignore"};
-  for (size_t l = 0; l < 2; l++)
+  const tl_strvec *lists[] = {&c->select, &c->extend_select, &c->ignore};
+  const char *names[] = {"--select", "--extend-select", "--ignore"};
+  for (size_t l = 0; l < 3; l++)
     for (size_t i = 0; i < lists[l]->n; i++)
       if (!tl_config_code_known(rs, lists[l]->v[i])) {
         tl_diags_add(&st->d, TL_DIAG_ERROR, "trainlint", 0, 0,
@@ -178,8 +178,8 @@ static tl_ruleset *tl_cli_check__rules(tl_cli_check__state *st, const tl_strvec 
     tl_ruleset_delete(rs);
     return NULL;
   }
-  tl_config_select_wanted(rs, seen.v, seen.n, (const char *const *)c->select.v, c->select.n,
-                          (const char *const *)c->ignore.v, c->ignore.n);
+  tl_selection sel = tl_cli_selection(c);
+  tl_config_select_wanted(rs, seen.v, seen.n, &sel);
   bool ok = tl_ruleset_compile(rs);
   tl_cli_rule_diags(rs, reported, &st->d);
   if (!ok) {
@@ -234,13 +234,12 @@ static void tl_cli_check__hide(void *p, const tl_analysis *a, bool *hidden) {
   tl_cli_check__state *st = p;
   const tl_cli *c = st->c;
   bool quiet = st->errors; /* problems were reported by an earlier call */
+  tl_selection sel = tl_cli_selection(c);
   size_t n = tl_analysis_finding_count(a);
   for (size_t i = 0; i < n; i++) {
     const tl_finding *f = tl_analysis_finding(a, i);
     tl_config *fc = tl_cli_configs_for(&st->cfg, f->path, &st->d);
-    hidden[i] = !tl_config_enabled(fc, f->rule, f->path, (const char *const *)c->select.v, c->select.n,
-                                   (const char *const *)c->ignore.v, c->ignore.n) ||
-                tl_cli_check__is_context(st, f->path) ||
+    hidden[i] = !tl_config_enabled(fc, f->rule, f->path, &sel) || tl_cli_check__is_context(st, f->path) ||
                 (c->min_severity && (int)f->severity < c->min_severity - 1); /* --min-severity */
   }
   if (st->cfg.failed) {

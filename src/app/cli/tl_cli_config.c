@@ -43,8 +43,8 @@ int tl_cli_config(tl_cli *c) {
     printf("# rules for %s\n", path);
     for (size_t i = 0; i < tl_ruleset_count(rs); i++) {
       const tl_rule *r = tl_ruleset_rule(rs, i);
-      bool on = tl_config_enabled(fc, r, path, (const char *const *)c->select.v, c->select.n,
-                                  (const char *const *)c->ignore.v, c->ignore.n);
+      tl_selection sel = tl_cli_selection(c);
+      bool on = tl_config_enabled(fc, r, path, &sel);
       printf("%-6s %-36s %-8s %s\n", tl_rule_code(r), tl_rule_name(r), tl_severity_name(tl_rule_severity(r)),
              on ? "on" : "off");
     }

@@ -469,20 +469,21 @@ bool tl_config_check_codes(const tl_config *c, const tl_ruleset *rs, tl_diags *d
   return ok;
 }
 
-bool tl_config_enabled(const tl_config *c, const tl_rule *rule, const char *file, const char *const *cli_select,
-                       size_t ncli_select, const char *const *cli_ignore, size_t ncli_ignore) {
+bool tl_config_enabled(const tl_config *c, const tl_rule *rule, const char *file, const tl_selection *cli) {
+  static const tl_selection none = {{0}, {0}, {0}};
+  if (!cli) cli = &none;
   const char *code = tl_rule_code(rule);
   bool def = tl_rule_default_enabled(rule);
   bool on;
-  tl_strvec cli = {(char **)cli_select, ncli_select, ncli_select};
-  tl_strvec clig = {(char **)cli_ignore, ncli_ignore, ncli_ignore};
-  if (ncli_select) on = tl_config__code_in(code, &cli, def);
+  size_t ncli_select = cli->select.n;
+  if (ncli_select) on = tl_config__code_in(code, &cli->select, def);
   else if (c && c->has_select) on = tl_config__code_in(code, &c->select, def);
   else on = def;
   /* an explicit --select is the user's choice for this run: the file's select and ignore yield */
   if (!ncli_select && c && tl_config__code_in(code, &c->extend_select, def)) on = true;
+  if (tl_config__code_in(code, &cli->extend_select, def)) on = true;
   if (!ncli_select && c && tl_config__code_in(code, &c->ignore, true)) on = false;
-  if (tl_config__code_in(code, &clig, true)) on = false;
+  if (tl_config__code_in(code, &cli->ignore, true)) on = false;
   if (on && c && c->per_file_ignores.n) {
     char *rel = tl_config__rel_to(file, c->dir);
     for (size_t i = 0; i < c->per_file_ignores.n && on; i++)
@@ -494,8 +495,7 @@ bool tl_config_enabled(const tl_config *c, const tl_rule *rule, const char *file
   return on;
 }
 
-void tl_config_select_wanted(tl_ruleset *rs, tl_config *const *configs, size_t n, const char *const *cli_select,
-                             size_t ncli_select, const char *const *cli_ignore, size_t ncli_ignore) {
+void tl_config_select_wanted(tl_ruleset *rs, tl_config *const *configs, size_t n, const tl_selection *cli) {
   TL_VEC(tl_config *) distinct = {0};
   for (size_t i = 0; i < n; i++) {
     bool have = false;
@@ -506,8 +506,7 @@ void tl_config_select_wanted(tl_ruleset *rs, tl_config *const *configs, size_t n
   for (size_t r = 0; r < tl_ruleset_count(rs); r++) {
     const tl_rule *rule = tl_ruleset_rule(rs, r);
     bool want = false;
-    for (size_t k = 0; k < distinct.n && !want; k++)
-      want = tl_config_enabled(distinct.v[k], rule, "", cli_select, ncli_select, cli_ignore, ncli_ignore);
+    for (size_t k = 0; k < distinct.n && !want; k++) want = tl_config_enabled(distinct.v[k], rule, "", cli);
     if (want) tl_vec_push(&wanted, tl_rule_code(rule));
   }
   const char *all[] = {"ALL"};

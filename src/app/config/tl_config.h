@@ -62,17 +62,22 @@ bool tl_config_check_codes(const tl_config *c, const tl_ruleset *rs, tl_diags *d
 /* Upper-cases a code in place. */
 void tl_config_code_upper(char *code);
 
-/* Is `code` enabled for `file` by this configuration and the command line? A `cli_select` given
- * replaces the file's select, extend-select and ignore; `cli_ignore` always applies, and so do
- * per-file-ignores (matched relative to the configuration's directory). */
-bool tl_config_enabled(const tl_config *c, const tl_rule *rule, const char *file, const char *const *cli_select,
-                       size_t ncli_select, const char *const *cli_ignore, size_t ncli_ignore);
+/* The command line's rule selection (or an editor's settings). Its lists are borrowed; any may be
+ * empty. */
+typedef struct {
+  tl_strvec select;        /* --select: replaces the files' select, extend-select and ignore */
+  tl_strvec extend_select; /* --extend-select: enabled on top of whatever else selects */
+  tl_strvec ignore;        /* --ignore and --extend-ignore: always disabled */
+} tl_selection;
+
+/* Is `code` enabled for `file` by this configuration and the command line (`cli`; NULL: nothing
+ * given)? Per-file-ignores (matched relative to the configuration's directory) always apply. */
+bool tl_config_enabled(const tl_config *c, const tl_rule *rule, const char *file, const tl_selection *cli);
 
 /* Selects in `rs` (not yet compiled) only the rules that some file may want: those enabled by the
  * configuration of one of the files (`configs` has one entry per file, NULL where a file has
  * none: the defaults; repeats are checked once) and the command line. With no file, nothing is
  * selected. Only the selected rules are compiled, so a narrow selection is fast. */
-void tl_config_select_wanted(tl_ruleset *rs, tl_config *const *configs, size_t n, const char *const *cli_select,
-                             size_t ncli_select, const char *const *cli_ignore, size_t ncli_ignore);
+void tl_config_select_wanted(tl_ruleset *rs, tl_config *const *configs, size_t n, const tl_selection *cli);
 
 #endif

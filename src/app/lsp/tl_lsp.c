@@ -469,8 +469,8 @@ static tl_ruleset *tl_lsp__make_rules(tl_lsp *s, char **message) {
   TL_VEC(tl_config *) seen = {0}; /* the workspace's and each file's configuration (NULL: the defaults) */
   tl_vec_push(&seen, s->primary);
   for (size_t i = 0; i < s->files.n; i++) tl_vec_push(&seen, tl_lsp_file_config(s, s->files.v[i]));
-  tl_config_select_wanted(rs, seen.v, seen.n, (const char *const *)s->select.v, s->select.n,
-                          (const char *const *)s->ignore.v, s->ignore.n);
+  tl_selection sel = {s->select, {0}, s->ignore};
+  tl_config_select_wanted(rs, seen.v, seen.n, &sel);
   tl_vec_free(&seen);
   if (ok) ok = tl_ruleset_compile(rs);
   for (size_t k = 0; ok && s->primary && k < s->primary->severity.n; k++)

@@ -43,8 +43,8 @@ static void tl_lsp_features__index(tl_lsp *s) {
     if (fd->file >= s->afiles.n) continue;
     tl_lsp_file *lf = s->afiles.v[fd->file].file;
     tl_config *c = lf ? tl_lsp_file_config(s, lf) : NULL;
-    s->hidden[k] = !tl_config_enabled(c, fd->rule, lf && lf->abs ? lf->abs : fd->path, (const char *const *)s->select.v,
-                                      s->select.n, (const char *const *)s->ignore.v, s->ignore.n);
+    tl_selection sel = {s->select, {0}, s->ignore};
+    s->hidden[k] = !tl_config_enabled(c, fd->rule, lf && lf->abs ? lf->abs : fd->path, &sel);
   }
   for (size_t k = 0; k < nf; k++) {
     size_t fi = tl_analysis_finding(s->a, k)->file;
