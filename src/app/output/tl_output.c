@@ -127,14 +127,20 @@ bool tl_output_fixable(const tl_finding *f, const tl_output_opts *o) {
   return f->nfix && (f->fix_safety == TL_FIXSAFE_SAFE || o->unsafe_fixes);
 }
 
+/* `path:line:col: CODE [*] severity: message`: the code where ruff puts it, with ruff's mark of a
+ * fixable finding after it, and the severity as a compiler writes it. */
 void tl_output_headline(FILE *out, const tl_finding *f, const tl_output_opts *o) {
   const char *mark = tl_output_fixable(f, o) ? " [*]" : "";
+  const char *sev = tl_severity_name(f->severity);
   char cell[24] = "";
   if (f->cell) snprintf(cell, sizeof cell, ":cell %u", f->cell); /* a notebook: `nb.ipynb:cell 3:5:9` */
   if (o->color)
-    fprintf(out, TL_C_BOLD "%s%s" TL_C_RESET ":%u:%u: %s" TL_C_BOLD "%s" TL_C_RESET " %s%s\n", f->path, cell, f->line,
-            f->col, tl_output_severity_color(f->severity), tl_rule_code(f->rule), f->message, mark);
-  else fprintf(out, "%s%s:%u:%u: %s %s%s\n", f->path, cell, f->line, f->col, tl_rule_code(f->rule), f->message, mark);
+    fprintf(out, TL_C_BOLD "%s%s" TL_C_RESET ":%u:%u: " TL_C_BOLD "%s" TL_C_RESET "%s %s%s:" TL_C_RESET " %s\n",
+            f->path, cell, f->line, f->col, tl_rule_code(f->rule), mark, tl_output_severity_color(f->severity), sev,
+            f->message);
+  else
+    fprintf(out, "%s%s:%u:%u: %s%s %s: %s\n", f->path, cell, f->line, f->col, tl_rule_code(f->rule), mark, sev,
+            f->message);
 }
 
 void tl_output_json_doc(FILE *out, cJSON *doc) {
