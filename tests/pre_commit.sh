@@ -23,7 +23,7 @@ out=$(pre-commit try-repo "$tmp/hookrepo" trainlint-system 2>&1); rc=$?
 [ "$rc" = 0 ] && ok || bad "clean staged file: exit $rc: $out"
 
 # Staged files only: the rest of their project is the context, not reported. A train.py that uses
-# autocast (not staged) means no TL601 on a staged loop; a staged helper is hot through its caller
+# autocast (not staged) means no TL601 on a staged loop of its program (loop.py imports its helpers); a staged helper is hot through its caller
 # in train.py; --fix writes only the staged file; a broken unstaged file is not the user's error.
 mkdir -p "$tmp/ctx" && cd "$tmp/ctx" && git init -q .
 cat > train.py <<'PY'
@@ -43,14 +43,14 @@ for x, y in loader:
     total += loss
 PY
 printf 'def log_stats(loss):\n    print(loss.item())\n' > helpers.py
-printf 'import torch\ntotal = 0\nfor x in loader:\n    out = model(x.cuda()).sum()\n    out.backward()\n    opt.step()\n    total += out\n' > loop.py
+printf 'import torch\nfrom helpers import log_stats\ntotal = 0\nfor x in loader:\n    out = model(x.cuda()).sum()\n    out.backward()\n    opt.step()\n    total += out\n' > loop.py
 printf 'x = (\n' > broken.py
 cp train.py train.orig
 "$bin" check --format concise --no-source helpers.py > out 2>err; rc=$?
 [ "$rc" = 1 ] && [ "$(cat out)" = "helpers.py:2:11: TL101 warning: \`loss.item()\` copies a device value to the host and waits for the GPU to finish all queued work" ] && [ ! -s err ] &&
   ok || bad "staged helper, hot through train.py: exit $rc: $(cat out err)"
 "$bin" check --format concise --no-source loop.py > out 2>err; rc=$?
-! grep -q TL601 out && grep -q '^loop.py:7:5: TL701' out && [ ! -s err ] && ok || bad "staged loop beside an autocast train.py: exit $rc: $(cat out err)"
+! grep -q TL601 out && grep -q '^loop.py:8:5: TL701' out && [ ! -s err ] && ok || bad "staged loop beside an autocast train.py: exit $rc: $(cat out err)"
 "$bin" check --fix --unsafe-fixes --exit-zero loop.py > out 2>&1; rc=$?
 cmp -s train.py train.orig && grep -q 'total += out.detach()' loop.py && ok || bad "--fix on a staged file touched its context: $(cat out)"
 # a "project" of more than 20,000 Python files (a home directory under git) is no context

@@ -1,6 +1,7 @@
 /* test_project_scope.c - rules with `scope: project` and project predicates (#project-match?,
- * #training-loop?): one finding per project, chosen by path whatever the order of files or the
- * number of threads, and recomputed when the editor API changes or removes a file. */
+ * #program-match?, #training-loop?): one finding per program (files connected by imports), chosen
+ * by path whatever the order of files or the number of threads, and recomputed when the editor API
+ * changes or removes a file. */
 #include <string.h>
 
 #include "tl_test.h"
@@ -16,7 +17,8 @@ static char *render(tl_analysis *a) {
   return tl_buf_take(&b);
 }
 
-static const char *loop_b = /* a CUDA training loop */
+static const char *loop_b = /* a CUDA training loop, in the same program (it imports steps.py) */
+    "import steps\n"
     "def train(model, loader, opt):\n"
     "    model = model.cuda()\n"
     "    for x in loader:\n"
@@ -64,8 +66,8 @@ int main(void) {
   tl_ruleset_select(rs, sel, 1, NULL, 0);
   CHECK(tl_ruleset_compile(rs));
 
-  /* One finding, at the first training loop by path: the inner loop of a_fit.py (its step is in
-   * steps.py), not the epoch loop around it, not b_train.py; the same for any order or -j. */
+  /* One finding, at the program's first training loop by path: the inner loop of a_fit.py (its
+   * step is in steps.py), not the epoch loop around it, not b_train.py; the same for any order or -j. */
   char *r1 = run(rs, 1, false), *r2 = run(rs, 4, false), *r3 = run(rs, 1, true), *r4 = run(rs, 3, true);
   CHECK_STR(r1, "a_fit.py:5:9 TL601\n");
   CHECK_STR(r2, r1);
@@ -97,14 +99,40 @@ int main(void) {
   tl_analysis_remove(a, "a_fit.py");
   tl_analysis_run(a);
   s = render(a);
-  CHECK_STR(s, "b_train.py:3:5 TL601\n");
+  CHECK_STR(s, "b_train.py:4:5 TL601\n");
   free(s);
   /* without the step function's file, a_fit.py's loop is no training loop */
   tl_analysis_add_text(a, "a_fit.py", loop_a, strlen(loop_a));
   tl_analysis_remove(a, "steps.py");
   tl_analysis_run(a);
   s = render(a);
-  CHECK_STR(s, "b_train.py:3:5 TL601\n");
+  CHECK_STR(s, "b_train.py:4:5 TL601\n");
+  free(s);
+  /* a script that imports nothing of the others is a program of its own: its own finding, and
+   * mixed precision in the other program does not silence it */
+  static const char *loop_c = "def main(model, loader, opt):\n"
+                              "    for x in loader:\n"
+                              "        loss = model(x.cuda())\n"
+                              "        loss.backward()\n"
+                              "        opt.step()\n";
+  tl_analysis_add_text(a, "c_script.py", loop_c, strlen(loop_c));
+  tl_analysis_run(a);
+  s = render(a);
+  CHECK_STR(s, "b_train.py:4:5 TL601\nc_script.py:2:5 TL601\n");
+  free(s);
+  static const char *b_amp = "import steps\n"
+                             "import torch\n"
+                             "def train(model, loader, opt):\n"
+                             "    model = model.cuda()\n"
+                             "    for x in loader:\n"
+                             "        with torch.autocast('cuda'):\n"
+                             "            loss = model(x.cuda())\n"
+                             "        loss.backward()\n"
+                             "        opt.step()\n";
+  tl_analysis_set_text(a, "b_train.py", b_amp, strlen(b_amp));
+  tl_analysis_run(a);
+  s = render(a);
+  CHECK_STR(s, "c_script.py:2:5 TL601\n");
   free(s);
   tl_analysis_delete(a);
 
@@ -128,7 +156,7 @@ int main(void) {
   tl_analysis_add_text(a, "y.py", y, strlen(y));
   tl_analysis_run(a);
   s = render(a);
-  CHECK_STR(s, "y.py:2:1 TL992\n");
+  CHECK_STR(s, "y.py:2:1 TL992\nz.py:1:1 TL992\n"); /* two programs: neither imports the other */
   free(s);
   const char *y2 = "import logging\nprint(3)\n";
   tl_analysis_set_text(a, "y.py", y2, strlen(y2));
@@ -152,7 +180,7 @@ int main(void) {
   tl_analysis_add_text(a, "y.py", y, strlen(y));
   tl_analysis_run(a);
   s = render(a);
-  CHECK_STR(s, "y.py:2:1 TL993\nz.py:1:1 TL994\nz.py:2:1 TL994\n");
+  CHECK_STR(s, "y.py:2:1 TL993\nz.py:1:1 TL993\nz.py:2:1 TL994\n");
   free(s);
   tl_analysis_delete(a);
   tl_ruleset_delete(sup);

@@ -95,6 +95,7 @@ typedef tl_strvec tl_strlist;
 /* The result of a #project-match? for one run (a project predicate is evaluated once). */
 typedef struct {
   const tl_pred *pred;
+  int32_t program; /* #program-match?: the program (tl_project.program) it was decided for; else -1 */
   bool result;
 } tl_pmatch;
 
@@ -126,7 +127,9 @@ typedef struct tl_project {
   bool **step_loops;        /* per file, per loop */
   unsigned **loop_work;     /* per file, per loop: TL_WORK_* anywhere in it, through calls too */
   size_t nwork;             /* files in loop_work */
-  TL_VEC(tl_pmatch) pmatch; /* #project-match? verdicts of this run */
+  TL_VEC(tl_pmatch) pmatch; /* #project-match? and #program-match? verdicts of this run */
+  int32_t *program;         /* per file: its program, the smallest file index of the files it is
+                             * connected to by imports of project modules (either way) */
   TL_VEC(tl_range) * optin; /* per file: blocks that run only when a flag off by default is set */
   bool **call_optin;        /* per file, per call: in such a block */
   int8_t **class_kind;      /* per file, per class: TL_CK_MODULE / TL_CK_DATASET bits, through project bases */

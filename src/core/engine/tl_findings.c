@@ -67,9 +67,15 @@ static bool tl_candidate_holds(tl_analysis *a, size_t fi, const tl_candidate *c,
   return hot;
 }
 
-/* For each `scope: project` rule, the candidate reported: the first that holds by path, then
- * position (the order of files given does not matter: -j1, -jN and editors agree). picks[rule]
- * is file + 1 and cand[rule] the candidate index; 0 when none. */
+/* The slot of a `scope: project` rule's pick for the program of file fi (tl_project.program). */
+static size_t tl_pick_slot(const tl_analysis *a, uint32_t rule, size_t fi) {
+  size_t program = a->project.program ? (size_t)a->project.program[fi] : 0;
+  return (size_t)rule * a->files.n + program;
+}
+
+/* For each `scope: project` rule and each program of the project, the candidate reported: the
+ * first that holds by path, then position (the order of files given does not matter: -j1, -jN and
+ * editors agree). picks[slot] is file + 1 and cand[slot] the candidate index; 0 when none. */
 static void tl_project_scope_picks(tl_analysis *a, size_t *picks, size_t *cand, pcre2_match_data *md) {
   const tl_ruleset *rs = a->rules;
   for (size_t fi = 0; fi < a->files.n; fi++) {
@@ -77,15 +83,16 @@ static void tl_project_scope_picks(tl_analysis *a, size_t *picks, size_t *cand, 
     for (size_t ci = 0; ci < f->cands.n; ci++) {
       const tl_candidate *c = &f->cands.v[ci];
       if (!rs->rules.v[c->rule]->project_scope) continue;
-      size_t *pk = &picks[c->rule];
+      size_t slot = tl_pick_slot(a, c->rule, fi);
+      size_t *pk = &picks[slot];
       if (*pk) {
         const tl_file *bf = &a->files.v[*pk - 1];
         int cmp = strcmp(f->path, bf->path);
-        if (cmp > 0 || (cmp == 0 && c->start >= bf->cands.v[cand[c->rule]].start)) continue;
+        if (cmp > 0 || (cmp == 0 && c->start >= bf->cands.v[cand[slot]].start)) continue;
       }
       if (!tl_candidate_holds(a, fi, c, md)) continue;
       *pk = fi + 1;
-      cand[c->rule] = ci;
+      cand[slot] = ci;
     }
   }
 }
@@ -128,7 +135,8 @@ static void tl_findings__notebooks(tl_analysis *a) {
 void tl_findings_make(tl_analysis *a) {
   const tl_ruleset *rs = a->rules;
   pcre2_match_data *md = pcre2_match_data_create(16, NULL);
-  size_t *picks = tl_calloc(rs->rules.n + 1, sizeof *picks), *pick_cand = tl_calloc(rs->rules.n + 1, sizeof *pick_cand);
+  size_t nslots = rs->rules.n * a->files.n + 1;
+  size_t *picks = tl_calloc(nslots, sizeof *picks), *pick_cand = tl_calloc(nslots, sizeof *pick_cand);
   tl_project_scope_picks(a, picks, pick_cand, md);
   for (size_t fi = 0; fi < a->files.n; fi++) {
     tl_file *f = &a->files.v[fi];
@@ -140,7 +148,8 @@ void tl_findings_make(tl_analysis *a) {
       if (rule->needs_accel && a->project.cpu_only) continue;
       /* a value its file could not place, placed by the summaries: on the host, it syncs nothing */
       if (c->vinfo && (c->vkind == TL_VAL_CPU || c->vkind == TL_VAL_PY || c->vkind == TL_VAL_LIST)) continue;
-      if (rule->project_scope && (picks[c->rule] != fi + 1 || pick_cand[c->rule] != ci)) continue;
+      size_t slot = tl_pick_slot(a, c->rule, fi);
+      if (rule->project_scope && (picks[slot] != fi + 1 || pick_cand[slot] != ci)) continue;
       if (c->deferred.n && !tl_project_deferred_hold(a, fi, c, md)) continue;
       unsigned hot_bits = rule->hot ? tl_project_hot_at(&a->project, fi, c->func, c->start, rule->hot, &chain, &nchain)
                                     : 0;
@@ -161,7 +170,8 @@ void tl_findings_make(tl_analysis *a) {
           tl_hot_step *oc = NULL;
           size_t on = 0;
           bool ohot = (!orule->needs_accel || !a->project.cpu_only) &&
-                      (!orule->project_scope || (picks[o->rule] == fi + 1 && pick_cand[o->rule] == k)) &&
+                      (!orule->project_scope || (picks[tl_pick_slot(a, o->rule, fi)] == fi + 1 &&
+                                                 pick_cand[tl_pick_slot(a, o->rule, fi)] == k)) &&
                       (!o->deferred.n || tl_project_deferred_hold(a, fi, o, md)) &&
                       (!orule->hot || tl_project_hot_at(&a->project, fi, o->func, o->start, orule->hot, &oc, &on));
           for (size_t j = 0; j < on; j++) free(oc[j].what);

@@ -30,7 +30,8 @@ struct tl_rule {
   tl_fix_safety fix_safety;
   unsigned hot;
   bool default_on, enabled;
-  bool project_scope; /* scope: project: at most one finding per project (the first in path order) */
+  bool project_scope; /* scope: project: at most one finding per program of the project (the first in path
+                       * order; tl_project.program) */
   bool needs_accel;   /* `needs: accelerator`: silent in a project that never uses one */
   char *message, *fix_title, *help, *doc, *query_src;
   uint32_t query_line; /* 1-based line in the rule file where the query text starts */

@@ -6,17 +6,16 @@
 #include <string.h>
 
 /* #project-match? "regex": some file of the project matches, over its code (comments and
- * docstrings blanked), with the usual limits. Decided once per run; each file's verdict is kept
- * until the file changes (an editor re-runs one file). */
-static bool tl_project__match(tl_analysis *a, size_t file, const tl_pred *p, uint32_t start, uint32_t end,
-                              pcre2_match_data *md) {
-  (void)file;
-  (void)start;
-  (void)end;
+ * docstrings blanked), with the usual limits. #program-match? "regex": some file of the match's
+ * program does (tl_project.program: the files connected to its file by imports), so that one
+ * directory of independent example programs is not taken for one program. Decided once per run
+ * (and program); each file's verdict is kept until the file changes (an editor re-runs one file). */
+static bool tl_project__match_in(tl_analysis *a, const tl_pred *p, int32_t program, pcre2_match_data *md) {
   size_t j = 0;
-  while (j < a->project.pmatch.n && a->project.pmatch.v[j].pred != p) j++;
+  while (j < a->project.pmatch.n && (a->project.pmatch.v[j].pred != p || a->project.pmatch.v[j].program != program))
+    j++;
   if (j < a->project.pmatch.n) return a->project.pmatch.v[j].result;
-  tl_pmatch pm = {p, false};
+  tl_pmatch pm = {p, program, false};
   pcre2_match_context *mctx = pcre2_match_context_create(NULL);
   pcre2_set_match_limit(mctx, TL_REGEX_MATCH_LIMIT);
   pcre2_set_depth_limit(mctx, TL_REGEX_DEPTH_LIMIT);
@@ -25,7 +24,7 @@ static bool tl_project__match(tl_analysis *a, size_t file, const tl_pred *p, uin
   for (int pass = 0; pass < 2 && !pm.result; pass++)
     for (size_t i = 0; i < a->files.n && !pm.result; i++) {
       tl_file *f = &a->files.v[i];
-      if (!f->ok || !f->text) continue;
+      if (!f->ok || !f->text || (program >= 0 && (!a->project.program || a->project.program[i] != program))) continue;
       size_t v = 0;
       while (v < f->pfmatch.n && f->pfmatch.v[v].pred != p) v++;
       if (v == f->pfmatch.n) {
@@ -41,6 +40,22 @@ static bool tl_project__match(tl_analysis *a, size_t file, const tl_pred *p, uin
   pcre2_match_context_free(mctx);
   tl_vec_push(&a->project.pmatch, pm);
   return pm.result;
+}
+
+static bool tl_project__match(tl_analysis *a, size_t file, const tl_pred *p, uint32_t start, uint32_t end,
+                              pcre2_match_data *md) {
+  (void)file;
+  (void)start;
+  (void)end;
+  return tl_project__match_in(a, p, -1, md);
+}
+
+static bool tl_project__program_match(tl_analysis *a, size_t file, const tl_pred *p, uint32_t start, uint32_t end,
+                                      pcre2_match_data *md) {
+  (void)start;
+  (void)end;
+  int32_t program = a->project.program && file < a->files.n ? a->project.program[file] : (int32_t)file;
+  return tl_project__match_in(a, p, program, md);
 }
 
 /* #training-loop? @loop: a step loop that runs a backward pass and an optimizer step, in it or in
@@ -114,6 +129,8 @@ static bool tl_project__loader_trains(tl_analysis *a, size_t file, const tl_pred
 const tl_pred_def tl_preds_project[] = {
     {"project-match?", 0, 1, 0, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_MULTILINE | TL_PF_IMPURE, NULL, tl_project__match,
      NULL},
+    {"program-match?", 0, 1, 0, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_MULTILINE | TL_PF_IMPURE, NULL,
+     tl_project__program_match, NULL},
     {"training-loop?", 1, 0, -1, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_IMPURE, NULL, tl_project__training_loop, NULL},
     {"in-model-code?", 1, 0, -1, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_IMPURE, NULL, tl_project__in_model_code, NULL},
     {"loader-trains?", 1, 0, -1, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_IMPURE, NULL, tl_project__loader_trains, NULL},

@@ -47,6 +47,40 @@ static int32_t tl_find_module(const tl_callgraph *p, const char *mod) {
   return -1;
 }
 
+static int32_t tl_program_root(int32_t *up, int32_t i) {
+  while (up[i] != i) {
+    up[i] = up[up[i]];
+    i = up[i];
+  }
+  return i;
+}
+
+void tl_callgraph_programs(const tl_callgraph *p, int32_t *out) {
+  for (size_t i = 0; i < p->nfiles; i++) out[i] = (int32_t)i;
+  for (size_t i = 0; i < p->nfiles; i++) {
+    const tl_file *f = &p->files[i];
+    if (!f->ok) continue;
+    const tl_map *im = &f->model.imports;
+    for (size_t s = 0; s < im->cap; s++) {
+      if (!im->slots[s].key) continue;
+      /* `import a.b` and `from a.b import c`: the longest prefix that is a project module */
+      char *q = tl_strdup((const char *)im->slots[s].value);
+      int32_t fi = -1;
+      for (char *dot = q + strlen(q); fi < 0 && dot;) {
+        *dot = 0;
+        fi = tl_find_module(p, q);
+        dot = strrchr(q, '.');
+      }
+      free(q);
+      if (fi < 0 || (size_t)fi == i) continue;
+      int32_t a = tl_program_root(out, (int32_t)i), b = tl_program_root(out, fi);
+      if (a < b) out[b] = a;
+      else out[a] = b;
+    }
+  }
+  for (size_t i = 0; i < p->nfiles; i++) out[i] = tl_program_root(out, (int32_t)i);
+}
+
 /* Looks a qualified name up in the project: "pkg.model.Net.forward" -> (file, entity). A name that
  * the module only imports (`from .layers import Net` in pkg/model.py or in a package's
  * __init__.py) is looked up where it comes from, through up to 4 such re-exports. */

@@ -41,6 +41,10 @@ void tl_summaries_solve(tl_project *pj, const tl_callgraph *cg);
 void tl_summaries_resolve(tl_project *pj, const tl_callgraph *cg);
 
 /* Frees the graph; every file keeps its calls' targets for the next run. */
+/* The programs of the project: out[i] is, for file i, the smallest index of the files connected
+ * to it by imports that resolve to project modules, in either direction (a file that imports
+ * nothing of the project and that nothing imports is a program of its own). */
+void tl_callgraph_programs(const tl_callgraph *cg, int32_t *out);
 void tl_callgraph_free(tl_callgraph *cg);
 
 #endif

@@ -732,6 +732,8 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
   tl_project__eval_dirs(pj);
   tl_callgraph p;
   tl_callgraph_build(&p, files, nfiles, &pj->targets_kept);
+  pj->program = tl_calloc(nf ? nf : 1, sizeof *pj->program);
+  tl_callgraph_programs(&p, pj->program);
   tl_project__optin(pj, &p);
   for (size_t i = 0; i < nf; i++) {
     tl_file_model *m = &pj->files[i].model;
@@ -1046,5 +1048,6 @@ void tl_project_free(tl_project *pj) {
   free(pj->param_kind);
   free(pj->param_elems);
   tl_vec_free(&pj->pmatch);
+  free(pj->program);
   memset(pj, 0, sizeof *pj);
 }
