@@ -269,9 +269,10 @@ def describe_binary(trainlint):
 
 
 def run_check(trainlint, directory, select=None, jobs=None):
-    """Runs `trainlint check --format json --exit-zero` over `directory`. Returns (document, stderr
-    text, exit code); exit code 2 (some input not analysed) is returned, anything else raises."""
-    cmd = [trainlint, "check", "--format", "json", "--exit-zero"]
+    """Runs `trainlint check --format json --exit-zero --no-cache` over `directory` (no cache
+    directory is left in the labelled repositories). Returns (document, stderr text, exit code);
+    exit code 2 (some input not analysed) is returned, anything else raises."""
+    cmd = [trainlint, "check", "--format", "json", "--exit-zero", "--no-cache"]
     if select:
         cmd += ["--select", select]
     if jobs:

@@ -155,7 +155,7 @@ cmd_for() {
   local j=${1##*_j}
   case "$1" in
     floor_*) cmd=("$floor" -j "$j" "$corpus${only:+/$only}") ;;
-    trainlint_*) cmd=("$tl" check -j "$j" --format concise --no-source "$corpus${only:+/$only}") ;;
+    trainlint_*) cmd=("$tl" check --no-cache -j "$j" --format concise --no-source "$corpus${only:+/$only}") ;;
   esac
 }
 
