@@ -104,7 +104,14 @@ class Bench:
 
     def time_variants(self, variants, steps, reps, sync_steps=10):
         """Times each (name, role, step) of variants with time_loop and counts its synchronizing
-        calls over sync_steps steps; adds each as a variant with syncs_per_step."""
+        calls over sync_steps steps; adds each as a variant with syncs_per_step. TL_BENCH_REPS_SCALE=N
+        (a whole number, 1 to 20) takes N times the repetitions, for claims whose ranges overlap
+        at the default; the results record it as the parameter reps_scale."""
+        scale = os.environ.get("TL_BENCH_REPS_SCALE", "1")
+        scale = int(scale) if scale.isdigit() and 1 <= int(scale) <= 20 else 1
+        if scale != 1 and not self.smoke:
+            reps *= scale
+            self.param(reps_scale=scale)
         for name, role, fn in variants:
             samples = self.time_loop(fn, steps, reps)
             syncs = self.count_syncs(lambda: [fn(i) for i in range(sync_steps)])
