@@ -433,18 +433,30 @@ class ReplayCli(unittest.TestCase):
 
 
 
+def newest_results_docs():
+    """{card: results document} of the newest committed results file of each card."""
+    docs = {}
+    for card, path in benchlib.newest_results_files(os.path.join(BENCH, "results")).items():
+        with open(path, encoding="utf-8") as f:
+            docs[card] = json.load(f)
+    return docs
+
+
+def generated_section(test, path, begin, end):
+    """The text of `path` from the line `begin` to the line `end`, both included (a table a test
+    keeps current), with a final newline."""
+    with open(path, encoding="utf-8") as f:
+        doc = f.read()
+    i, j = doc.find(begin), doc.find(end)
+    test.assertTrue(0 <= i < j, "%s lacks the markers %r ... %r" % (path, begin[:30], end))
+    return doc[i:j + len(end)] + "\n"
+
+
 class CardsTable(unittest.TestCase):
     def test_bench_readme_holds_the_current_table(self):
-        with open(os.path.join(BENCH, "README.md"), encoding="utf-8") as f:
-            doc = f.read()
-        i, j = doc.find(benchlib.CARDS_TABLE_BEGIN), doc.find(benchlib.CARDS_TABLE_END)
-        self.assertTrue(0 <= i < j, "bench/README.md lacks the cards-table markers")
-        got = doc[i:j + len(benchlib.CARDS_TABLE_END)] + "\n"
-        docs = {}
-        for card, path in benchlib.newest_results_files(os.path.join(BENCH, "results")).items():
-            with open(path, encoding="utf-8") as f:
-                docs[card] = json.load(f)
-        self.assertEqual(got, benchlib.cards_markdown(docs),
+        got = generated_section(self, os.path.join(BENCH, "README.md"), benchlib.CARDS_TABLE_BEGIN,
+                                benchlib.CARDS_TABLE_END)
+        self.assertEqual(got, benchlib.cards_markdown(newest_results_docs()),
                          "bench/README.md's cards table is stale: paste `bench/run --cards-table`")
 
     def test_rows_columns_and_differences(self):
@@ -466,16 +478,9 @@ class CardsTable(unittest.TestCase):
 class SeverityTable(unittest.TestCase):
     def test_docs_bench_md_holds_the_current_table(self):
         root = os.path.dirname(BENCH)
-        with open(os.path.join(root, "docs", "bench.md"), encoding="utf-8") as f:
-            doc = f.read()
-        i, j = doc.find(benchlib.SEVERITY_TABLE_BEGIN), doc.find(benchlib.SEVERITY_TABLE_END)
-        self.assertTrue(0 <= i < j, "docs/bench.md lacks the severity-table markers")
-        got = doc[i:j + len(benchlib.SEVERITY_TABLE_END)] + "\n"
-        docs = {}
-        for card, path in benchlib.newest_results_files(os.path.join(BENCH, "results")).items():
-            with open(path, encoding="utf-8") as f:
-                docs[card] = json.load(f)
-        want = benchlib.severity_markdown(benchlib.load_claims(CLAIMS), docs,
+        got = generated_section(self, os.path.join(root, "docs", "bench.md"), benchlib.SEVERITY_TABLE_BEGIN,
+                                benchlib.SEVERITY_TABLE_END)
+        want = benchlib.severity_markdown(benchlib.load_claims(CLAIMS), newest_results_docs(),
                                           benchlib.rule_severities(os.path.join(root, "rules")))
         self.assertEqual(got, want, "docs/bench.md's severity table is stale: paste `bench/run --severity-table`")
 

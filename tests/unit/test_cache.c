@@ -52,18 +52,6 @@ static char *run(const tl_ruleset *rs, const char *cache_dir, size_t *hits) {
   return r;
 }
 
-static char *slurp(const char *path, size_t *len) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return NULL;
-  tl_buf b = {0};
-  char chunk[8192];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) tl_buf_put(&b, chunk, n);
-  fclose(fp);
-  *len = b.len;
-  return b.data ? tl_buf_take(&b) : tl_strdup("");
-}
-
 static void spit(const char *path, const char *text, size_t len) {
   FILE *fp = fopen(path, "wb");
   if (!fp) return;
@@ -96,7 +84,7 @@ static void copy_fixtures(void) {
         tl_buf_printf(&src, "%s/%s", from.data, e->d_name);
         tl_buf_printf(&dst, "%s/%s", to.data, e->d_name);
         size_t len;
-        char *text = slurp(src.data, &len);
+        char *text = tl_test_read_file(src.data, &len);
         if (text) {
           spit(dst.data, text, len);
           tl_vec_push(&files, tl_buf_take(&dst));
@@ -189,7 +177,7 @@ int main(void) {
   char *pack = pack_path("cache");
   CHECK(pack != NULL);
   size_t plen = 0;
-  char *ptext = pack ? slurp(pack, &plen) : NULL;
+  char *ptext = pack ? tl_test_read_file(pack, &plen) : NULL;
   static uint64_t ents[4096][2];
   size_t nents = ptext ? pack_entries(pack, ptext, plen, ents, 4096) : 0;
   CHECK_INT(nents, files.n);
@@ -225,8 +213,10 @@ int main(void) {
 
   /* a damaged pack, or something else in its place: nothing is taken from it, nothing is wrong */
   for (int mode = 0; mode < 4 && pack; mode++) {
-    size_t len;
-    char *text = slurp(pack, &len);
+    size_t len = 0;
+    char *text = tl_test_read_file(pack, &len);
+    CHECK(text != NULL);
+    if (!text) break;
     if (mode == 0) spit(pack, text, len / 2);                /* truncated */
     if (mode == 1) spit(pack, text, len - 1);                /* its last byte lost */
     if (mode == 2) spit(pack, "TLP1 not a pack at all", 22); /* garbage */
@@ -259,7 +249,7 @@ int main(void) {
   for (int round = 0; round < 25; round++) {
     const char *path = files.v[(size_t)rand() % files.n];
     size_t len;
-    char *text = slurp(path, &len);
+    char *text = tl_test_read_file(path, &len);
     if (!text) continue;
     size_t at = len ? (size_t)rand() % len : 0;
     while (at > 0 && text[at - 1] != '\n') at--; /* a line start */
@@ -298,7 +288,7 @@ int main(void) {
   got = run(rs, "cache", &hits);
   free(got);
   size_t len2 = 0;
-  char *ptext2 = pack ? slurp(pack, &len2) : NULL;
+  char *ptext2 = pack ? tl_test_read_file(pack, &len2) : NULL;
   CHECK_INT(ptext2 ? pack_entries(pack, ptext2, len2, ents, 4096) : 0, files.n);
   free(ptext2);
   char *edited = run(rs, NULL, NULL);

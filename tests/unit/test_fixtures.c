@@ -285,18 +285,6 @@ static void snap_finding(tl_buf *b, const tl_analysis *a, const tl_finding *f) {
   }
 }
 
-static char *read_all(const char *path, size_t *len) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return NULL;
-  tl_buf b = {0};
-  char chunk[8192];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) tl_buf_put(&b, chunk, n);
-  fclose(fp);
-  *len = b.len;
-  return tl_buf_take(&b);
-}
-
 /* Writes `path` through a temporary file and a rename, so that a reader never sees half of it. */
 static bool write_all(const char *path, const char *data, size_t len) {
   char *tmp = tl_printf("%s.tmp.%ld", path, (long)getpid());
@@ -315,7 +303,7 @@ static bool write_all(const char *path, const char *data, size_t len) {
 static void snap_compare(run_state *st, const char *path, const char *got, size_t glen) {
   st->checks++;
   size_t wlen = 0;
-  char *want = read_all(path, &wlen);
+  char *want = tl_test_read_file(path, &wlen);
   if (want && wlen == glen && !memcmp(want, got, glen)) {
     free(want);
     return;

@@ -68,19 +68,6 @@ static void edit_to(tl_analysis *a, tl_ruleset *rs, const char *path, const char
   free(want);
 }
 
-static char *slurp(const char *path) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return NULL;
-  fseek(fp, 0, SEEK_END);
-  long n = ftell(fp);
-  rewind(fp);
-  char *t = malloc((size_t)n + 1);
-  size_t got = fread(t, 1, (size_t)n, fp);
-  t[got] = 0;
-  fclose(fp);
-  return t;
-}
-
 static const char *train_v1 = "from model import helper\n"
                               "def train(model, loader, opt):\n"
                               "    for batch in loader:\n"
@@ -189,8 +176,8 @@ int main(void) {
    * tree (the whole file is queried again when a kept finding's statement reaches into the region).
    * The texts (tests/unit/data/error_stmt_*.txt) are what random edits had made of fixtures/TL405. */
   {
-    char *before = slurp(TL_SOURCE_DIR "/tests/unit/data/error_stmt_before.txt");
-    char *after = slurp(TL_SOURCE_DIR "/tests/unit/data/error_stmt_after.txt");
+    char *before = tl_test_read_file(TL_SOURCE_DIR "/tests/unit/data/error_stmt_before.txt", NULL);
+    char *after = tl_test_read_file(TL_SOURCE_DIR "/tests/unit/data/error_stmt_after.txt", NULL);
     CHECK(before && after);
     if (before && after) {
       tl_options eo = {1, true, 0, NULL};

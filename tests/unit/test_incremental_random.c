@@ -31,19 +31,6 @@ static uint32_t rnd(uint32_t n) {
   return n ? (uint32_t)((rng >> 33) % n) : 0;
 }
 
-static char *slurp(const char *path, size_t *len) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return NULL;
-  fseek(fp, 0, SEEK_END);
-  long n = ftell(fp);
-  rewind(fp);
-  char *t = malloc((size_t)n + 1);
-  *len = fread(t, 1, (size_t)n, fp);
-  t[*len] = 0;
-  fclose(fp);
-  return t;
-}
-
 /* Everything a client sees of a finding, and the diagnostics. */
 static char *render(tl_analysis *a) {
   tl_buf b = {0};
@@ -289,7 +276,7 @@ static void run_dir(const tl_ruleset *rs, const char *dir, int nruns, size_t *ru
     char full[4096];
     snprintf(full, sizeof full, "%s/%s", dir, names[i]);
     docs[i].path = tl_printf("%s", names[i]);
-    docs[i].text = slurp(full, &docs[i].len);
+    docs[i].text = tl_test_read_file(full, &docs[i].len);
     free(names[i]);
   }
   if (!nn) return;

@@ -2,6 +2,7 @@
 #ifndef TL_TEST_H
 #define TL_TEST_H
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int tl_test_failures = 0;
@@ -34,6 +35,22 @@ static int tl_test_checks = 0;
       fprintf(stderr, "%s:%d: CHECK_INT failed: %s = %lld, want %lld\n", __FILE__, __LINE__, #a, a_, b_); \
     } \
   } while (0)
+/* The whole of a regular file, NUL-terminated (the caller frees it), its length in *len when len is
+ * not NULL; NULL when it cannot be opened. */
+static inline char *tl_test_read_file(const char *path, size_t *len) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) return NULL;
+  fseek(fp, 0, SEEK_END);
+  long n = ftell(fp);
+  rewind(fp);
+  char *t = malloc(n > 0 ? (size_t)n + 1 : 1);
+  size_t got = n > 0 ? fread(t, 1, (size_t)n, fp) : 0;
+  t[got] = 0;
+  fclose(fp);
+  if (len) *len = got;
+  return t;
+}
+
 #define TEST_DONE() \
   do { \
     printf("%d passed, %d failed\n", tl_test_checks - tl_test_failures, tl_test_failures); \

@@ -241,28 +241,29 @@ static void x__ostr(tl_cache__codec *c, char **s) {
   if (c->load) *s = t ? tl_strndup(t, n) : NULL;
 }
 
+/* The count of a vector (TL_VEC) whose elements take at least `least` bytes each when written;
+ * reading, the vector is made that long, zeroed. False when reading fails. */
+static bool x__room(tl_cache__codec *c, size_t *n, size_t *cap, size_t least) {
+  size_t k = *n;
+  if (!x__count(c, &k, least)) return false;
+  if (c->load) *n = *cap = k;
+  return true;
+}
+#define X_ROOM(c, vec, least) \
+  (x__room((c), &(vec)->n, &(vec)->cap, (least)) && \
+   (!(c)->load || ((vec)->v = (vec)->n ? tl_calloc((vec)->n, sizeof *(vec)->v) : NULL, true)))
+
 /* A vector of plain values: its count, then its elements as they are in memory. */
 #define X_VEC(c, vec) \
   do { \
-    size_t n_ = (vec)->n; \
-    if (!x__count((c), &n_, sizeof *(vec)->v)) break; \
-    if ((c)->load) { \
-      (vec)->v = n_ ? tl_malloc(n_ * sizeof *(vec)->v) : NULL; \
-      (vec)->n = (vec)->cap = n_; \
-    } \
-    if (n_) x__bytes((c), (vec)->v, n_ * sizeof *(vec)->v); \
+    if (X_ROOM((c), (vec), sizeof *(vec)->v) && (vec)->n) x__bytes((c), (vec)->v, (vec)->n * sizeof *(vec)->v); \
   } while (0)
 
 /* A vector of model strings. */
 #define X_STRS(c, vec) \
   do { \
-    size_t n_ = (vec)->n; \
-    if (!x__count((c), &n_, 4)) break; \
-    if ((c)->load) { \
-      (vec)->v = n_ ? tl_calloc(n_, sizeof *(vec)->v) : NULL; \
-      (vec)->n = (vec)->cap = n_; \
-    } \
-    for (size_t i_ = 0; i_ < n_; i_++) x__str((c), &(vec)->v[i_]); \
+    if (X_ROOM((c), (vec), 4)) \
+      for (size_t i_ = 0; i_ < (vec)->n; i_++) x__str((c), &(vec)->v[i_]); \
   } while (0)
 
 static void x__binding(tl_cache__codec *c, tl_binding *b) {
@@ -301,13 +302,8 @@ static void x__imports(tl_cache__codec *c, tl_map *m) {
 }
 
 static void x__suppressions(tl_cache__codec *c, tl_suppressions *s) {
-  size_t n = s->n;
-  if (!x__count(c, &n, 26)) return; /* the least one takes written */
-  if (c->load) {
-    s->v = n ? tl_calloc(n, sizeof *s->v) : NULL;
-    s->n = s->cap = n;
-  }
-  for (size_t i = 0; i < n && !c->bad; i++) {
+  if (!X_ROOM(c, s, 26)) return; /* 26: the least one takes written */
+  for (size_t i = 0; i < s->n && !c->bad; i++) {
     tl_suppression *x = &s->v[i];
     X_VAL(c, x->line);
     X_VAL(c, x->col);
@@ -315,13 +311,8 @@ static void x__suppressions(tl_cache__codec *c, tl_suppressions *s) {
     X_VAL(c, x->end);
     X_VAL(c, x->file_level);
     X_VAL(c, x->all);
-    size_t k = x->codes.n;
-    if (!x__count(c, &k, 4)) return;
-    if (c->load) {
-      x->codes.v = k ? tl_calloc(k, sizeof *x->codes.v) : NULL;
-      x->codes.n = x->codes.cap = k;
-    }
-    for (size_t j = 0; j < k; j++) x__ostr(c, &x->codes.v[j]);
+    if (!X_ROOM(c, &x->codes, 4)) return;
+    for (size_t j = 0; j < x->codes.n; j++) x__ostr(c, &x->codes.v[j]);
     X_VEC(c, &x->used);
   }
 }
@@ -337,13 +328,8 @@ static void x__model(tl_cache__codec *c, tl_file_model *m) {
     x__str(c, &m->funcs.v[i].display);
   }
   X_VAL(c, m->funcs_sorted);
-  size_t ncls = m->classes.n;
-  if (!x__count(c, &ncls, 8)) return;
-  if (c->load) {
-    m->classes.v = ncls ? tl_calloc(ncls, sizeof *m->classes.v) : NULL;
-    m->classes.n = m->classes.cap = ncls;
-  }
-  for (size_t i = 0; i < ncls && !c->bad; i++) {
+  if (!X_ROOM(c, &m->classes, 8)) return;
+  for (size_t i = 0; i < m->classes.n && !c->bad; i++) {
     tl_class *k = &m->classes.v[i];
     x__str(c, &k->name);
     x__str(c, &k->qual);
@@ -422,24 +408,14 @@ static void x__candidates(tl_cache__codec *c, void *vecp) {
       if (k->rule >= c->rs->rules.n) c->bad = true;
     }
     x__ostr(c, &k->message);
-    size_t ne = k->edits.n;
-    if (!x__count(c, &ne, 12)) continue;
-    if (c->load) {
-      k->edits.v = ne ? tl_calloc(ne, sizeof *k->edits.v) : NULL;
-      k->edits.n = k->edits.cap = ne;
-    }
-    for (size_t j = 0; j < ne; j++) {
+    if (!X_ROOM(c, &k->edits, 12)) continue;
+    for (size_t j = 0; j < k->edits.n; j++) {
       X_VAL(c, k->edits.v[j].start);
       X_VAL(c, k->edits.v[j].end);
       x__ostr(c, &k->edits.v[j].text);
     }
-    size_t nd = k->deferred.n;
-    if (!x__count(c, &nd, 16)) continue;
-    if (c->load) {
-      k->deferred.v = nd ? tl_calloc(nd, sizeof *k->deferred.v) : NULL;
-      k->deferred.n = k->deferred.cap = nd;
-    }
-    for (size_t j = 0; j < nd; j++) x__deferred(c, &k->deferred.v[j]);
+    if (!X_ROOM(c, &k->deferred, 16)) continue;
+    for (size_t j = 0; j < k->deferred.n; j++) x__deferred(c, &k->deferred.v[j]);
   }
 }
 
