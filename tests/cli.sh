@@ -131,4 +131,14 @@ codes() { "$bin" check --format concise --exit-zero "$@" 2>/dev/null | sed -n 's
 [ "$(codes --select TL204 --extend-select TL201 ext)" = "TL201 TL204 " ] && ok || bad "--select with --extend-select: $(codes --select TL204 --extend-select TL201 ext)"
 [ "$(codes --extend-select TL201 --extend-ignore TL101 ext)" = "TL201 " ] && ok || bad "--extend-ignore: $(codes --extend-select TL201 --extend-ignore TL101 ext)"
 expect_error 'trainlint: error: --extend-select: no rule has the code or prefix '"'TL9'"' (`trainlint rules` lists them)' check --extend-select TL9 a.py
+# [*] means the same in --statistics, concise and text: fixable with the fixes the run would apply
+ex="$src/examples"
+"$bin" check -n --exit-zero --statistics "$ex" > st1 2>/dev/null
+"$bin" check -n --exit-zero --statistics --unsafe-fixes "$ex" > st2 2>/dev/null
+"$bin" check -n --exit-zero --format concise "$ex" > cc1 2>/dev/null
+"$bin" check -n --exit-zero --format concise --unsafe-fixes "$ex" > cc2 2>/dev/null
+! grep -q '\[\*\]' st1 && ! grep -q '\[\*\]' cc1 && ok || bad "[*] without --unsafe-fixes on unsafe fixes: $(cat st1 cc1)"
+[ "$(grep -c '\[\*\]' cc2)" = 3 ] && grep -q 'TL201 .*\[\*\]' st2 && ok || bad "[*] with --unsafe-fixes: $(cat st2 cc2)"
+"$bin" check -n --exit-zero --no-source "$ex" 2>/dev/null | tail -1 > sum1
+grep -qx '(3 more fixes with --unsafe-fixes: --diff --unsafe-fixes shows them.)' sum1 && ok || bad "summary of hidden fixes: $(cat sum1)"
 finish

@@ -130,8 +130,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     o.quiet = true;
     tl_output_findings(out, a, skip, &o);
   }
-  tl_output_statistics(out, a, NULL, TL_FORMAT_TEXT);
-  tl_output_statistics(out, a, NULL, TL_FORMAT_JSON);
+  tl_output_opts so = {TL_FORMAT_TEXT, false, true, false, false, false, rules};
+  tl_output_statistics(out, a, NULL, &so);
+  so.format = TL_FORMAT_JSON;
+  so.unsafe_fixes = false;
+  tl_output_statistics(out, a, NULL, &so);
   for (size_t i = 0; i < tl_analysis_diag_count(a); i++) {
     tl_output_diag(out, tl_analysis_diag(a, i), true);
     tl_output_diag(out, tl_analysis_diag(a, i), false);

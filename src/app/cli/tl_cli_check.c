@@ -382,7 +382,7 @@ static void tl_cli_check__on_fixed(void *p, size_t file, const char *old, size_t
 /* Prints the findings not hidden: the statistics or the report. Returns 1 when there are some. */
 static int tl_cli_check__report(FILE *out, const tl_analysis *a, const bool *hidden, size_t shown, const tl_cli *c,
                                 const tl_output_opts *oo) {
-  if (c->statistics) tl_output_statistics(out, a, hidden, c->format);
+  if (c->statistics) tl_output_statistics(out, a, hidden, oo);
   else tl_output_findings(out, a, hidden, oo);
   if (!c->fail_severity) return shown ? 1 : 0;
   for (size_t i = 0; i < tl_analysis_finding_count(a); i++) /* --fail-on: a finding at that level or above */

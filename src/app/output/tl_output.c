@@ -36,7 +36,8 @@ void tl_output_findings(FILE *out, const tl_analysis *a, const bool *skip, const
   tl_output__formats[(size_t)o->format < TL_OUTPUT__NFORMATS ? o->format : TL_FORMAT_TEXT].render(out, a, skip, o);
 }
 
-void tl_output_statistics(FILE *out, const tl_analysis *a, const bool *skip, tl_format format) {
+void tl_output_statistics(FILE *out, const tl_analysis *a, const bool *skip, const tl_output_opts *opts) {
+  tl_format format = opts->format;
   typedef struct {
     const tl_rule *rule;
     size_t n, fixable;
@@ -52,7 +53,7 @@ void tl_output_statistics(FILE *out, const tl_analysis *a, const bool *skip, tl_
       tl_vec_push(&rows, r);
     }
     rows.v[k].n++;
-    if (f->nfix) rows.v[k].fixable++;
+    if (tl_output_fixable(f, opts)) rows.v[k].fixable++; /* as the text and concise reports mark it */
   }
   /* most frequent first, then by code (a stable insertion sort) */
   for (size_t i = 1; i < rows.n; i++)

@@ -35,8 +35,9 @@ const char *tl_format_name(tl_format format);
 /* Writes the findings whose `skip[i]` is false (skip may be NULL) in o->format. Nothing is kept. */
 void tl_output_findings(FILE *out, const tl_analysis *a, const bool *skip, const tl_output_opts *o);
 /* --statistics: the count of findings per rule, most frequent first, and the total; with
- * `json`, an object {"rules": [{"code", "name", "count", "fixable"}], "total"}. */
-void tl_output_statistics(FILE *out, const tl_analysis *a, const bool *skip, tl_format format);
+ * `json`, an object {"rules": [{"code", "name", "count", "fixable"}], "total"}. A rule's findings
+ * are fixable ("[*]") as the reports mark them: with o->unsafe_fixes, unsafe fixes count too. */
+void tl_output_statistics(FILE *out, const tl_analysis *a, const bool *skip, const tl_output_opts *o);
 /* `trainlint rules --format json`: each rule of `rs` as {"code", "name", "severity", "fix",
  * "default", "help"}. */
 void tl_output_rules_json(FILE *out, const tl_ruleset *rs, bool all);

@@ -62,12 +62,13 @@ static void tl_render_text__fix(FILE *out, const tl_analysis *a, const char *tex
 }
 
 void tl_render_text(FILE *out, const tl_analysis *a, const bool *skip, const tl_output_opts *o) {
-  size_t n = tl_analysis_finding_count(a), shown = 0, fixable = 0;
+  size_t n = tl_analysis_finding_count(a), shown = 0, fixable = 0, hidden_fixes = 0;
   for (size_t i = 0; i < n; i++) {
     if (skip && skip[i]) continue;
     const tl_finding *f = tl_analysis_finding(a, i);
     shown++;
     if (tl_output_fixable(f, o)) fixable++;
+    else if (f->nfix) hidden_fixes++; /* unsafe, without --unsafe-fixes */
     tl_output_headline(out, f, o);
     size_t len;
     const char *text = tl_analysis_file_text(a, f->file, &len);
@@ -87,5 +88,9 @@ void tl_render_text(FILE *out, const tl_analysis *a, const bool *skip, const tl_
   else {
     fprintf(out, "Found %zu finding%s.\n", shown, shown == 1 ? "" : "s");
     if (fixable) fprintf(out, "[*] %zu fixable with --fix%s.\n", fixable, o->unsafe_fixes ? " --unsafe-fixes" : "");
+    /* as ruff says it: what --unsafe-fixes would add */
+    if (hidden_fixes)
+      fprintf(out, "(%zu more fix%s with --unsafe-fixes: --diff --unsafe-fixes shows %s.)\n", hidden_fixes,
+              hidden_fixes == 1 ? "" : "es", hidden_fixes == 1 ? "it" : "them");
   }
 }
