@@ -80,4 +80,14 @@ echo 'not a directory' > "$tmp/notadir"
 run --cache-dir "$tmp/notadir" --format json --show-fixes > "$tmp/filecache.json"
 cmp -s want.json "$tmp/filecache.json" && ok || bad "a file as --cache-dir changed the output"
 
+# a run that keeps no entry and stores none (the one cached file deleted, the other binary): the
+# pack goes, and nothing breaks
+mkdir -p "$tmp/gone" && cd "$tmp/gone"
+printf 'import torch\n' > a.py
+"$bin" check --cache-dir c a.py > /dev/null 2>&1
+rm a.py && printf 'x\0y\n' > b.py
+"$bin" check --cache-dir c b.py > out 2> err; rc=$?
+[ "$rc" = 2 ] && grep -q 'binary file' err && ! grep -qi 'runtime error\|sanitizer' err && ok || bad "nothing left to cache: exit $rc: $(cat err)"
+[ -z "$(ls c | grep '^pack-')" ] && ok || bad "a pack with nothing in it was kept: $(ls c)"
+
 finish

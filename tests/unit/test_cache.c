@@ -212,7 +212,7 @@ int main(void) {
   free(got);
 
   /* a damaged pack, or something else in its place: nothing is taken from it, nothing is wrong */
-  for (int mode = 0; mode < 4 && pack; mode++) {
+  for (int mode = 0; mode < 5 && pack; mode++) {
     size_t len = 0;
     char *text = tl_test_read_file(pack, &len);
     CHECK(text != NULL);
@@ -221,6 +221,14 @@ int main(void) {
     if (mode == 1) spit(pack, text, len - 1);                /* its last byte lost */
     if (mode == 2) spit(pack, "TLP1 not a pack at all", 22); /* garbage */
     if (mode == 3) remove(pack), mkdir(pack, 0777);          /* a directory */
+    if (mode == 4 && len >= 20) {                            /* the right head, and an index offset that wraps around */
+      char crafted[4800] = {0};
+      memcpy(crafted, text, 20);
+      uint64_t t[3] = {UINT64_MAX - 27, sizeof crafted / 24, 0};
+      memcpy(crafted + sizeof crafted - 28, t, sizeof t);
+      memcpy(crafted + sizeof crafted - 4, "TLP1", 4);
+      spit(pack, crafted, sizeof crafted);
+    }
     free(text);
     got = run(rs, "cache", &hits);
     CHECK_STR(got, want);

@@ -100,8 +100,9 @@ static void x__key_str(tl_cache__keyb *k, const char *s) {
 
 static void x__key_u64(tl_cache__keyb *k, uint64_t v) { tl_buf_put(&k->b, (const char *)&v, sizeof v); }
 
-/* dl_iterate_phdr's callback: the GNU build ID of the first object (the executable), a hash the
- * linker makes of its contents, appended to the key's bytes. */
+/* dl_iterate_phdr's callback: the GNU build ID of each loaded object (the executable, then the
+ * libraries: tree-sitter and PCRE2 decide parses and matches too), a hash the linker makes of its
+ * contents, appended to the key's bytes. */
 static int x__build_id(struct dl_phdr_info *info, size_t size, void *kp) {
   (void)size;
   tl_cache__keyb *k = kp;
@@ -115,12 +116,12 @@ static int x__build_id(struct dl_phdr_info *info, size_t size, void *kp) {
       if (desc + nh->n_descsz > end) break;
       if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && !memcmp(name, "GNU", 4)) {
         tl_buf_put(&k->b, desc, nh->n_descsz);
-        return 1;
+        return 0;
       }
       p = desc + ((nh->n_descsz + 3) & ~3u);
     }
   }
-  return 1; /* only the executable */
+  return 0;
 }
 
 /* The key of a run: what phase 1 reads besides the file. trainlint's own build is identified by
@@ -439,6 +440,64 @@ static void x__diags(tl_cache__codec *c, tl_diags *d, const char *path) {
   }
 }
 
+/* Are the indexes and byte ranges of a decoded file within bounds? The hashes catch damage; this
+ * catches an entry that hashes right but was not written by x__file (a corrupted writer, a
+ * crafted file), before the project pass indexes arrays with it. */
+#define X_IN(i, lo, n) ((int64_t)(i) >= (lo) && (int64_t)(i) < (int64_t)(n))
+#define X_SPAN(first, count, n) ((uint64_t)(first) + (uint64_t)(count) <= (uint64_t)(n))
+static bool x__valid(const tl_file *f, const tl_ruleset *rs) {
+  const tl_file_model *m = &f->model;
+  size_t nf = m->funcs.n, nl = m->loops.n, nb = m->bindings.n, len = f->len;
+  if (!nf || m->loop_iters.n != nl || m->param_off.n != m->params.n) return false;
+  for (size_t i = 0; i < nf; i++) {
+    const tl_func *x = &m->funcs.v[i];
+    if (!X_IN(x->outer, -1, nf) || !X_IN(x->cls, -1, m->classes.n) || x->start > x->end || x->end > len ||
+        !X_SPAN(x->param_first, x->nparams, m->params.n) || !X_SPAN(x->rdep_first, x->nrdeps, m->rdeps.n))
+      return false;
+  }
+  for (size_t i = 0; i < nl; i++) {
+    const tl_loop *x = &m->loops.v[i];
+    if (!X_IN(x->func, 0, nf) || !X_IN(x->parent, -1, nl) || x->start > x->end || x->end > len) return false;
+  }
+  for (size_t i = 0; i < m->calls.n; i++) {
+    const tl_call *x = &m->calls.v[i];
+    if (!X_IN(x->func, 0, nf) || !X_IN(x->loop, -1, nl) || !X_SPAN(x->arg_first, x->nargs, m->args.n) ||
+        x->byte > x->end || x->end > len)
+      return false;
+  }
+  for (size_t k = 0; k <= m->classes.n; k++) {
+    const tl_binding *v = k < m->classes.n ? m->classes.v[k].attrs.v : m->bindings.v;
+    size_t n = k < m->classes.n ? m->classes.v[k].attrs.n : nb;
+    for (size_t i = 0; i < n; i++)
+      if (!X_IN(v[i].func, 0, nf) || !X_IN(v[i].from_loop, -1, nl) || v[i].vstart > v[i].vend || v[i].vend > len)
+        return false;
+  }
+  for (size_t i = 0; i < m->flag_guards.n; i++)
+    if (!X_IN(m->flag_guards.v[i].func, 0, nf)) return false;
+  for (size_t i = 0; i < m->rets.n; i++)
+    if (!X_IN(m->rets.v[i].func, 0, nf)) return false;
+  if (m->bind_first) {
+    if (m->bind_first[nf] != nb) return false;
+    for (size_t i = 0; i < nf; i++)
+      if (m->bind_first[i] > m->bind_first[i + 1]) return false;
+    for (size_t i = 0; i < nb; i++)
+      if (m->bind_order[i] >= nb) return false;
+  }
+  for (size_t i = 0; i < m->suppressions.n; i++) {
+    const tl_suppression *x = &m->suppressions.v[i];
+    if (x->used.n < (x->all ? 1 : x->codes.n)) return false;
+  }
+  for (size_t i = 0; i < f->cands.n; i++) {
+    const tl_candidate *x = &f->cands.v[i];
+    if (x->rule >= rs->rules.n || !X_IN(x->func, 0, nf) || x->start > x->end || x->end > len ||
+        x->stmt_start > x->stmt_end || x->stmt_end > len || x->report_end > len)
+      return false;
+    for (size_t j = 0; j < x->edits.n; j++)
+      if (x->edits.v[j].start > x->edits.v[j].end || x->edits.v[j].end > len || !x->edits.v[j].text) return false;
+  }
+  return true;
+}
+
 static void x__file(tl_cache__codec *c, tl_file *f) {
   x__diags(c, &f->diags, f->path);
   x__model(c, &f->model);
@@ -495,9 +554,11 @@ static void x__map(tl_cache *c) {
   const char *p = m;
   uint64_t t[3];
   memcpy(t, p + n - TL_CACHE__TRAILER, sizeof t);
+  size_t index_end = n - TL_CACHE__TRAILER; /* the index runs from t[0] to here */
   bool ok = !memcmp(p, TL_CACHE__PACK_MAGIC, 4) && !memcmp(p + 4, c->key, 16) &&
-            !memcmp(p + n - 4, TL_CACHE__PACK_MAGIC, 4) && t[0] >= 20 && t[1] <= n / 24 &&
-            t[0] + t[1] * 24 == n - TL_CACHE__TRAILER && x__hash(p + t[0], (size_t)t[1] * 24, 7) == t[2];
+            !memcmp(p + n - 4, TL_CACHE__PACK_MAGIC, 4) && t[0] >= 20 && t[0] <= index_end &&
+            (index_end - t[0]) % 24 == 0 && t[1] == (index_end - t[0]) / 24 &&
+            x__hash(p + t[0], (size_t)t[1] * 24, 7) == t[2];
   if (!ok) {
     munmap(m, n);
     return;
@@ -645,7 +706,8 @@ bool tl_cache_load(tl_cache *c, tl_file *f, const tl_ruleset *rs) {
                           .rs = rs};
     x__file(&cd, &tmp);
     tmp.path = NULL;
-    if (cd.bad || cd.p != cd.end) {
+    tmp.len = f->len;
+    if (cd.bad || cd.p != cd.end || !x__valid(&tmp, rs)) {
       tl_file_reset(&tmp);
       continue;
     }
@@ -730,15 +792,19 @@ void tl_cache_flush(tl_cache *c) {
   if (changed) {
     for (size_t i = 0; i < c->nslots; i++)
       if (keep[i]) x__append(c, c->slots[i].hash, c->old + c->slots[i].off, (size_t)c->slots[i].len);
-    bool ok = !c->failed && c->fd >= 0;
-    if (ok) {
-      uint64_t t[3] = {c->end, c->fresh.n, x__hash(c->fresh.v, c->fresh.n * 24, 7)};
-      ok = x__write(c->fd, c->fresh.v, c->fresh.n * 24) && x__write(c->fd, t, sizeof t) &&
-           x__write(c->fd, TL_CACHE__PACK_MAGIC, 4);
+    if (c->fd < 0 && !c->failed) {
+      unlink(c->pack); /* nothing new and nothing left to keep: no pack */
+    } else {
+      bool ok = !c->failed && c->fd >= 0;
+      if (ok) {
+        uint64_t t[3] = {c->end, c->fresh.n, x__hash(c->fresh.v, c->fresh.n * 24, 7)};
+        ok = x__write(c->fd, c->fresh.v, c->fresh.n * 24) && x__write(c->fd, t, sizeof t) &&
+             x__write(c->fd, TL_CACHE__PACK_MAGIC, 4);
+      }
+      if (c->fd >= 0) ok = close(c->fd) == 0 && ok;
+      c->fd = -1;
+      if (c->tmp && (!ok || rename(c->tmp, c->pack))) unlink(c->tmp);
     }
-    if (c->fd >= 0) ok = close(c->fd) == 0 && ok;
-    c->fd = -1;
-    if (!ok || rename(c->tmp, c->pack)) unlink(c->tmp);
     x__prune(c);
   }
   free(keep);

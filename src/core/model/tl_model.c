@@ -1029,7 +1029,7 @@ static long tl_model_walk(tl_file_model *m, tl_file_model *old, TSNode root, con
   tl_vec_free(&c.kids);
   /* The bindings grouped by function (a counting sort, stable): a lookup reads its function's only. */
   m->bind_first = tl_calloc(m->funcs.n + 1, sizeof *m->bind_first);
-  m->bind_order = tl_malloc((m->bindings.n ? m->bindings.n : 1) * sizeof *m->bind_order);
+  m->bind_order = tl_calloc(m->bindings.n ? m->bindings.n : 1, sizeof *m->bind_order);
   for (size_t i = 0; i < m->bindings.n; i++) m->bind_first[m->bindings.v[i].func + 1]++;
   for (size_t f = 0; f < m->funcs.n; f++) m->bind_first[f + 1] += m->bind_first[f];
   {
