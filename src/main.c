@@ -77,7 +77,7 @@ static const struct {
     {"--no-cache", "-n", TL_MAIN__FLAG, offsetof(tl_cli, no_cache), "--no-cache",
      "neither read nor write the cache (also TRAINLINT_NO_CACHE=1)"},
     {"--cache-dir", NULL, TL_MAIN__TEXT, offsetof(tl_cli, cache_dir), "--cache-dir DIR",
-     "keep the cache in DIR (default: .trainlint_cache in the\ncurrent directory, or TRAINLINT_CACHE_DIR; docs/cache.md)"},
+     "keep the cache in DIR (default: TRAINLINT_CACHE_DIR, else\n.trainlint_cache beside the project's pyproject.toml, else\nin the current directory; docs/cache.md)"},
     {"--jobs", "-j", TL_MAIN__JOBS, offsetof(tl_cli, jobs), "-j, --jobs N", "threads (default: all cores)"},
     {"--max-file-size", NULL, TL_MAIN__SIZE, offsetof(tl_cli, max_file_bytes), "--max-file-size SIZE",
      "refuse files larger than SIZE bytes (K, M, G suffixes;\ndefault 16M, at most 1G)"},

@@ -80,6 +80,14 @@ echo 'not a directory' > "$tmp/notadir"
 run --cache-dir "$tmp/notadir" --format json --show-fixes > "$tmp/filecache.json"
 cmp -s want.json "$tmp/filecache.json" && ok || bad "a file as --cache-dir changed the output"
 
+# beside the project's configuration, from a subdirectory or from outside with a file path
+mkdir -p "$tmp/rooted/src/pkg" && cd "$tmp/rooted" && printf '[tool.trainlint]\nselect = ["TL101"]\n' > pyproject.toml
+cp "$src/examples/train.py" src/pkg/
+(cd src && "$bin" check --exit-zero pkg > /dev/null 2>&1)
+[ -f .trainlint_cache/CACHEDIR.TAG ] && [ ! -e src/.trainlint_cache ] && ok || bad "the cache is not beside pyproject.toml: $(find . -name .trainlint_cache)"
+rm -rf .trainlint_cache && (cd "$tmp" && "$bin" check --exit-zero "$tmp/rooted/src/pkg/train.py" > /dev/null 2>&1)
+[ -f .trainlint_cache/CACHEDIR.TAG ] && [ ! -e "$tmp/.trainlint_cache" ] && ok || bad "a file path from outside: the cache is not beside pyproject.toml"
+
 # a run that keeps no entry and stores none (the one cached file deleted, the other binary): the
 # pack goes, and nothing breaks
 mkdir -p "$tmp/gone" && cd "$tmp/gone"

@@ -190,21 +190,25 @@ static tl_ruleset *tl_cli_check__rules(tl_cli_check__state *st, const tl_strvec 
   return rs;
 }
 
-/* The cache directory of a run (docs/cache.md), or NULL for none: --no-cache or TRAINLINT_NO_CACHE
- * (any value but "", "0" and "false") turn it off; --cache-dir, else TRAINLINT_CACHE_DIR, else
- * .trainlint_cache in the current directory. */
-static const char *tl_cli_check__cache_dir(const tl_cli *c) {
+/* The cache directory of a run (docs/cache.md), or NULL for none (the caller frees it): --no-cache
+ * or TRAINLINT_NO_CACHE (any value but "", "0" and "false") turn it off; --cache-dir, else
+ * TRAINLINT_CACHE_DIR, else .trainlint_cache beside the project's configuration (the first path's
+ * pyproject.toml, or --config's), else in the current directory. */
+static char *tl_cli_check__cache_dir(const tl_cli *c, const tl_config *primary) {
   const char *off = getenv("TRAINLINT_NO_CACHE");
   if (c->no_cache || (off && *off && strcmp(off, "0") && strcasecmp(off, "false"))) return NULL;
   const char *env = getenv("TRAINLINT_CACHE_DIR");
-  return c->cache_dir ? c->cache_dir : env && *env ? env : ".trainlint_cache";
+  if (c->cache_dir || (env && *env)) return tl_strdup(c->cache_dir ? c->cache_dir : env);
+  return primary && primary->dir ? tl_concat(primary->dir, "/", ".trainlint_cache") : tl_strdup(".trainlint_cache");
 }
 
 /* The analysis of `files`, run once. The caller deletes it (before `rs`). */
 static tl_analysis *tl_cli_check__analyse(const tl_cli *c, const tl_ruleset *rs, const tl_config *primary,
                                           const tl_strvec *files) {
-  tl_options opts = {c->jobs, false, c->max_file_bytes, tl_cli_check__cache_dir(c)};
+  char *cache = tl_cli_check__cache_dir(c, primary);
+  tl_options opts = {c->jobs, false, c->max_file_bytes, cache};
   tl_analysis *a = tl_analysis_new(rs, &opts);
+  free(cache);
   if (primary) {
     tl_analysis_set_hot_names(a, (const char *const *)primary->hot_functions.v, primary->hot_functions.n,
                               (const char *const *)primary->step_iterables.v, primary->step_iterables.n);

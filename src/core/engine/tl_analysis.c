@@ -13,6 +13,7 @@ tl_analysis *tl_analysis_new(const tl_ruleset *rules, const tl_options *opts) {
   tl_analysis *a = tl_calloc(1, sizeof *a);
   a->rules = rules;
   if (opts) a->opts = *opts;
+  if (a->opts.cache_dir) a->opts.cache_dir = tl_strdup(a->opts.cache_dir);
   return a;
 }
 
@@ -21,6 +22,7 @@ void tl_analysis_delete(tl_analysis *a) {
   tl_project_free(&a->project);
   tl_findings_clear(a);
   tl_cache_delete(a->cache);
+  free((char *)a->opts.cache_dir);
   for (size_t i = 0; i < a->files.n; i++) tl_file_free(&a->files.v[i]);
   tl_vec_free(&a->files);
   tl_diags_free(&a->diags);
