@@ -374,23 +374,6 @@ static tl_write_status tl_fix__fail(tl_write_status st, char **message, char *ms
   return st;
 }
 
-static bool tl_fix__write_all(int fd, const char *p, size_t n) {
-  while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    if (w == 0) {
-      errno = EIO;
-      return false;
-    }
-    p += w;
-    n -= (size_t)w;
-  }
-  return true;
-}
-
 /* Reads at most `limit` bytes of fd into a new buffer; returns false (errno set) on error. */
 static bool tl_fix__read_upto(int fd, size_t limit, char **out, size_t *out_len) {
   size_t cap = limit + 1, len = 0;
@@ -505,7 +488,7 @@ tl_write_status tl_file_replace(const char *path, const char *expect, size_t exp
 
   const char *what = NULL;
   int e = 0;
-  if (!tl_fix__write_all(tfd, data, len)) {
+  if (!tl_write_all(tfd, data, len)) {
     what = "cannot write the temporary file";
     e = errno;
   }

@@ -140,26 +140,13 @@ tl_lsp_frame tl_lsp_reader_next(tl_lsp_reader *r, const char **body, size_t *len
   return TL_LSP_FRAME_OK;
 }
 
-static bool tl_lsp_rpc__write_all(int fd, const char *p, size_t n) {
-  while (n) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0) {
-      if (errno == EINTR || errno == EAGAIN) continue;
-      return false;
-    }
-    p += w;
-    n -= (size_t)w;
-  }
-  return true;
-}
-
 bool tl_lsp_write_frame(int fd, const char *body, size_t len) {
   char head[64];
   int h = snprintf(head, sizeof head, "Content-Length: %zu\r\n\r\n", len);
   tl_buf b = {0};
   tl_buf_put(&b, head, (size_t)h);
   tl_buf_put(&b, body, len);
-  bool ok = tl_lsp_rpc__write_all(fd, b.data, b.len);
+  bool ok = tl_write_all(fd, b.data, b.len);
   tl_buf_free(&b);
   return ok;
 }

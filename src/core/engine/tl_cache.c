@@ -273,11 +273,12 @@ static void x__binding(tl_cache__codec *c, tl_binding *b) {
   if (c->load) b->value_ = (TSNode){0}; /* the tree is gone, as after phase 1 */
 }
 
-static void x__bindings(tl_cache__codec *c, void *vecp) {
-  TL_VEC(tl_binding) *v = vecp;
-  X_VEC(c, v);
-  for (size_t i = 0; i < v->n && !c->bad; i++) x__binding(c, &v->v[i]);
-}
+/* A vector of bindings (the model's, or a class's attributes): copied whole, then its strings. */
+#define X_BINDINGS(c, vec) \
+  do { \
+    X_VEC((c), (vec)); \
+    for (size_t i_ = 0; i_ < (vec)->n && !(c)->bad; i_++) x__binding((c), &(vec)->v[i_]); \
+  } while (0)
 
 static void x__imports(tl_cache__codec *c, tl_map *m) {
   size_t n = m->count;
@@ -335,13 +336,13 @@ static void x__model(tl_cache__codec *c, tl_file_model *m) {
     x__str(c, &k->name);
     x__str(c, &k->qual);
     X_STRS(c, &k->bases);
-    x__bindings(c, &k->attrs);
+    X_BINDINGS(c, &k->attrs);
     X_VAL(c, k->line);
   }
   X_VEC(c, &m->loops);
   X_VEC(c, &m->calls);
   for (size_t i = 0; i < m->calls.n && !c->bad; i++) x__str(c, &m->calls.v[i].callee);
-  x__bindings(c, &m->bindings);
+  X_BINDINGS(c, &m->bindings);
   X_STRS(c, &m->params);
   X_VEC(c, &m->param_off);
   X_VEC(c, &m->flag_guards);
@@ -396,11 +397,10 @@ static void x__deferred(tl_cache__codec *c, tl_deferred *d) {
   d->pred = &rs->patterns.v[at[0]].preds.v[at[1]];
 }
 
-static void x__candidates(tl_cache__codec *c, void *vecp) {
-  TL_VEC(tl_candidate) *v = vecp;
-  X_VEC(c, v);
-  for (size_t i = 0; i < v->n; i++) { /* every pointer patched, also past an error (for freeing) */
-    tl_candidate *k = &v->v[i];
+static void x__candidates(tl_cache__codec *c, tl_file *f) {
+  X_VEC(c, &f->cands);
+  for (size_t i = 0; i < f->cands.n; i++) { /* every pointer patched, also past an error (for freeing) */
+    tl_candidate *k = &f->cands.v[i];
     if (c->load) {
       k->message = NULL;
       memset(&k->edits, 0, sizeof k->edits);
@@ -501,7 +501,7 @@ static bool x__valid(const tl_file *f, const tl_ruleset *rs) {
 static void x__file(tl_cache__codec *c, tl_file *f) {
   x__diags(c, &f->diags, f->path);
   x__model(c, &f->model);
-  x__candidates(c, &f->cands);
+  x__candidates(c, f);
 }
 
 /* ---- entries and packs ---- */
@@ -636,20 +636,6 @@ void tl_cache_delete(tl_cache *c) {
   free(c);
 }
 
-static bool x__write(int fd, const void *data, size_t n) {
-  const char *p = data;
-  while (n) {
-    ssize_t w = write(fd, p, n);
-    if (w <= 0) {
-      if (w < 0 && errno == EINTR) continue;
-      return false;
-    }
-    p += w;
-    n -= (size_t)w;
-  }
-  return true;
-}
-
 /* Appends an entry to the new pack (begun on first use). Under the lock. */
 static void x__append(tl_cache *c, uint64_t hash, const char *data, size_t len) {
   if (c->failed) return;
@@ -658,13 +644,13 @@ static void x__append(tl_cache *c, uint64_t hash, const char *data, size_t len) 
     tl_buf_printf(&b, "%s.XXXXXX", c->pack);
     c->tmp = tl_buf_take(&b);
     c->fd = mkstemp(c->tmp);
-    if (c->fd < 0 || !x__write(c->fd, TL_CACHE__PACK_MAGIC, 4) || !x__write(c->fd, c->key, 16)) {
+    if (c->fd < 0 || !tl_write_all(c->fd, TL_CACHE__PACK_MAGIC, 4) || !tl_write_all(c->fd, c->key, 16)) {
       c->failed = true;
       return;
     }
     c->end = 20;
   }
-  if (!x__write(c->fd, data, len)) {
+  if (!tl_write_all(c->fd, data, len)) {
     c->failed = true;
     return;
   }
@@ -798,8 +784,8 @@ void tl_cache_flush(tl_cache *c) {
       bool ok = !c->failed && c->fd >= 0;
       if (ok) {
         uint64_t t[3] = {c->end, c->fresh.n, x__hash(c->fresh.v, c->fresh.n * 24, 7)};
-        ok = x__write(c->fd, c->fresh.v, c->fresh.n * 24) && x__write(c->fd, t, sizeof t) &&
-             x__write(c->fd, TL_CACHE__PACK_MAGIC, 4);
+        ok = tl_write_all(c->fd, c->fresh.v, c->fresh.n * 24) && tl_write_all(c->fd, t, sizeof t) &&
+             tl_write_all(c->fd, TL_CACHE__PACK_MAGIC, 4);
       }
       if (c->fd >= 0) ok = close(c->fd) == 0 && ok;
       c->fd = -1;

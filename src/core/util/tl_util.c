@@ -1,10 +1,12 @@
-/* tl_util.c - checked allocation, buffers, line tables, diagnostics and comment blanking. */
+/* tl_util.c - checked allocation, buffers, writing, line tables, diagnostics and comment blanking. */
 #include "tl_rules.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <ctype.h>
 #include <string.h>
+#include <unistd.h>
 
 static void tl_util__oom(size_t n) {
   fprintf(stderr, "trainlint: out of memory (%zu bytes)\n", n);
@@ -210,6 +212,24 @@ void tl_diags_add(tl_diags *d, tl_diag_level level, const char *path, uint32_t l
   va_end(ap);
   tl_diag x = {level, tl_strdup(path ? path : ""), line, col, tl_buf_take(&b), 0};
   tl_vec_push(d, x);
+}
+
+bool tl_write_all(int fd, const void *p, size_t n) {
+  const char *b = p;
+  while (n > 0) {
+    ssize_t w = write(fd, b, n);
+    if (w < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      return false;
+    }
+    if (w == 0) {
+      errno = EIO;
+      return false;
+    }
+    b += w;
+    n -= (size_t)w;
+  }
+  return true;
 }
 
 void tl_strvec_free(tl_strvec *v) {

@@ -78,6 +78,10 @@ void tl_buf_free(tl_buf *b);
     } \
   } while (0)
 
+/* Writes all n bytes of p to fd, again after an interruption (EINTR, EAGAIN) or a short write.
+ * False, with errno set (EIO when write wrote nothing), on an error. */
+bool tl_write_all(int fd, const void *p, size_t n);
+
 /* A growable array of strings, each malloc'd and owned by the array (tl_strvec_free frees them). */
 typedef TL_VEC(char *) tl_strvec;
 void tl_strvec_free(tl_strvec *v);
