@@ -47,6 +47,20 @@ static int32_t tl_find_module(const tl_callgraph *p, const char *mod) {
   return -1;
 }
 
+/* The project module an import names (`import a.b`, `from a.b import c`): the longest prefix of
+ * its qualified name that is one, or -1. */
+static int32_t tl_import_module(const tl_callgraph *p, const char *qual) {
+  char *q = tl_strdup(qual);
+  int32_t fi = -1;
+  for (char *dot = q + strlen(q); fi < 0 && dot;) {
+    *dot = 0;
+    fi = tl_find_module(p, q);
+    dot = strrchr(q, '.');
+  }
+  free(q);
+  return fi;
+}
+
 static int32_t tl_program_root(int32_t *up, int32_t i) {
   while (up[i] != i) {
     up[i] = up[up[i]];
@@ -63,15 +77,7 @@ void tl_callgraph_programs(const tl_callgraph *p, int32_t *out) {
     const tl_map *im = &f->model.imports;
     for (size_t s = 0; s < im->cap; s++) {
       if (!im->slots[s].key) continue;
-      /* `import a.b` and `from a.b import c`: the longest prefix that is a project module */
-      char *q = tl_strdup((const char *)im->slots[s].value);
-      int32_t fi = -1;
-      for (char *dot = q + strlen(q); fi < 0 && dot;) {
-        *dot = 0;
-        fi = tl_find_module(p, q);
-        dot = strrchr(q, '.');
-      }
-      free(q);
+      int32_t fi = tl_import_module(p, (const char *)im->slots[s].value);
       if (fi < 0 || (size_t)fi == i) continue;
       int32_t a = tl_program_root(out, (int32_t)i), b = tl_program_root(out, fi);
       if (a < b) out[b] = a;
@@ -79,6 +85,20 @@ void tl_callgraph_programs(const tl_callgraph *p, int32_t *out) {
     }
   }
   for (size_t i = 0; i < p->nfiles; i++) out[i] = tl_program_root(out, (int32_t)i);
+}
+
+void tl_callgraph_imported(const tl_callgraph *p, bool *out) {
+  for (size_t i = 0; i < p->nfiles; i++) out[i] = p->files[i].ok && p->files[i].model.is_package;
+  for (size_t i = 0; i < p->nfiles; i++) {
+    const tl_file *f = &p->files[i];
+    if (!f->ok) continue;
+    const tl_map *im = &f->model.imports;
+    for (size_t s = 0; s < im->cap; s++) {
+      if (!im->slots[s].key) continue;
+      int32_t fi = tl_import_module(p, (const char *)im->slots[s].value);
+      if (fi >= 0 && (size_t)fi != i) out[fi] = true;
+    }
+  }
 }
 
 /* Looks a qualified name up in the project: "pkg.model.Net.forward" -> (file, entity). A name that
@@ -183,6 +203,10 @@ static bool tl_method(tl_callgraph *p, tl_ref c, const char *name, tl_ref *out, 
       return true;
   }
   return false;
+}
+
+bool tl_callgraph_method(tl_callgraph *cg, tl_ref cls, const char *name, tl_ref *out) {
+  return tl_method(cg, cls, name, out, 0);
 }
 
 /* The class of the value bound to `name` before `byte` in function `func` of file fi, if a project class. */

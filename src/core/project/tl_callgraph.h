@@ -45,6 +45,15 @@ void tl_summaries_resolve(tl_project *pj, const tl_callgraph *cg);
  * to it by imports that resolve to project modules, in either direction (a file that imports
  * nothing of the project and that nothing imports is a program of its own). */
 void tl_callgraph_programs(const tl_callgraph *cg, int32_t *out);
+/* out[i]: file i is a package's __init__.py, or another project file imports it (a module, not a
+ * script run on its own). */
+void tl_callgraph_imported(const tl_callgraph *cg, bool *out);
+/* The method `name` of class cls or of its project bases. */
+bool tl_callgraph_method(tl_callgraph *cg, tl_ref cls, const char *name, tl_ref *out);
+/* Module classes that only code which trains nothing builds (tl_usage.c): out[i][k], for class k of
+ * file i, is one construction of it (file, call index), or {-1, -1} when the class is built where
+ * a training may run, or where the analysis cannot tell. */
+void tl_usage_untrained(const tl_project *pj, tl_callgraph *cg, tl_ref **out);
 void tl_callgraph_free(tl_callgraph *cg);
 
 #endif

@@ -735,6 +735,8 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
   pj->program = tl_calloc(nf ? nf : 1, sizeof *pj->program);
   tl_callgraph_programs(&p, pj->program);
   tl_project__optin(pj, &p);
+  tl_ref **untrained = tl_calloc(nf ? nf : 1, sizeof *untrained);
+  tl_usage_untrained(pj, &p, untrained);
   for (size_t i = 0; i < nf; i++) {
     tl_file_model *m = &pj->files[i].model;
     pj->fstate[i] = tl_calloc(m->funcs.n + 1, sizeof **pj->fstate);
@@ -809,8 +811,9 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
       if (fu->cls < 0) continue;
       int kind = tl_callgraph_class_kind(&p, (tl_ref){(int32_t)i, fu->cls});
       const char *n = fu->name;
-      if ((kind & TL_CK_MODULE) && !strcmp(n, "forward") && fu->no_grad && whole[i][fn]) {
-        continue; /* a generator: a root only where nothing else reaches it (below) */
+      if ((kind & TL_CK_MODULE) && !strcmp(n, "forward") &&
+          ((fu->no_grad && whole[i][fn]) || untrained[i][fu->cls].file >= 0)) {
+        continue; /* a generator, or a model nothing trains: a root only where nothing else reaches it (below) */
       } else if ((kind & TL_CK_MODULE) &&
                  (!strcmp(n, "forward") || !strcmp(n, "training_step") || !strcmp(n, "validation_step") ||
                   !strcmp(n, "test_step") || !strcmp(n, "predict_step"))) {
@@ -881,21 +884,36 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
     const tl_file_model *m = &pj->files[i].model;
     for (size_t fn = 1; fn < m->funcs.n; fn++) {
       const tl_func *fu = &m->funcs.v[fn];
-      if (!fu->no_grad || !whole[i][fn] || fu->cls < 0 || strcmp(fu->name, "forward") ||
+      if (fu->cls < 0 || strcmp(fu->name, "forward") ||
           !(tl_callgraph_class_kind(&p, (tl_ref){(int32_t)i, fu->cls}) & TL_CK_MODULE))
         continue;
       tl_hot_reason r = {-1, -1, fu->line, fu->col, 0, NULL, true};
-      r.why = tl_printf("`%s` generates with gradients off (a forward under no_grad that runs a loop of model "
-                        "calls): no training step calls it, only an evaluation or inference",
-                        fu->display);
+      tl_ref site = untrained[i][fu->cls];
+      if (fu->no_grad && whole[i][fn]) {
+        r.why = tl_printf("`%s` generates with gradients off (a forward under no_grad that runs a loop of model "
+                          "calls): no training step calls it, only an evaluation or inference",
+                          fu->display);
+      } else if (site.file >= 0) {
+        /* A model that only code which trains nothing builds (tl_usage.c) */
+        const tl_call *cl = &pj->files[site.file].model.calls.v[site.idx];
+        r.why = tl_printf("`%s` runs when an evaluation or an inference does: only code that trains nothing builds "
+                          "`%s` (%s:%u)",
+                          fu->display, m->classes.v[fu->cls].name, pj->files[site.file].path, cl->line);
+      } else {
+        continue;
+      }
       tl_mark(pj, &q, (tl_ref){(int32_t)i, (int32_t)fn}, 0, r);
     }
   }
   tl_project__spread(pj, &p, &q, qi);
   tl_vec_free(&q);
   free(order);
-  for (size_t i = 0; i < nf; i++) free(whole[i]);
+  for (size_t i = 0; i < nf; i++) {
+    free(whole[i]);
+    free(untrained[i]);
+  }
   free(whole);
+  free(untrained);
   pj->class_kind = tl_calloc(nf ? nf : 1, sizeof *pj->class_kind);
   for (size_t i = 0; i < nf; i++) {
     size_t nc = pj->files[i].model.classes.n;

@@ -1,0 +1,295 @@
+/* tl_usage.c - which Module classes only code that trains nothing builds (docs/hot-code.md,
+ * "Models that nothing trains"). A class whose every construction, and every construction of its
+ * project subclasses, is in code that runs no training (a test module, an evaluation package, an
+ * inference script that no other file imports, or a function only such code calls) runs its
+ * forward when an evaluation or an inference does, not in a training step. Where the analysis
+ * cannot see every construction (a registry's decorator, the class named as a value, a string or
+ * an annotation, a construction it does not resolve), the class is left as it was: a forward of a
+ * Module is per-step code. */
+#include <ctype.h>
+#include <string.h>
+
+#include "tl_callgraph.h"
+
+/* Does the function's code, or code it calls, train? Seeded by the calls themselves: a backward
+ * pass, an optimizer step, clearing gradients, or a call named after training (`trainer.train()`,
+ * `model.fit(...)`, `run_training(cfg)`) that may train in a library. */
+static bool tl_usage__trainish(const tl_call *cl) {
+  if (cl->work & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP | TL_WORK_GRAD)) return true;
+  size_t n;
+  const char *last = tl_dotted_last(cl->callee, &n);
+  char low[64];
+  if (!n || n >= sizeof low) return false;
+  for (size_t k = 0; k < n; k++) low[k] = (char)tolower((unsigned char)last[k]);
+  low[n] = 0;
+  return !strcmp(low, "fit") || (strstr(low, "train") && !strstr(low, "pretrained"));
+}
+
+/* The class a call constructs: `Net(...)`, `models.Net(...)`, `Net.from_pretrained(...)`. */
+static bool tl_usage__constructs(const tl_callgraph *cg, int32_t fi, const tl_call *cl, tl_ref *out) {
+  const char *callee = cl->callee;
+  if (!callee[0] || strpbrk(callee, "([") || !strncmp(callee, "super()", 7) || !strncmp(callee, "self.", 5))
+    return false;
+  if (tl_callgraph_class_ref(cg, fi, callee, out)) return true;
+  const char *dot = strrchr(callee, '.');
+  if (!dot || strncmp(dot + 1, "from_", 5)) return false;
+  char *recv = tl_strndup(callee, (size_t)(dot - callee));
+  bool ok = tl_callgraph_class_ref(cg, fi, recv, out);
+  free(recv);
+  return ok;
+}
+
+typedef TL_VEC(tl_ref) tl_usage__refs;
+
+/* Functions that may run in a training, or where the analysis cannot tell (`t`): forward from the
+ * seeds along every resolved call and construction (`Net(...)` runs `Net.__init__`). */
+static void tl_usage__may_train(const tl_project *pj, tl_callgraph *cg, bool **t) {
+  size_t nf = pj->nfiles;
+  bool *imported = tl_calloc(nf ? nf : 1, sizeof *imported);
+  tl_callgraph_imported(cg, imported);
+  bool **trains = tl_calloc(nf ? nf : 1, sizeof *trains), **called = tl_calloc(nf ? nf : 1, sizeof *called);
+  for (size_t i = 0; i < nf; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    trains[i] = tl_calloc(m->funcs.n + 1, sizeof **trains);
+    called[i] = tl_calloc(m->funcs.n + 1, sizeof **called);
+    for (size_t c = 0; c < m->calls.n; c++)
+      if (tl_usage__trainish(&m->calls.v[c])) trains[i][m->calls.v[c].func] = true;
+  }
+  /* who calls whom: every resolved call, and constructions to their class's __init__ */
+  tl_usage__refs edges = {0}; /* pairs: caller (file, func), callee (file, func) */
+  for (size_t i = 0; i < nf; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    for (size_t c = 0; c < m->calls.n; c++) {
+      tl_ref ts[TL_MAX_TARGETS + 1], k;
+      size_t nt = tl_callgraph_targets(cg, (int32_t)i, c, ts, TL_MAX_TARGETS);
+      if (tl_usage__constructs(cg, (int32_t)i, &m->calls.v[c], &k) && tl_callgraph_method(cg, k, "__init__", &ts[nt]))
+        nt++;
+      for (size_t x = 0; x < nt; x++) {
+        tl_ref from = {(int32_t)i, m->calls.v[c].func};
+        tl_vec_push(&edges, from);
+        tl_vec_push(&edges, ts[x]);
+        called[ts[x].file][ts[x].idx] = true;
+      }
+    }
+  }
+  for (int iter = 0, changed = 1; changed && iter < 64; iter++) {
+    changed = 0;
+    for (size_t e = 0; e < edges.n; e += 2) {
+      tl_ref a = edges.v[e], b = edges.v[e + 1];
+      if (trains[b.file][b.idx] && !trains[a.file][a.idx]) changed = trains[a.file][a.idx] = true;
+    }
+  }
+  /* the seeds: code that trains, a module that others import (its body runs in their programs), a
+   * function no resolved call reaches (run from outside the project, or through a call the graph
+   * does not follow), each outside the test modules and evaluation packages */
+  for (size_t i = 0; i < nf; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    t[i] = tl_calloc(m->funcs.n + 1, sizeof **t);
+    if (tl_project_test_file(pj, i) || tl_project_eval_file(pj, i)) continue;
+    for (size_t f = 0; f < m->funcs.n; f++)
+      t[i][f] = trains[i][f] || (f == 0 ? imported[i] || !pj->files[i].ok : !called[i][f]);
+  }
+  for (int iter = 0, changed = 1; changed && iter < 256; iter++) {
+    changed = 0;
+    for (size_t e = 0; e < edges.n; e += 2) {
+      tl_ref a = edges.v[e], b = edges.v[e + 1];
+      if (t[a.file][a.idx] && !t[b.file][b.idx] && !tl_project_test_file(pj, (size_t)b.file) &&
+          !tl_project_eval_file(pj, (size_t)b.file))
+        changed = t[b.file][b.idx] = true;
+    }
+  }
+  for (size_t i = 0; i < nf; i++) {
+    free(trains[i]);
+    free(called[i]);
+  }
+  free(trains);
+  free(called);
+  free(imported);
+  tl_vec_free(&edges);
+}
+
+static bool tl_usage__ident(char ch) { return isalnum((unsigned char)ch) || ch == '_'; }
+
+/* How a statement starting at s[st] accounts for a mention of a class name in it: an import, a
+ * class statement (its definition or a base), `__all__`, or a bare string (a docstring). */
+static bool tl_usage__accounting_stmt(const char *s, size_t st, size_t len) {
+  while (st < len && (s[st] == ' ' || s[st] == '\t')) st++;
+  return !strncmp(s + st, "class ", 6) || !strncmp(s + st, "from ", 5) || !strncmp(s + st, "import ", 7) ||
+         !strncmp(s + st, "__all__", 7) || (st < len && (s[st] == '"' || s[st] == '\''));
+}
+
+/* Counts the mentions of the names in `mentions` in one file's text, outside the statements that
+ * account for them (tl_usage__accounting_stmt): constructions (`Net(`, `Net.from_...(`) add one;
+ * any other mention sets -1. Comments are skipped; strings are read (a registry may
+ * name the class in one). */
+static void tl_usage__mentions(const char *s, size_t len, tl_map *mentions) {
+  int depth = 0;
+  char quote = 0;
+  bool triple = false;
+  size_t stmt = 0;
+  for (size_t at = 0; at < len;) {
+    char ch = s[at];
+    if (quote) {
+      if (ch == '\\') {
+        at += 2;
+        continue;
+      }
+      if (ch == quote && (!triple || (at + 2 < len && s[at + 1] == quote && s[at + 2] == quote))) {
+        at += triple ? 3 : 1;
+        quote = 0;
+        continue;
+      }
+    } else if (ch == '#') {
+      while (at < len && s[at] != '\n') at++;
+      continue;
+    } else if (ch == '"' || ch == '\'') {
+      quote = ch;
+      triple = at + 2 < len && s[at + 1] == ch && s[at + 2] == ch;
+      at += triple ? 3 : 1;
+      continue;
+    } else if (ch == '(' || ch == '[' || ch == '{') {
+      depth++;
+    } else if (ch == ')' || ch == ']' || ch == '}') {
+      depth -= depth > 0;
+    } else if (ch == '\n') {
+      if (depth == 0 && (at == 0 || s[at - 1] != '\\')) stmt = at + 1;
+    }
+    if (!tl_usage__ident(ch) || (at > 0 && tl_usage__ident(s[at - 1]))) {
+      at++;
+      continue;
+    }
+    size_t n = 0;
+    while (at + n < len && tl_usage__ident(s[at + n])) n++;
+    char name[128];
+    intptr_t v;
+    if (n < sizeof name && isupper((unsigned char)ch)) {
+      memcpy(name, s + at, n);
+      name[n] = 0;
+      if (tl_map_get(mentions, name, &v) && v >= 0) {
+        size_t e = at + n;
+        while (e < len && (s[e] == ' ' || s[e] == '\t')) e++;
+        bool call = !quote && ((e < len && s[e] == '(') || (e + 6 <= len && !strncmp(s + e, ".from_", 6)));
+        if (!tl_usage__accounting_stmt(s, stmt, len)) tl_map_set(mentions, name, call ? v + 1 : -1);
+      }
+    }
+    at += n;
+  }
+}
+
+/* Is class k of file fi decorated (`@MODELS.register_module()`, `@register`)? A registry may build
+ * it by name. */
+static bool tl_usage__decorated(const tl_file *f, const tl_class *k) {
+  const char *s = f->text;
+  if (!s || k->line < 2) return false;
+  size_t at = 0;
+  for (uint32_t line = 1; line < k->line && at < f->len; at++)
+    if (s[at] == '\n') line++;
+  /* the lines before the class statement, back to one that is not blank or a comment */
+  while (at > 0) {
+    size_t end = at - 1, start = end;
+    while (start > 0 && s[start - 1] != '\n') start--;
+    size_t p = start;
+    while (p < end && (s[p] == ' ' || s[p] == '\t')) p++;
+    if (p < end && s[p] == '@') return true;
+    if (p < end && s[p] != '#') return false;
+    at = start;
+  }
+  return false;
+}
+
+void tl_usage_untrained(const tl_project *pj, tl_callgraph *cg, tl_ref **out) {
+  size_t nf = pj->nfiles;
+  for (size_t i = 0; i < nf; i++) {
+    out[i] = tl_calloc(pj->files[i].model.classes.n + 1, sizeof **out);
+    for (size_t k = 0; k <= pj->files[i].model.classes.n; k++) out[i][k] = (tl_ref){-1, -1};
+  }
+  bool **t = tl_calloc(nf ? nf : 1, sizeof *t);
+  tl_usage__may_train(pj, cg, t);
+  /* per class: one construction where nothing trains (site), or trained (-2: built where a training
+   * may run), or not built at all (-1) */
+  tl_ref **site = tl_calloc(nf ? nf : 1, sizeof *site);
+  bool any_training = false;
+  for (size_t i = 0; i < nf; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    site[i] = tl_calloc(m->classes.n + 1, sizeof **site);
+    for (size_t k = 0; k < m->classes.n; k++) site[i][k] = (tl_ref){-1, -1};
+    for (size_t c = 0; c < m->calls.n; c++)
+      any_training = any_training || (m->calls.v[c].work & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP));
+  }
+  tl_map built = {0}; /* class name -> resolved constructions of classes of that name */
+  for (size_t i = 0; i < nf && any_training; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    for (size_t c = 0; c < m->calls.n; c++) {
+      tl_ref k;
+      if (!tl_usage__constructs(cg, (int32_t)i, &m->calls.v[c], &k)) continue;
+      tl_ref *s = &site[k.file][k.idx];
+      if (t[i][m->calls.v[c].func]) s->file = -2;
+      else if (s->file == -1) *s = (tl_ref){(int32_t)i, (int32_t)c};
+      const char *name = pj->files[k.file].model.classes.v[k.idx].name;
+      intptr_t v = 0;
+      tl_map_get(&built, name, &v);
+      tl_map_set(&built, name, v + 1);
+    }
+  }
+  /* a class not built, decorated, or of an unknown kind, keeps its subclasses' classes trained */
+  for (size_t i = 0; i < nf && any_training; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    for (size_t k = 0; k < m->classes.n; k++)
+      if (site[i][k].file == -1 || tl_usage__decorated(&pj->files[i], &m->classes.v[k])) site[i][k].file = -2;
+  }
+  /* every mention of a name that is neither a construction, an import, a base nor a definition
+   * (`register(Net)`, `{"net": Net}`, `isinstance(x, Net)`, "Net" in a string) may build it */
+  tl_map mentions = {0}; /* name -> mentions as constructions; -1: mentioned otherwise */
+  for (size_t i = 0; i < nf && any_training; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    for (size_t k = 0; k < m->classes.n; k++)
+      if (site[i][k].file >= 0) tl_map_set(&mentions, m->classes.v[k].name, 0);
+  }
+  for (size_t i = 0; i < nf && mentions.count; i++)
+    if (pj->files[i].text) tl_usage__mentions(pj->files[i].text, pj->files[i].len, &mentions);
+  /* a construction the graph did not resolve to the class (a name it shadows) may be anywhere */
+  for (size_t i = 0; i < nf && mentions.count; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    for (size_t k = 0; k < m->classes.n; k++) {
+      intptr_t v, b = 0;
+      if (site[i][k].file < 0 || !tl_map_get(&mentions, m->classes.v[k].name, &v)) continue;
+      tl_map_get(&built, m->classes.v[k].name, &b);
+      if (v < 0 || v > b) site[i][k].file = -2;
+    }
+  }
+  /* a class trained makes its project bases trained (they run as part of it) */
+  for (size_t i = 0; i < nf && any_training; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    for (size_t k = 0; k < m->classes.n; k++) {
+      if (site[i][k].file != -2) continue;
+      tl_ref stack[32];
+      size_t sp = 0;
+      stack[sp++] = (tl_ref){(int32_t)i, (int32_t)k};
+      while (sp) {
+        tl_ref c = stack[--sp];
+        const tl_class *cl = &pj->files[c.file].model.classes.v[c.idx];
+        for (size_t b = 0; b < cl->bases.n; b++) {
+          tl_ref base;
+          if (!tl_callgraph_class_ref(cg, c.file, cl->bases.v[b], &base) || site[base.file][base.idx].file == -2)
+            continue;
+          site[base.file][base.idx].file = -2;
+          if (sp < 32) stack[sp++] = base;
+        }
+      }
+    }
+  }
+  for (size_t i = 0; i < nf && any_training; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    for (size_t k = 0; k < m->classes.n; k++)
+      if (site[i][k].file >= 0 && (tl_callgraph_class_kind(cg, (tl_ref){(int32_t)i, (int32_t)k}) & TL_CK_MODULE))
+        out[i][k] = site[i][k];
+  }
+  tl_map_free(&built);
+  tl_map_free(&mentions);
+  for (size_t i = 0; i < nf; i++) {
+    free(t[i]);
+    free(site[i]);
+  }
+  free(t);
+  free(site);
+}
