@@ -68,6 +68,81 @@ const char *const tl_vocab_module_bases[] = {"torch.nn.Module", "torch.nn.module
   "torch.nn.ModuleList", "lightning.LightningModule", "lightning.pytorch.LightningModule",
   "pytorch_lightning.LightningModule", "pl.LightningModule", "L.LightningModule", "LightningModule", NULL};
 
+/* The calls that take sizes, one a row: which positional arguments (bits) and keywords are sizes. */
+#define TL_ARG(i) (1u << (i))
+#define TL_KW(...) ((const char *const[]){__VA_ARGS__, NULL})
+const tl_vocab_sized tl_vocab_size_functions[] = {
+  {.name = "arange",   .args = TL_VOCAB_ALL_ARGS,     .keywords = TL_KW("start", "end", "stop", "step")},
+  {.name = "zeros",    .args = TL_VOCAB_ALL_ARGS,     .keywords = TL_KW("size", "shape")},
+  {.name = "ones",     .args = TL_VOCAB_ALL_ARGS,     .keywords = TL_KW("size", "shape")},
+  {.name = "empty",    .args = TL_VOCAB_ALL_ARGS,     .keywords = TL_KW("size", "shape")},
+  {.name = "full",     .args = TL_ARG(0),             .keywords = TL_KW("size", "shape")},
+  {.name = "rand",     .args = TL_VOCAB_ALL_ARGS,     .keywords = TL_KW("size", "shape")},
+  {.name = "randn",    .args = TL_VOCAB_ALL_ARGS,     .keywords = TL_KW("size", "shape")},
+  {.name = "randint",  .args = TL_VOCAB_ALL_ARGS,     .keywords = TL_KW("low", "high", "size", "shape")},
+  {.name = "randperm", .args = TL_ARG(0),             .keywords = TL_KW("n")},
+  {.name = "linspace", .args = TL_ARG(2),             .keywords = TL_KW("steps", "num")},
+  {.name = "logspace", .args = TL_ARG(2),             .keywords = TL_KW("steps", "num")},
+  {.name = "eye",      .args = TL_VOCAB_ALL_ARGS,     .keywords = TL_KW("n", "m", "N", "M", "num_rows", "num_columns")},
+  {.name = "reshape",  .args = TL_ARG(1),             .keywords = TL_KW("shape", "newshape")},
+  {.name = "expand",   .args = TL_ARG(1),             .keywords = TL_KW("shape")},
+  {.name = "tile",     .args = TL_ARG(1),             .keywords = TL_KW("dims", "reps", "repeat_times")},
+  {.name = "narrow",   .args = TL_ARG(2) | TL_ARG(3), .keywords = TL_KW("start", "length")},
+  {.name = "split",    .args = TL_ARG(1),             .keywords = TL_KW("split_size_or_sections", "num_or_sections",
+                                                                      "indices_or_sections")},
+  {.name = "pad",      .args = TL_ARG(1),             .keywords = TL_KW("pad", "pad_width")},
+  {.name = NULL},
+};
+const tl_vocab_sized tl_vocab_size_methods[] = {
+  {.name = "new_zeros", .args = TL_VOCAB_ALL_ARGS,     .keywords = TL_KW("size")},
+  {.name = "new_ones",  .args = TL_VOCAB_ALL_ARGS,     .keywords = TL_KW("size")},
+  {.name = "new_empty", .args = TL_VOCAB_ALL_ARGS,     .keywords = TL_KW("size")},
+  {.name = "new_full",  .args = TL_ARG(0),             .keywords = TL_KW("size")},
+  {.name = "expand",    .args = TL_VOCAB_ALL_ARGS,     .keywords = TL_KW("size", "shape")},
+  {.name = "view",      .args = TL_VOCAB_ALL_ARGS,     .keywords = TL_KW("size", "shape")},
+  {.name = "reshape",   .args = TL_VOCAB_ALL_ARGS,     .keywords = TL_KW("shape")},
+  {.name = "repeat",    .args = TL_VOCAB_ALL_ARGS,     .keywords = TL_KW("repeats", "repeat_times")},
+  {.name = "tile",      .args = TL_VOCAB_ALL_ARGS,     .keywords = TL_KW("dims", "repeat_times")},
+  {.name = "narrow",    .args = TL_ARG(1) | TL_ARG(2), .keywords = TL_KW("start", "length")},
+  {.name = "split",     .args = TL_ARG(0),             .keywords = TL_KW("split_size", "split_size_or_sections",
+                                                                       "num_or_sections")},
+  {.name = NULL},
+};
+const tl_vocab_sized tl_vocab_size_builtins[] = {
+  {.name = "range", .args = TL_VOCAB_ALL_ARGS, .keywords = NULL},
+  {.name = NULL},
+};
+#undef TL_KW
+#undef TL_ARG
+const char *const tl_vocab_size_modules[] = {
+  "torch",
+  "paddle",
+  "numpy",
+  "numpy.random",
+  "torch.nn.functional",
+  "paddle.nn.functional",
+  NULL,
+};
+const char *const tl_vocab_size_value_calls[] = {
+  "int",
+  "round",
+  "max",
+  "min",
+  "sum",
+  "abs",
+  "math.ceil",
+  "math.floor",
+  "numpy.max",
+  "numpy.min",
+  "numpy.amax",
+  "numpy.amin",
+  "numpy.sum",
+  "numpy.prod",
+  "numpy.ceil",
+  "numpy.floor",
+  NULL,
+};
+
 const char *const tl_vocab_py_scalar_builtins[] = {"len", "int", "float", "bool", "str", "round", "abs", "hash",
   "isinstance", "repr", "format", "ord", "chr", NULL};
 const char *const tl_vocab_py_container_builtins[] = {"list", "dict", "tuple", "set", "sorted", "range",

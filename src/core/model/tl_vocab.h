@@ -57,6 +57,26 @@ extern const char *const tl_vocab_no_grad_calls[];
 extern const char *const tl_vocab_dataloader_classes[];
 /* Base classes that make a class a Module/Layer (resolved or as written). */
 extern const char *const tl_vocab_module_bases[];
+/* A call that takes sizes: the positional arguments whose bit is set in `args` (bit i: argument i;
+ * TL_VOCAB_ALL_ARGS: every one) and the keyword arguments named in `keywords` (NULL-terminated;
+ * NULL: none). */
+typedef struct {
+  const char *name;
+  unsigned args;
+  const char *const *keywords;
+} tl_vocab_sized;
+#define TL_VOCAB_ALL_ARGS (~0u)
+/* Calls that size the tensor they make or shape (`torch.arange(n)`, `x.new_zeros(b, n)`,
+ * `x.view(1, n)`, `range(n)`): a value given to one of them as a size is needed on the host. The
+ * functions by their last component, in the modules of tl_vocab_size_modules (resolved names); the
+ * tensor methods by name; the builtins by name. NULL-terminated (a row with a NULL name). */
+extern const tl_vocab_sized tl_vocab_size_functions[];
+extern const tl_vocab_sized tl_vocab_size_methods[];
+extern const tl_vocab_sized tl_vocab_size_builtins[];
+extern const char *const tl_vocab_size_modules[];
+/* Calls whose result is a number computed from their arguments (resolved names): a size derived
+ * from a value read on the host (`int(x)`, `max(n, 1)`, `math.ceil(n / 8)`, `np.max(lengths)`). */
+extern const char *const tl_vocab_size_value_calls[];
 
 /* ---- Python ---- */
 /* Builtins that return a Python scalar or string, and ones that return a container. */

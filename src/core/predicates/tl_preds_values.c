@@ -730,10 +730,229 @@ static bool tl_values__host_use(const tl_match_env *e, TSNode n, const char *var
   return false;
 }
 
+/* ---- a value read on the host that sizes what the next operation makes ---- */
+
+/* The row of tl_vocab_size_functions, _methods or _builtins that `call` calls (`torch.arange`,
+ * `np.zeros`, `x.view`, `range`), or NULL. */
+static const tl_vocab_sized *tl_values__size_call(const tl_match_env *e, TSNode call) {
+  if (!tl_node_is(call, "call")) return NULL;
+  TSNode fn = TL_CHILD(call, function);
+  char *d = tl_dotted(fn, e->src);
+  char *q = d ? tl_model_resolve(e->m, d) : NULL;
+  const char *dot = q ? strrchr(q, '.') : NULL;
+  const tl_vocab_sized *rows = NULL;
+  const char *name = NULL;
+  size_t len = 0;
+  if (q && !dot && tl_node_is(fn, "identifier")) {
+    rows = tl_vocab_size_builtins;
+    name = q;
+    len = strlen(q);
+  } else if (dot && tl_str_in(q, (size_t)(dot - q), tl_vocab_size_modules)) {
+    rows = tl_vocab_size_functions;
+    name = dot + 1;
+    len = strlen(name);
+  } else if (tl_node_is(fn, "attribute")) {
+    TSNode attr = TL_CHILD(fn, attribute);
+    rows = tl_vocab_size_methods;
+    name = e->src + ts_node_start_byte(attr);
+    len = ts_node_end_byte(attr) - ts_node_start_byte(attr);
+  }
+  const tl_vocab_sized *row = NULL;
+  for (size_t i = 0; rows && rows[i].name && !row; i++)
+    if (strlen(rows[i].name) == len && !memcmp(rows[i].name, name, len)) row = &rows[i];
+  free(q);
+  free(d);
+  return row;
+}
+
+/* Is `arg`, an element of the argument list `args`, one that `row` takes as a size? */
+static bool tl_values__size_arg(const tl_match_env *e, const tl_vocab_sized *row, TSNode args, TSNode arg) {
+  if (tl_node_is(arg, "keyword_argument")) {
+    TSNode k = TL_CHILD(arg, name);
+    uint32_t s = ts_node_start_byte(k);
+    return row->keywords && tl_str_in(e->src + s, ts_node_end_byte(k) - s, row->keywords);
+  }
+  if (tl_node_is(arg, "list_splat")) return row->args != 0; /* torch.zeros(*shape) */
+  uint32_t pos = 0;
+  for (uint32_t i = 0; i < ts_node_named_child_count(args); i++) {
+    TSNode c = ts_node_named_child(args, i);
+    if (ts_node_eq(c, arg)) return pos < 32 && (row->args >> pos & 1u);
+    if (!tl_node_is(c, "keyword_argument") && !tl_node_is(c, "comment")) pos++;
+  }
+  return false;
+}
+
+/* Is `call` one of tl_vocab_size_value_calls (`int(n)`, `max(n, 1)`, `math.ceil(n / 8)`)? */
+static bool tl_values__size_value_call(const tl_match_env *e, TSNode call) {
+  char *d = tl_dotted(TL_CHILD(call, function), e->src);
+  if (!d) return false;
+  char *q = tl_model_resolve(e->m, d);
+  bool r = tl_str_in(q, strlen(q), tl_vocab_size_value_calls);
+  free(q);
+  free(d);
+  return r;
+}
+
+/* Does `n` compute a number from one of `names` by arithmetic only: the name, `n + 1`, `(b, n)`,
+ * `int(n)`, `max(n, 1)`, `np.max(n)`, `n.max()`, `lengths[0]`? Not an index (`x[n]`), a comparison,
+ * a length or a shape (`len(n)`, `n.size(0)`). */
+static bool tl_values__sized_by(const tl_match_env *e, TSNode n, const char *const *names, int depth) {
+  if (depth > TL_PRED_MAX_DEPTH || ts_node_is_null(n)) return false;
+  const char *t = ts_node_type(n);
+  if (!strcmp(t, "identifier")) {
+    uint32_t s = ts_node_start_byte(n);
+    return tl_str_in(e->src + s, ts_node_end_byte(n) - s, names);
+  }
+  if (!strcmp(t, "subscript")) return tl_values__sized_by(e, TL_CHILD(n, value), names, depth + 1);
+  if (!strcmp(t, "keyword_argument")) return tl_values__sized_by(e, TL_CHILD(n, value), names, depth + 1);
+  if (!strcmp(t, "conditional_expression"))
+    return tl_values__sized_by(e, ts_node_named_child(n, 0), names, depth + 1) ||
+           tl_values__sized_by(e, ts_node_named_child(n, 2), names, depth + 1);
+  if (!strcmp(t, "call")) {
+    TSNode fn = TL_CHILD(n, function);
+    if (!tl_values__size_value_call(e, n)) {
+      /* `lengths.max()`, `n.item()`: a value of the receiver */
+      if (!tl_node_is(fn, "attribute")) return false;
+      TSNode attr = TL_CHILD(fn, attribute);
+      uint32_t s = ts_node_start_byte(attr), l = ts_node_end_byte(attr) - s;
+      return (tl_str_in(e->src + s, l, tl_vocab_reduction_methods) ||
+              tl_str_in(e->src + s, l, tl_vocab_host_read_methods)) &&
+             tl_values__sized_by(e, TL_CHILD(fn, object), names, depth + 1);
+    }
+    n = TL_CHILD(n, arguments);
+  } else if (strcmp(t, "argument_list") && strcmp(t, "parenthesized_expression") && strcmp(t, "tuple") &&
+             strcmp(t, "list") && strcmp(t, "expression_list") && strcmp(t, "binary_operator") &&
+             strcmp(t, "unary_operator") && strcmp(t, "list_splat")) {
+    return false;
+  }
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+    if (tl_values__sized_by(e, ts_node_named_child(n, i), names, depth + 1)) return true;
+  return false;
+}
+
+/* Is one of `names` a size given to a call in `n` (tl_values__size_call)? */
+static bool tl_values__size_use(const tl_match_env *e, TSNode n, const char *const *names, int depth) {
+  if (depth > 40 || ts_node_is_null(n)) return false;
+  if (tl_node_is(n, "function_definition") || tl_node_is(n, "class_definition")) return false;
+  const tl_vocab_sized *row = tl_values__size_call(e, n);
+  TSNode args = row ? TL_CHILD(n, arguments) : (TSNode){0};
+  if (row && tl_node_is(args, "argument_list"))
+    for (uint32_t i = 0; i < ts_node_named_child_count(args); i++) {
+      TSNode a = ts_node_named_child(args, i);
+      if (tl_values__size_arg(e, row, args, a) && tl_values__sized_by(e, a, names, 0)) return true;
+    }
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+    if (tl_values__size_use(e, ts_node_named_child(n, i), names, depth + 1)) return true;
+  return false;
+}
+
+/* The plain name that the assignment `asg` binds its right side to, or with `k` >= 0 the name that
+ * `a, b = x, y` binds the right side's element k to; NULL where it binds none. Caller frees. */
+static char *tl_values__bound_name(const tl_match_env *e, TSNode asg, int k) {
+  TSNode left = TL_CHILD(asg, left), right = TL_CHILD(asg, right);
+  if (k >= 0) {
+    if ((!tl_node_is(left, "pattern_list") && !tl_node_is(left, "tuple_pattern")) ||
+        ts_node_named_child_count(left) != ts_node_named_child_count(right))
+      return NULL;
+    left = ts_node_named_child(left, (uint32_t)k);
+  }
+  return tl_node_is(left, "identifier") ? tl_node_text(left, e->src) : NULL;
+}
+
+/* Does the value read at `read` go by arithmetic only (`int(...)`, `... + 1`, `(b, ...)`, `.item()`)
+ * to a size argument (true: `torch.arange(int(n.max()))`)? Where it goes to an assignment instead,
+ * that assignment is set in *asg, and in *k the element of the right side it is (-1: all of it). */
+static bool tl_values__sizes_directly(const tl_match_env *e, TSNode read, TSNode *asg, int *k) {
+  *asg = (TSNode){0};
+  *k = -1;
+  TSNode child = read;
+  for (TSNode up = ts_node_parent(read); !ts_node_is_null(up); child = up, up = ts_node_parent(up)) {
+    const char *t = ts_node_type(up);
+    if (!strcmp(t, "argument_list")) {
+      TSNode call = ts_node_parent(up);
+      const tl_vocab_sized *row = tl_values__size_call(e, call);
+      if (row) return tl_values__size_arg(e, row, up, child);
+      if (!tl_values__size_value_call(e, call)) return false;
+    } else if (!strcmp(t, "attribute")) {
+      /* `n.cpu().item()`: the value read, read again */
+      TSNode attr = TL_CHILD(up, attribute);
+      uint32_t s = ts_node_start_byte(attr);
+      if (!ts_node_eq(child, TL_CHILD(up, object)) ||
+          !tl_str_in(e->src + s, ts_node_end_byte(attr) - s, tl_vocab_host_read_methods))
+        return false;
+    } else if (!strcmp(t, "conditional_expression")) {
+      if (ts_node_eq(child, ts_node_named_child(up, 1))) return false; /* the condition */
+    } else if (!strcmp(t, "expression_list")) {
+      *k = -1;
+      for (uint32_t i = 0; i < ts_node_named_child_count(up) && *k < 0; i++)
+        if (ts_node_eq(ts_node_named_child(up, i), child)) *k = (int)i;
+      if (*k < 0) return false;
+    } else if (!strcmp(t, "assignment")) {
+      if (ts_node_eq(child, TL_CHILD(up, right)) && tl_node_is(ts_node_parent(up), "expression_statement")) *asg = up;
+      return false;
+    } else if (strcmp(t, "call") && strcmp(t, "keyword_argument") && strcmp(t, "parenthesized_expression") &&
+               strcmp(t, "binary_operator") && strcmp(t, "unary_operator") && strcmp(t, "tuple") && strcmp(t, "list")) {
+      return false;
+    }
+  }
+  return false;
+}
+
+/* Does `n` read the object's state: an attribute of `self` other than a called submodule
+ * (`self.first_indices[i]`, not `self.proj(x)`)? */
+static bool tl_values__reads_state(const tl_match_env *e, TSNode n, int depth) {
+  if (depth > 40 || ts_node_is_null(n) || tl_node_is(n, "lambda")) return false;
+  if (tl_node_is(n, "attribute") && tl_node_text_eq(TL_CHILD(n, object), e->src, "self")) {
+    TSNode up = ts_node_parent(n);
+    return !tl_node_is(up, "call") || !ts_node_eq(TL_CHILD(up, function), n);
+  }
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+    if (tl_values__reads_state(e, ts_node_named_child(n, i), depth + 1)) return true;
+  return false;
+}
+
+#define TL_SIZE_NAMES 8
+
+/* Does the value read at `read` size what an operation makes next: a tensor (`torch.arange(n)`,
+ * `x.new_zeros(b, n)`), a shape (`.view(1, n)`, `.expand(b, n)`) or a range? Directly, through the
+ * plain name it is bound to (`n = int(lengths.max())`, `b, n = x.size(0), lengths.max().item()`), or
+ * through a number computed from that name (`t = np.max(lengths)`), in the statements after it in
+ * its block; a value of the step's data, not of the object's state. */
+static bool tl_values__sizes_next(const tl_match_env *e, TSNode read) {
+  /* a value the object keeps (a buffer made at construction) does not depend on the step's data:
+   * it can be kept on the host instead */
+  if (tl_values__reads_state(e, read, 0)) return false;
+  TSNode asg;
+  int k;
+  if (tl_values__sizes_directly(e, read, &asg, &k)) return true;
+  if (ts_node_is_null(asg)) return false;
+  char *names[TL_SIZE_NAMES + 1] = {0};
+  size_t n = 0;
+  if (!(names[n] = tl_values__bound_name(e, asg, k))) return false;
+  n++;
+  bool sized = false;
+  for (TSNode s = ts_node_next_named_sibling(ts_node_parent(asg)); !ts_node_is_null(s) && !sized;
+       s = ts_node_next_named_sibling(s)) {
+    sized = tl_values__size_use(e, s, (const char *const *)names, 0);
+    /* `t = np.max(lengths)`: t is a size computed from the value as well */
+    TSNode a = tl_node_is(s, "expression_statement") ? ts_node_named_child(s, 0) : (TSNode){0};
+    if (sized || n == TL_SIZE_NAMES || !tl_node_is(a, "assignment") ||
+        !tl_values__sized_by(e, TL_CHILD(a, right), (const char *const *)names, 0))
+      continue;
+    char *d = tl_values__bound_name(e, a, -1);
+    if (d && !tl_str_in(d, strlen(d), (const char *const *)names)) names[n++] = d;
+    else free(d);
+  }
+  for (size_t i = 0; i < n; i++) free(names[i]);
+  return sized;
+}
+
 /* #host-needs! @finding: a directive (always holds). When the value read on the host goes straight
  * to a host-only library (`linear_sum_assignment(c.cpu().numpy())`, `random.sample(r, int(n))`),
  * directly or through the name it is bound to, the host needs it and no device-side form exists:
- * the finding is info. */
+ * the finding is info. So it is when the value sizes what the next operation makes
+ * (`torch.arange(max_len)` after `max_len = int(lengths.max())`): a data-dependent size must be
+ * on the host. */
 static tl_verdict tl_values__host_needs(tl_match_env *e, const tl_pred *p, TSNode a) {
   (void)p;
   bool needs = false;
@@ -754,6 +973,7 @@ static tl_verdict tl_values__host_needs(tl_match_env *e, const tl_pred *p, TSNod
       break;
     }
   }
+  if (!needs) needs = tl_values__sizes_next(e, a);
   if (needs) {
     e->severity = TL_SEVERITY_INFO;
     e->vsev = TL_SEVERITY_INFO;
