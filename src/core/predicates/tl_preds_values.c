@@ -882,7 +882,8 @@ static bool tl_values__sizes_directly(const tl_match_env *e, TSNode read, TSNode
         return false;
     } else if (!strcmp(t, "conditional_expression")) {
       if (ts_node_eq(child, ts_node_named_child(up, 1))) return false; /* the condition */
-    } else if (!strcmp(t, "expression_list")) {
+    } else if (!strcmp(t, "expression_list") ||
+               (!strcmp(t, "tuple") && tl_node_is(ts_node_parent(up), "assignment"))) { /* `a, b = (x, y)` */
       *k = -1;
       for (uint32_t i = 0; i < ts_node_named_child_count(up) && *k < 0; i++)
         if (ts_node_eq(ts_node_named_child(up, i), child)) *k = (int)i;
