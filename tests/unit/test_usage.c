@@ -131,6 +131,29 @@ int main(void) {
          "\"\"\"Exports Sampler.\"\"\"\nfrom models import (\n    Trained,\n    Sampler,\n)\n"
          "__all__ = [\n    'Sampler',\n]\n# Sampler is built by sample.py\n");
 
+  /* a model built only in a branch that a setting off by default opens: a dataclass field that
+   * defaults to off, handed on as a keyword; one that defaults to on builds it in every step */
+  static const char *layers = "import torch\nfrom dataclasses import dataclass, field\nfrom torch import nn\n"
+                              "@dataclass\nclass Cfg:\n    use_probe: bool = field(default=False, metadata={})\n"
+                              "class Probe(nn.Module):\n    def forward(self, x):\n"
+                              "        return x.cuda().max().item()\n"
+                              "class Layer(nn.Module):\n    def __init__(self, use_probe=False):\n"
+                              "        if use_probe:\n            self.probe = Probe()\n"
+                              "    def forward(self, x):\n        return self.probe(x)\n";
+  static const char *fit = "import torch\nfrom layers import Cfg, Layer\ncfg = Cfg()\n"
+                           "m = Layer(use_probe=cfg.use_probe).cuda()\nfor x in loader:\n"
+                           "    m(x).backward()\n    opt.step()\n";
+  EXPECT("layers.py:9 info\n", "layers.py", layers, "fit.py", fit);
+  char *on = tl_strdup(layers);
+  memcpy(strstr(on, "default=False"), "default=True ", 13);
+  {
+    const char *const fs[] = {"layers.py", on, "fit.py", fit};
+    char *got = run(rs, fs, 2);
+    CHECK_STR(got, "layers.py:9 warning\n");
+    free(got);
+  }
+  free(on);
+
   tl_ruleset_delete(rs);
   TEST_DONE();
 }

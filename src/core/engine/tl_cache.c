@@ -350,7 +350,10 @@ static void x__model(tl_cache__codec *c, tl_file_model *m) {
   X_STRS(c, &m->off_names);
   X_VEC(c, &m->rets);
   X_VEC(c, &m->args);
-  for (size_t i = 0; i < m->args.n && !c->bad; i++) x__str(c, &m->args.v[i].kw);
+  for (size_t i = 0; i < m->args.n && !c->bad; i++) {
+    x__str(c, &m->args.v[i].kw);
+    x__str(c, &m->args.v[i].option);
+  }
   X_VEC(c, &m->rdeps);
   bool order = m->bind_first != NULL;
   X_VAL(c, order);

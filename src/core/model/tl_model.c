@@ -417,6 +417,35 @@ static void tl_bind_targets(tl_walk_ctx *c, TSNode t, uint32_t byte, tl_valkind 
   for (uint32_t i = 0; i < k; i++) tl_bind_targets(c, ts_node_named_child(t, i), byte, kind, depth + 1);
 }
 
+/* A field of a dataclass of settings (`use_bias: bool = False`, `layers: int = field(default=0,
+ * metadata=...)` in a class under `@dataclass`): an option as argparse's are, "--use_bias" in
+ * off_names when its default is off, else "!--use_bias" (a field without a default sets nothing). */
+static void tl_model__field(tl_walk_ctx *c, TSNode asg, const char *name, TSNode value) {
+  TSNode block = ts_node_parent(ts_node_parent(asg)), cls = ts_node_parent(block);
+  if (ts_node_is_null(TL_CHILD(asg, type)) || !tl_node_is(cls, "class_definition") ||
+      !tl_node_is(ts_node_parent(cls), "decorated_definition"))
+    return;
+  bool dataclass = false;
+  TSNode dec = ts_node_parent(cls);
+  for (uint32_t i = 0; i < ts_node_named_child_count(dec) && !dataclass; i++) {
+    TSNode k = ts_node_named_child(dec, i);
+    uint32_t s = ts_node_start_byte(k);
+    dataclass = tl_node_is(k, "decorator") && tl_icontains(c->src + s, ts_node_end_byte(k) - s, "dataclass");
+  }
+  if (!dataclass) return;
+  if (tl_node_is(value, "call")) {
+    char *callee = tl_dotted(TL_CHILD(value, function), c->src);
+    bool field = callee && tl_dotted_last_is(callee, "field");
+    free(callee);
+    if (!field) return;
+    value = tl_kwarg_value(TL_CHILD(value, arguments), c->src, "default");
+    if (ts_node_is_null(value)) return; /* default_factory=..., or required */
+  }
+  char *opt = tl_concat(tl_model__off_literal(value, c->src) ? "" : "!", "--", name);
+  tl_vec_push(&c->m->off_names, tl_model__str(c->m, opt));
+  free(opt);
+}
+
 static bool tl_is_dataloader_callee(const tl_file_model *m, const char *callee) {
   if (!callee) return false;
   char *q = tl_model_resolve(m, callee);
@@ -435,6 +464,7 @@ static void tl_walk_assignment(tl_walk_ctx *c, TSNode n, int depth) {
     char *d = tl_dotted(left, c->src);
     if (!d) return;
     tl_add_binding(c, d, at, right, TL_VAL_UNKNOWN);
+    if (c->func == 0 && c->cls >= 0 && tl_node_is(left, "identifier")) tl_model__field(c, n, d, right);
     if (c->func == 0 && c->cls < 0 && tl_node_is(left, "identifier")) { /* a module-level flag: off, or set */
       char *on = tl_concat("!", "", d);
       tl_vec_push(&c->m->off_names, tl_model__str(c->m, tl_model__off_literal(right, c->src) ? d : on));

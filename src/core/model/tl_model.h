@@ -35,12 +35,14 @@ typedef struct {
 
 /* An argument of a call, with its place as the file tells it. */
 typedef struct {
-  const char *kw; /* keyword, or NULL for a positional argument */
-  uint8_t kind;   /* tl_valkind */
-  uint8_t elems;  /* for a container (TL_VAL_LIST): where all its elements live, when one place holds */
-  tl_vdep dep;    /* when the kind is unknown: what it depends on */
-  int16_t param;  /* the value is the calling function's parameter at this position, as it is
+  const char *kw;     /* keyword, or NULL for a positional argument */
+  uint8_t kind;       /* tl_valkind */
+  uint8_t elems;      /* for a container (TL_VAL_LIST): where all its elements live, when one place holds */
+  tl_vdep dep;        /* when the kind is unknown: what it depends on */
+  int16_t param;      /* the value is the calling function's parameter at this position, as it is
                    * (`debug=debug`), not rebound; else -1 */
+  const char *option; /* the value is a setting of a configuration object (`cfg.use_bias`,
+                       * `args.model.use_bias`; not `self.x`): its last name, else NULL */
 } tl_arg;
 
 /* A `return` with a value, and the value node's range and symbol (found again in an edited tree). */

@@ -341,27 +341,47 @@ static bool tl_project__passes(const tl_file_model *m, const tl_call *cl, uint16
   return cl->splat;
 }
 
-static bool tl_project__param_off(const tl_project *pj, size_t i, int32_t fn, uint16_t p, tl_refs **callers, int depth);
+/* What the project knows of its flags, indexed once: the calls of each function (`callers`, per
+ * file and function); per option ("--name": argparse's, and the fields of dataclasses of settings),
+ * whether it is declared off (bit 1) and on (bit 2) anywhere; per class name and keyword
+ * ("Net\x1fdebug"), and per class name and "*" for a call that unpacks arguments (`Net(*a,
+ * **kw)`), whether a call of that name passes it. */
+typedef struct {
+  tl_refs **callers;
+  tl_map options;
+  tl_map passed;
+} tl_flag_index;
+
+static bool tl_project__param_off(const tl_project *pj, size_t i, int32_t fn, uint16_t p, const tl_flag_index *x,
+                                  int depth);
 
 /* Does argument `arg` of call `cl` (file fi) forward, as it is, a parameter of the calling function
  * that every call of that function leaves off (`Loss(debug=debug)` in an `__init__(self,
  * debug=False)` built only from a configuration)? Follows such forwarding up to 4 calls. */
-static bool tl_project__forwards_off(const tl_project *pj, tl_refs **callers, size_t fi, const tl_call *cl,
+static bool tl_project__forwards_off(const tl_project *pj, const tl_flag_index *x, size_t fi, const tl_call *cl,
                                      const tl_arg *arg, int depth) {
-  if (depth > 4 || !arg || arg->param < 0 || cl->func <= 0) return false;
+  if (!arg) return false;
+  if (arg->option) { /* `use_bias=cfg.use_bias`: a setting off by default and nowhere on */
+    char *opt = tl_concat("--", "", arg->option);
+    intptr_t v = 0;
+    tl_map_get(&x->options, opt, &v);
+    free(opt);
+    return v == 1;
+  }
+  if (depth > 4 || arg->param < 0 || cl->func <= 0) return false;
   const tl_func *f = &pj->files[fi].model.funcs.v[cl->func];
   if ((uint16_t)arg->param >= f->nparams) return false;
-  return tl_project__param_off(pj, fi, cl->func, (uint16_t)arg->param, callers, depth + 1);
+  return tl_project__param_off(pj, fi, cl->func, (uint16_t)arg->param, x, depth + 1);
 }
 
 /* Is parameter p of function fn (file i) off at every call: each call passes an off parameter of
  * its own function, forwarded as it is (tl_project__forwards_off), or leaves it to a default that
  * is off? A function with no known call may be called with anything. */
-static bool tl_project__param_off(const tl_project *pj, size_t i, int32_t fn, uint16_t p, tl_refs **callers,
+static bool tl_project__param_off(const tl_project *pj, size_t i, int32_t fn, uint16_t p, const tl_flag_index *x,
                                   int depth) {
   const tl_file_model *m = &pj->files[i].model;
   const tl_func *f = &m->funcs.v[fn];
-  const tl_refs *cs = &callers[i][fn];
+  const tl_refs *cs = &x->callers[i][fn];
   if (!cs->n) return false;
   for (size_t k = 0; k < cs->n; k++) {
     const tl_file_model *cm = &pj->files[cs->v[k].file].model;
@@ -369,7 +389,7 @@ static bool tl_project__param_off(const tl_project *pj, size_t i, int32_t fn, ui
     bool method = f->cls >= 0 && (strchr(cl->callee, '.') || !strcmp(f->name, "__init__"));
     const tl_arg *by;
     if (tl_project__passes(cm, cl, p, m->params.v[f->param_first + p], method, &by)) {
-      if (!tl_project__forwards_off(pj, callers, (size_t)cs->v[k].file, cl, by, depth)) return false;
+      if (!tl_project__forwards_off(pj, x, (size_t)cs->v[k].file, cl, by, depth)) return false;
     } else if (!m->param_off.v[f->param_first + p]) {
       return false;
     }
@@ -383,17 +403,10 @@ static bool tl_project__param_off(const tl_project *pj, size_t i, int32_t fn, ui
  * never on; `self.x` where every assignment of the attribute is an off value or such a parameter of
  * the method it is in (`self.autobalance = autobalance` with `autobalance=False`), and no call of
  * the class passes it. */
-/* What the project knows of its flags, indexed once: per argparse option ("--name"), whether it is
- * declared off (bit 1) and on (bit 2) anywhere; per class name and keyword ("Net\x1fdebug"), and
- * per class name and "*" for a call that unpacks arguments (`Net(*a, **kw)`), whether a call of
- * that name passes it. */
-typedef struct {
-  tl_map options;
-  tl_map passed;
-} tl_flag_index;
 
 static void tl_project__flag_index(const tl_project *pj, tl_refs **callers, tl_flag_index *x) {
   memset(x, 0, sizeof *x);
+  x->callers = callers;
   for (size_t i = 0; i < pj->nfiles; i++) {
     const tl_file_model *m = &pj->files[i].model;
     for (size_t k = 0; k < m->off_names.n; k++) {
@@ -404,6 +417,9 @@ static void tl_project__flag_index(const tl_project *pj, tl_refs **callers, tl_f
       tl_map_get(&x->options, o + on, &v);
       tl_map_set(&x->options, o + on, v | (on ? 2 : 1));
     }
+  }
+  for (size_t i = 0; i < pj->nfiles; i++) {
+    const tl_file_model *m = &pj->files[i].model;
     for (size_t c = 0; c < m->calls.n; c++) {
       const tl_call *cl = &m->calls.v[c];
       size_t ln;
@@ -412,7 +428,7 @@ static void tl_project__flag_index(const tl_project *pj, tl_refs **callers, tl_f
       for (uint32_t a = 0; a < cl->nargs + (cl->splat ? 1u : 0u); a++) {
         const tl_arg *arg = a < cl->nargs ? &m->args.v[cl->arg_first + a] : NULL;
         const char *kw = arg ? arg->kw : "*";
-        if (!kw || tl_project__forwards_off(pj, callers, i, cl, arg, 0)) continue;
+        if (!kw || tl_project__forwards_off(pj, x, i, cl, arg, 0)) continue;
         char *key = tl_printf("%.*s\x1f%s", (int)ln, last, kw);
         tl_map_set(&x->passed, key, 1);
         free(key);
@@ -470,15 +486,14 @@ static bool tl_project__off(const tl_project *pj, size_t fi, const tl_flag_guard
 /* Does the block of flag guard g (file fi) run only on request: a flag off by default
  * (tl_project__off) that no call turns on, a parameter every call leaves off
  * (tl_project__param_off), or a branch taken only when not training? */
-static bool tl_project__guard_optin(const tl_project *pj, size_t i, const tl_flag_guard *g, const tl_flag_index *x,
-                                    tl_refs **callers) {
+static bool tl_project__guard_optin(const tl_project *pj, size_t i, const tl_flag_guard *g, const tl_flag_index *x) {
   if (g->inference) return true; /* not training: never a step */
   const tl_file_model *m = &pj->files[i].model;
   if (!strchr(g->flag, '.') && g->func > 0) { /* a parameter: off at every call? */
     const tl_func *f = &m->funcs.v[g->func];
     for (uint16_t p = 0; p < f->nparams; p++)
       if (!strcmp(m->params.v[f->param_first + p], g->flag))
-        return tl_project__param_off(pj, i, g->func, p, callers, 0);
+        return tl_project__param_off(pj, i, g->func, p, x, 0);
   }
   if (!tl_project__off(pj, i, g, x)) return false;
   if (!strchr(g->flag, '.')) {
@@ -564,7 +579,7 @@ static void tl_project__optin(tl_project *pj, const tl_callgraph *cg) {
     const tl_file_model *m = &pj->files[i].model;
     for (size_t gi = 0; gi < m->flag_guards.n; gi++) {
       const tl_flag_guard *g = &m->flag_guards.v[gi];
-      if (!tl_project__guard_optin(pj, i, g, &x, callers)) continue;
+      if (!tl_project__guard_optin(pj, i, g, &x)) continue;
       tl_range r = {g->start, g->end, 0};
       tl_vec_push(&pj->optin[i], r);
       for (size_t c = 0; c < m->calls.n; c++)
@@ -676,9 +691,17 @@ static void tl_project__step_functions(tl_project *pj, const tl_callgraph *p, bo
   free(called);
 }
 
+/* Is fn a method of a model that nothing trains (tl_usage_untrained)? A call that reaches it runs
+ * on an object built where nothing trains or on request: it passes no hotness on; the model's
+ * forward is a root of its own, at the frequency of an evaluation (tl_project_analyze). */
+static bool tl_project__untrained_method(const tl_project *pj, tl_ref **untrained, tl_ref fn) {
+  int32_t cls = pj->files[fn.file].model.funcs.v[fn.idx].cls;
+  return cls >= 0 && untrained[fn.file][cls].file >= 0;
+}
+
 /* The call graph breadth first from q.v[from]: each function a queued one calls unguarded is as hot
  * as it. Returns the queue's length when done. */
-static size_t tl_project__spread(tl_project *pj, const tl_callgraph *p, tl_queue *q, size_t from) {
+static size_t tl_project__spread(tl_project *pj, const tl_callgraph *p, tl_queue *q, size_t from, tl_ref **untrained) {
   for (size_t qi = from; qi < q->n; qi++) {
     tl_qitem it = q->v[qi];
     const tl_file_model *m = &pj->files[it.file].model;
@@ -689,6 +712,7 @@ static size_t tl_project__spread(tl_project *pj, const tl_callgraph *p, tl_queue
       tl_ref ts[TL_MAX_TARGETS];
       size_t nt = tl_callgraph_targets(p, it.file, c, ts, TL_MAX_TARGETS);
       for (size_t k = 0; k < nt; k++) {
+        if (tl_project__untrained_method(pj, untrained, ts[k])) continue;
         tl_hot_reason r = {it.file, it.func, cl->line, cl->col, 1, NULL, false};
         tl_mark(pj, q, ts[k], it.kind, r);
       }
@@ -866,6 +890,7 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
             continue;
           if (tl_project_eval_loop(pj, i, l) == (pass == 0)) break;
           for (size_t k = 0; k < nt; k++) {
+            if (tl_project__untrained_method(pj, untrained, ts[k])) continue;
             tl_hot_reason r = {(int32_t)i, -1, lp->line, lp->col, 2, NULL, false};
             tl_mark(pj, &q, ts[k], 0, r);
           }
@@ -873,7 +898,7 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
         }
       }
     }
-  size_t qi = tl_project__spread(pj, &p, &q, 0);
+  size_t qi = tl_project__spread(pj, &p, &q, 0, untrained);
   /* A Module's forward that turns gradients off and runs a loop of model calls of its own (a
    * sequence generator's beam search under `@torch.no_grad()`) generates: no training step needs it
    * for its backward pass. It is as hot as the per-step code that calls it (above), and otherwise
@@ -896,16 +921,20 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
       } else if (site.file >= 0) {
         /* A model that only code which trains nothing builds (tl_usage.c) */
         const tl_call *cl = &pj->files[site.file].model.calls.v[site.idx];
-        r.why = tl_printf("`%s` runs when an evaluation or an inference does: only code that trains nothing builds "
-                          "`%s` (%s:%u)",
-                          fu->display, m->classes.v[fu->cls].name, pj->files[site.file].path, cl->line);
+        r.why = pj->call_optin[site.file][site.idx]
+                    ? tl_printf("`%s` runs only on request: `%s` is built only where nothing trains or in a branch "
+                                "taken on request (%s:%u)",
+                                fu->display, m->classes.v[fu->cls].name, pj->files[site.file].path, cl->line)
+                    : tl_printf("`%s` runs when an evaluation or an inference does: only code that trains nothing "
+                                "builds `%s` (%s:%u)",
+                                fu->display, m->classes.v[fu->cls].name, pj->files[site.file].path, cl->line);
       } else {
         continue;
       }
       tl_mark(pj, &q, (tl_ref){(int32_t)i, (int32_t)fn}, 0, r);
     }
   }
-  tl_project__spread(pj, &p, &q, qi);
+  tl_project__spread(pj, &p, &q, qi, untrained);
   tl_vec_free(&q);
   free(order);
   for (size_t i = 0; i < nf; i++) {

@@ -1,8 +1,9 @@
 /* tl_usage.c - which Module classes only code that trains nothing builds (docs/hot-code.md,
  * "Models that nothing trains"). A class whose every construction, and every construction of its
  * project subclasses, is in code that runs no training (a test module, an evaluation package, an
- * inference script that no other file imports, or a function only such code calls) runs its
- * forward when an evaluation or an inference does, not in a training step. Where the analysis
+ * inference script that no other file imports, or a function only such code calls) or in a branch
+ * taken only on request (tl_project.c's opt-in blocks) runs its forward when an evaluation, an
+ * inference or that request does, not in a training step. Where the analysis
  * cannot see every construction (a registry's decorator, the class named as a value, a string or
  * an annotation, a construction it does not resolve), the class is left as it was: a forward of a
  * Module is per-step code. */
@@ -64,8 +65,10 @@ static void tl_usage__may_train(const tl_project *pj, tl_callgraph *cg, bool **t
       size_t nt = tl_callgraph_targets(cg, (int32_t)i, c, ts, TL_MAX_TARGETS);
       if (tl_usage__constructs(cg, (int32_t)i, &m->calls.v[c], &k) && tl_callgraph_method(cg, k, "__init__", &ts[nt]))
         nt++;
+      /* a call in a branch off by default runs only on request: it passes no training on (below) */
+      bool optin = pj->call_optin && pj->call_optin[i][c];
       for (size_t x = 0; x < nt; x++) {
-        tl_ref from = {(int32_t)i, m->calls.v[c].func};
+        tl_ref from = {(int32_t)i, optin ? -1 - m->calls.v[c].func : m->calls.v[c].func};
         tl_vec_push(&edges, from);
         tl_vec_push(&edges, ts[x]);
         called[ts[x].file][ts[x].idx] = true;
@@ -76,6 +79,7 @@ static void tl_usage__may_train(const tl_project *pj, tl_callgraph *cg, bool **t
     changed = 0;
     for (size_t e = 0; e < edges.n; e += 2) {
       tl_ref a = edges.v[e], b = edges.v[e + 1];
+      if (a.idx < 0) a.idx = -1 - a.idx;
       if (trains[b.file][b.idx] && !trains[a.file][a.idx]) changed = trains[a.file][a.idx] = true;
     }
   }
@@ -93,7 +97,7 @@ static void tl_usage__may_train(const tl_project *pj, tl_callgraph *cg, bool **t
     changed = 0;
     for (size_t e = 0; e < edges.n; e += 2) {
       tl_ref a = edges.v[e], b = edges.v[e + 1];
-      if (t[a.file][a.idx] && !t[b.file][b.idx] && !tl_project_test_file(pj, (size_t)b.file) &&
+      if (a.idx >= 0 && t[a.file][a.idx] && !t[b.file][b.idx] && !tl_project_test_file(pj, (size_t)b.file) &&
           !tl_project_eval_file(pj, (size_t)b.file))
         changed = t[b.file][b.idx] = true;
     }
@@ -223,7 +227,7 @@ void tl_usage_untrained(const tl_project *pj, tl_callgraph *cg, tl_ref **out) {
       tl_ref k;
       if (!tl_usage__constructs(cg, (int32_t)i, &m->calls.v[c], &k)) continue;
       tl_ref *s = &site[k.file][k.idx];
-      if (t[i][m->calls.v[c].func]) s->file = -2;
+      if (t[i][m->calls.v[c].func] && !(pj->call_optin && pj->call_optin[i][c])) s->file = -2;
       else if (s->file == -1) *s = (tl_ref){(int32_t)i, (int32_t)c};
       const char *name = pj->files[k.file].model.classes.v[k.idx].name;
       intptr_t v = 0;
