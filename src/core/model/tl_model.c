@@ -227,21 +227,52 @@ static void tl_model__flag_guards(tl_walk_ctx *c, TSNode cond, TSNode block, int
   tl_vec_push(&c->m->flag_guards, g);
 }
 
-/* `if self.training:` and `if not self.training:` in a method: the branch a module takes when it
- * is not training (evaluation, inference, export) runs no training step: the `else`, the block of
- * `if not self.training:`, or what follows an `if self.training:` whose block ends in a return. */
-static void tl_model__inference_branch(tl_walk_ctx *c, TSNode n, TSNode cond) {
+/* Does the condition `cond` (its negation with `neg`) hold only when no eager training step runs:
+ * `not self.training`, a call of tl_vocab_not_eager_tests (`torch.jit.is_scripting()`, resolved
+ * through the imports), or `and`/`or` of them? The name of a test it found in *why. */
+static bool tl_model__not_training(tl_walk_ctx *c, TSNode cond, bool neg, const char **why, int depth) {
   cond = tl_unparen(cond);
-  bool neg = tl_node_is(cond, "not_operator");
-  TSNode t = neg ? tl_unparen(TL_CHILD(cond, argument)) : cond;
-  if (!tl_node_text_eq(t, c->src, "self.training")) return;
+  if (depth > 8 || ts_node_is_null(cond)) return false;
+  if (tl_node_is(cond, "not_operator"))
+    return tl_model__not_training(c, TL_CHILD(cond, argument), !neg, why, depth + 1);
+  if (tl_node_is(cond, "boolean_operator")) {
+    TSNode op = TL_CHILD(cond, operator);
+    if (ts_node_is_null(op)) return false;
+    /* `a and b` holds when either side does, `a or b` when both do; negated, the other way round */
+    bool conj = !strncmp(c->src + ts_node_start_byte(op), "and", 3) != neg;
+    bool l = tl_model__not_training(c, TL_CHILD(cond, left), neg, why, depth + 1);
+    if (l && conj) return true;
+    if (!l && !conj) return false;
+    return tl_model__not_training(c, TL_CHILD(cond, right), neg, why, depth + 1);
+  }
+  if (tl_node_text_eq(cond, c->src, "self.training")) {
+    if (neg) *why = tl_model__str(c->m, "self.training");
+    return neg;
+  }
+  if (neg || !tl_node_is(cond, "call")) return false;
+  char *d = tl_dotted(TL_CHILD(cond, function), c->src);
+  if (!d) return false;
+  char *q = tl_model_resolve(c->m, d);
+  bool r = tl_str_in(q, strlen(q), tl_vocab_not_eager_tests);
+  if (r) *why = tl_model__str(c->m, q);
+  free(q);
+  free(d);
+  return r;
+}
+
+/* The branch of an `if` taken only when no eager training step runs (evaluation, inference, export,
+ * or TorchScript scripting, tracing, ONNX export): the block of `if not self.training:` or `if
+ * torch.jit.is_scripting():`; the `else` (and `elif`s) of `if self.training:` or `if not
+ * torch.jit.is_scripting():`, or what follows such an `if` whose block ends in a return. */
+static void tl_model__inference_branch(tl_walk_ctx *c, TSNode n, TSNode cond) {
+  const char *why = NULL;
   uint32_t start, end = ts_node_end_byte(n);
-  if (neg) {
+  if (tl_model__not_training(c, cond, false, &why, 0)) {
     TSNode b = TL_CHILD(n, consequence);
     if (ts_node_is_null(b)) return;
     start = ts_node_start_byte(b);
     end = ts_node_end_byte(b);
-  } else {
+  } else if (tl_model__not_training(c, cond, true, &why, 0)) {
     TSNode alt = TL_CHILD(n, alternative);
     if (!ts_node_is_null(alt)) {
       start = ts_node_start_byte(alt);
@@ -255,8 +286,10 @@ static void tl_model__inference_branch(tl_walk_ctx *c, TSNode n, TSNode cond) {
       start = end;
       end = ts_node_end_byte(parent);
     }
+  } else {
+    return;
   }
-  tl_flag_guard g = {start, end, c->func, tl_strtab_intern(&c->m->strs, "self.training", 13), true};
+  tl_flag_guard g = {start, end, c->func, why, true};
   tl_vec_push(&c->m->flag_guards, g);
 }
 

@@ -54,8 +54,9 @@ typedef struct {
 
 /* A block that runs only when a flag is set: the `then` block of `if flag:`, `if args.dump and x:`,
  * `if self.cache is not None:`. Whether the flag is off unless asked for (opt-in) is decided by the
- * project pass (tl_project.c). With `inference`, a block that runs only when the module is not
- * training: the `else` (and `elif`s) of `if self.training:`, the block of `if not self.training:`. */
+ * project pass (tl_project.c). With `inference`, a block that runs in no eager training step: the
+ * `else` (and `elif`s) of `if self.training:`, the block of `if not self.training:`, the block of
+ * `if torch.jit.is_scripting():` (scripting, tracing, ONNX export; flag: the test's name). */
 typedef struct {
   uint32_t start, end; /* the block */
   int32_t func;

@@ -61,6 +61,16 @@ const char *const tl_vocab_not_tensor_prefixes[] = {"torch.cuda.", "torch.distri
   "torch.jit.", "torch.fx.", "torch.onnx.", "torch.utils.data.", "paddle.device.", "paddle.distributed.", NULL};
 const char *const tl_vocab_no_grad_calls[] = {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad",
   "torch.autograd.inference_mode", "paddle.no_grad", "paddle.fluid.dygraph.no_grad", NULL};
+const char *const tl_vocab_not_eager_tests[] = {
+  "torch.jit.is_scripting",             /* TorchScript compiles the code: its Python never runs */
+  "torch._jit_internal.is_scripting",
+  "torch.jit.is_tracing",               /* torch.jit.trace records one run and replays the graph */
+  "torch.jit._trace.is_tracing",
+  "torch._C._is_tracing",
+  "torch._C._get_tracing_state",
+  "torch.onnx.is_in_onnx_export",       /* torch.onnx.export */
+  "torch.onnx.utils.is_in_onnx_export",
+  NULL};
 const char *const tl_vocab_dataloader_classes[] = {"torch.utils.data.DataLoader",
   "torch.utils.data.dataloader.DataLoader", "paddle.io.DataLoader", NULL};
 const char *const tl_vocab_module_bases[] = {"torch.nn.Module", "torch.nn.modules.module.Module", "nn.Module",

@@ -53,6 +53,11 @@ extern const char *const tl_vocab_not_tensor_names[];
 extern const char *const tl_vocab_not_tensor_prefixes[];
 /* Context managers and decorators that turn gradients off (resolved names). */
 extern const char *const tl_vocab_no_grad_calls[];
+/* Calls that are true only while a model is scripted, traced or exported, never in an eager
+ * training step (resolved names): `torch.jit.is_scripting()`, `torch.onnx.is_in_onnx_export()`.
+ * Not torch.compiler.is_compiling() nor torch.fx's is_fx_tracing() (also true under
+ * torch.compile): compiled code trains. */
+extern const char *const tl_vocab_not_eager_tests[];
 /* DataLoader classes (resolved names). */
 extern const char *const tl_vocab_dataloader_classes[];
 /* Base classes that make a class a Module/Layer (resolved or as written). */
