@@ -131,6 +131,16 @@ int main(void) {
          "\"\"\"Exports Sampler.\"\"\"\nfrom models import (\n    Trained,\n    Sampler,\n)\n"
          "__all__ = [\n    'Sampler',\n]\n# Sampler is built by sample.py\n");
 
+  /* the class naming itself (`super(Sampler, self)`), and prose in a string, build nothing; a
+   * string that ends a dotted path with the name may be a registry's target */
+  EXPECT(sampler_info, "models.py", models, "train.py", train, "sample.py", sample, "more.py",
+         "from models import Sampler\nclass Sub(Sampler):\n    def __init__(self):\n"
+         "        super(Sub, self).__init__()\n        super(Sampler, self).__init__()\n"
+         "def warn():\n    print('Sampler can only run on the GPU')\n",
+         "sample2.py", "from more import Sub\nSub()\n");
+  EXPECT(both_warn, "models.py", models, "train.py", train, "sample.py", sample, "cfg.py",
+         "TARGET = {'target': 'models.Sampler'}\n");
+
   /* a model built only in a branch that a setting off by default opens: a dataclass field that
    * defaults to off, handed on as a keyword; one that defaults to on builds it in every step */
   static const char *layers = "import torch\nfrom dataclasses import dataclass, field\nfrom torch import nn\n"

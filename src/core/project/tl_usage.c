@@ -123,9 +123,9 @@ static bool tl_usage__accounting_stmt(const char *s, size_t st, size_t len) {
 }
 
 /* Counts the mentions of the names in `mentions` in one file's text, outside the statements that
- * account for them (tl_usage__accounting_stmt): constructions (`Net(`, `Net.from_...(`) add one;
- * any other mention sets -1. Comments are skipped; strings are read (a registry may
- * name the class in one). */
+ * account for them (tl_usage__accounting_stmt) and `super(Net, self)`: constructions (`Net(`, `Net.from_...(`) add one;
+ * any other mention sets -1. Comments are skipped; in strings, only a string that is the name or
+ * ends a dotted path with it counts (a registry may look the class up by it). */
 static void tl_usage__mentions(const char *s, size_t len, tl_map *mentions) {
   int depth = 0;
   char quote = 0;
@@ -173,7 +173,15 @@ static void tl_usage__mentions(const char *s, size_t len, tl_map *mentions) {
         size_t e = at + n;
         while (e < len && (s[e] == ' ' || s[e] == '\t')) e++;
         bool call = !quote && ((e < len && s[e] == '(') || (e + 6 <= len && !strncmp(s + e, ".from_", 6)));
-        if (!tl_usage__accounting_stmt(s, stmt, len)) tl_map_set(mentions, name, call ? v + 1 : -1);
+        /* `super(Net, self).__init__()`: the class naming itself */
+        size_t b = at;
+        while (b > 0 && (s[b - 1] == ' ' || s[b - 1] == '\t')) b--;
+        bool skip = b >= 6 && !strncmp(s + b - 6, "super(", 6);
+        /* in a string, only a name a registry may look up: the whole string ("Net") or the end of a
+         * dotted path ("models.Net"); prose that names the class ("... because Net can only ...")
+         * builds nothing */
+        if (quote && !((s[at - 1] == quote || s[at - 1] == '.') && at + n < len && s[at + n] == quote)) skip = true;
+        if (!skip && !tl_usage__accounting_stmt(s, stmt, len)) tl_map_set(mentions, name, call ? v + 1 : -1);
       }
     }
     at += n;
