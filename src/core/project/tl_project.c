@@ -492,8 +492,7 @@ static bool tl_project__guard_optin(const tl_project *pj, size_t i, const tl_fla
   if (!strchr(g->flag, '.') && g->func > 0) { /* a parameter: off at every call? */
     const tl_func *f = &m->funcs.v[g->func];
     for (uint16_t p = 0; p < f->nparams; p++)
-      if (!strcmp(m->params.v[f->param_first + p], g->flag))
-        return tl_project__param_off(pj, i, g->func, p, x, 0);
+      if (!strcmp(m->params.v[f->param_first + p], g->flag)) return tl_project__param_off(pj, i, g->func, p, x, 0);
   }
   if (!tl_project__off(pj, i, g, x)) return false;
   if (!strchr(g->flag, '.')) {
