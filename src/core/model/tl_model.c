@@ -164,11 +164,22 @@ static void tl_walk_guarded(tl_walk_ctx *c, TSNode block, bool guarded, int dept
   if (guarded || scope) c->guard_depth--;
 }
 
-/* Is n a literal that is off: False, None, 0, "" ? */
+/* Is n a number literal equal to zero: 0, 0.0, 0., .0? */
+static bool tl_model__zero(TSNode n, const char *src) {
+  if (!tl_node_is(n, "integer") && !tl_node_is(n, "float")) return false;
+  bool digit = false;
+  for (uint32_t i = ts_node_start_byte(n); i < ts_node_end_byte(n); i++) {
+    if (src[i] == '0') digit = true;
+    else if (src[i] != '.' && src[i] != '_') return false;
+  }
+  return digit;
+}
+
+/* Is n a literal that is off: False, None, 0, 0.0, "" ? */
 static bool tl_model__off_literal(TSNode n, const char *src) {
   n = tl_unparen(n);
-  return tl_node_is(n, "false") || tl_node_is(n, "none") || tl_node_text_eq(n, src, "0") ||
-         tl_node_text_eq(n, src, "\"\"") || tl_node_text_eq(n, src, "''");
+  return tl_node_is(n, "false") || tl_node_is(n, "none") || tl_model__zero(n, src) || tl_node_text_eq(n, src, "\"\"") ||
+         tl_node_text_eq(n, src, "''");
 }
 
 /* An argparse option (`add_argument("--dump", "-d", action="store_true", dest=...)`): "--dump" in
@@ -201,7 +212,8 @@ static void tl_model__option(tl_walk_ctx *c, TSNode args) {
 }
 
 /* The flags block `block` needs set, from its condition: `flag`, `a.flag`, either side of `and`,
- * `x is not None`. */
+ * `x is not None`, `rate > 0`, `rate != 0` (a number that is on when not zero: a dropout rate, a
+ * weight). */
 static void tl_model__flag_guards(tl_walk_ctx *c, TSNode cond, TSNode block, int depth) {
   cond = tl_unparen(cond);
   if (depth > 8 || ts_node_is_null(cond) || ts_node_is_null(block)) return;
@@ -218,6 +230,11 @@ static void tl_model__flag_guards(tl_walk_ctx *c, TSNode cond, TSNode block, int
     for (uint32_t i = 0; i < ts_node_child_count(cond); i++)
       is_not = is_not || !strcmp(ts_node_type(ts_node_child(cond, i)), "is not");
     if (!is_not) return;
+    cond = ts_node_named_child(cond, 0);
+  } else if (tl_node_is(cond, "comparison_operator") && ts_node_named_child_count(cond) == 2 &&
+             ts_node_child_count(cond) == 3 && tl_model__zero(ts_node_named_child(cond, 1), c->src)) {
+    const char *op = ts_node_type(ts_node_child(cond, 1));
+    if (strcmp(op, ">") && strcmp(op, "!=")) return;
     cond = ts_node_named_child(cond, 0);
   }
   if (!tl_node_is(cond, "identifier") && !tl_node_is(cond, "attribute")) return;
