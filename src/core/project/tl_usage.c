@@ -26,90 +26,103 @@ static bool tl_usage__trainish(const tl_call *cl) {
   return !strcmp(low, "fit") || (strstr(low, "train") && !strstr(low, "pretrained"));
 }
 
-/* The class a call constructs: `Net(...)`, `models.Net(...)`, `Net.from_pretrained(...)`. */
+/* The class a call constructs: `Net(...)`, `models.Net(...)`, `Net.from_pretrained(...)`. Only a
+ * CapWords name is looked up (a class named in lower case is left unbuilt: it keeps its root). */
 static bool tl_usage__constructs(const tl_callgraph *cg, int32_t fi, const tl_call *cl, tl_ref *out) {
   const char *callee = cl->callee;
   if (!callee[0] || strpbrk(callee, "([") || !strncmp(callee, "super()", 7) || !strncmp(callee, "self.", 5))
     return false;
-  if (tl_callgraph_class_ref(cg, fi, callee, out)) return true;
-  const char *dot = strrchr(callee, '.');
-  if (!dot || strncmp(dot + 1, "from_", 5)) return false;
-  char *recv = tl_strndup(callee, (size_t)(dot - callee));
-  bool ok = tl_callgraph_class_ref(cg, fi, recv, out);
+  size_t n;
+  const char *last = tl_dotted_last(callee, &n);
+  if (n && isupper((unsigned char)last[0])) return tl_callgraph_class_ref(cg, fi, callee, out);
+  if (!n || last == callee || strncmp(last, "from_", 5)) return false;
+  char *recv = tl_strndup(callee, (size_t)(last - 1 - callee));
+  const char *rl = tl_dotted_last(recv, &n);
+  bool ok = n && isupper((unsigned char)rl[0]) && tl_callgraph_class_ref(cg, fi, recv, out);
   free(recv);
   return ok;
 }
 
-typedef TL_VEC(tl_ref) tl_usage__refs;
+/* The functions of the project numbered from 0: file i's function f is base[i] + f. */
+typedef struct {
+  size_t *base, n;
+} tl_usage__index;
 
-/* Functions that may run in a training, or where the analysis cannot tell (`t`): forward from the
- * seeds along every resolved call and construction (`Net(...)` runs `Net.__init__`). */
-static void tl_usage__may_train(const tl_project *pj, tl_callgraph *cg, bool **t) {
-  size_t nf = pj->nfiles;
+/* Marks, breadth first from every function marked in `mark`, the functions the edges lead to
+ * (edges as pairs from, to of indexes), except those in `stop`. */
+static void tl_usage__reach(const uint32_t *edges, size_t nedges, size_t n, bool *mark, const bool *stop) {
+  size_t *first = tl_calloc(n + 2, sizeof *first);
+  uint32_t *to = tl_calloc(nedges + 1, sizeof *to), *queue = tl_calloc(n + 1, sizeof *queue);
+  for (size_t e = 0; e < nedges; e++) first[edges[2 * e] + 1]++;
+  for (size_t k = 0; k < n; k++) first[k + 1] += first[k];
+  size_t *fill = tl_calloc(n + 1, sizeof *fill);
+  for (size_t e = 0; e < nedges; e++) to[first[edges[2 * e]] + fill[edges[2 * e]]++] = edges[2 * e + 1];
+  size_t qn = 0;
+  for (size_t k = 0; k < n; k++)
+    if (mark[k]) queue[qn++] = (uint32_t)k;
+  for (size_t qi = 0; qi < qn; qi++)
+    for (size_t e = first[queue[qi]]; e < first[queue[qi] + 1]; e++)
+      if (!mark[to[e]] && !stop[to[e]]) {
+        mark[to[e]] = true;
+        queue[qn++] = to[e];
+      }
+  free(first);
+  free(to);
+  free(queue);
+  free(fill);
+}
+
+/* Functions that may run in a training, or where the analysis cannot tell (`t`, by index): forward
+ * from the seeds along every resolved call and construction (`Net(...)` runs `Net.__init__`;
+ * `ctor` holds each call's class, tl_usage_untrained), except the calls in opt-in blocks. */
+static void tl_usage__may_train(const tl_project *pj, tl_callgraph *cg, tl_ref **ctor, const tl_usage__index *x,
+                                bool *t) {
+  size_t nf = pj->nfiles, n = x->n;
   bool *imported = tl_calloc(nf ? nf : 1, sizeof *imported);
   tl_callgraph_imported(cg, imported);
-  bool **trains = tl_calloc(nf ? nf : 1, sizeof *trains), **called = tl_calloc(nf ? nf : 1, sizeof *called);
+  bool *trains = tl_calloc(n + 1, 1), *called = tl_calloc(n + 1, 1), *out = tl_calloc(n + 1, 1);
+  TL_VEC(uint32_t) up = {0}, down = {0}; /* callee -> caller (every call); caller -> callee (not opt-in) */
   for (size_t i = 0; i < nf; i++) {
     const tl_file_model *m = &pj->files[i].model;
-    trains[i] = tl_calloc(m->funcs.n + 1, sizeof **trains);
-    called[i] = tl_calloc(m->funcs.n + 1, sizeof **called);
-    for (size_t c = 0; c < m->calls.n; c++)
-      if (tl_usage__trainish(&m->calls.v[c])) trains[i][m->calls.v[c].func] = true;
-  }
-  /* who calls whom: every resolved call, and constructions to their class's __init__ */
-  tl_usage__refs edges = {0}; /* pairs: caller (file, func), callee (file, func) */
-  for (size_t i = 0; i < nf; i++) {
-    const tl_file_model *m = &pj->files[i].model;
+    bool skip = tl_project_test_file(pj, i) || tl_project_eval_file(pj, i);
+    for (size_t f = 0; f < m->funcs.n; f++) out[x->base[i] + f] = skip;
     for (size_t c = 0; c < m->calls.n; c++) {
-      tl_ref ts[TL_MAX_TARGETS + 1], k;
+      uint32_t from = (uint32_t)(x->base[i] + (size_t)m->calls.v[c].func);
+      if (tl_usage__trainish(&m->calls.v[c])) trains[from] = true;
+      tl_ref ts[TL_MAX_TARGETS + 1];
       size_t nt = tl_callgraph_targets(cg, (int32_t)i, c, ts, TL_MAX_TARGETS);
-      if (tl_usage__constructs(cg, (int32_t)i, &m->calls.v[c], &k) && tl_callgraph_method(cg, k, "__init__", &ts[nt]))
-        nt++;
-      /* a call in a branch off by default runs only on request: it passes no training on (below) */
+      if (ctor[i][c].file >= 0 && tl_callgraph_method(cg, ctor[i][c], "__init__", &ts[nt])) nt++;
+      /* a call in a branch off by default runs only on request: it passes no training on */
       bool optin = pj->call_optin && pj->call_optin[i][c];
-      for (size_t x = 0; x < nt; x++) {
-        tl_ref from = {(int32_t)i, optin ? -1 - m->calls.v[c].func : m->calls.v[c].func};
-        tl_vec_push(&edges, from);
-        tl_vec_push(&edges, ts[x]);
-        called[ts[x].file][ts[x].idx] = true;
+      for (size_t k = 0; k < nt; k++) {
+        uint32_t to = (uint32_t)(x->base[ts[k].file] + (size_t)ts[k].idx);
+        called[to] = true;
+        tl_vec_push(&up, to);
+        tl_vec_push(&up, from);
+        if (optin) continue;
+        tl_vec_push(&down, from);
+        tl_vec_push(&down, to);
       }
     }
   }
-  for (int iter = 0, changed = 1; changed && iter < 64; iter++) {
-    changed = 0;
-    for (size_t e = 0; e < edges.n; e += 2) {
-      tl_ref a = edges.v[e], b = edges.v[e + 1];
-      if (a.idx < 0) a.idx = -1 - a.idx;
-      if (trains[b.file][b.idx] && !trains[a.file][a.idx]) changed = trains[a.file][a.idx] = true;
-    }
-  }
+  bool *none = tl_calloc(n + 1, 1);
+  tl_usage__reach(up.v, up.n / 2, n, trains, none); /* a caller of code that trains trains */
   /* the seeds: code that trains, a module that others import (its body runs in their programs), a
    * function no resolved call reaches (run from outside the project, or through a call the graph
    * does not follow), each outside the test modules and evaluation packages */
-  for (size_t i = 0; i < nf; i++) {
-    const tl_file_model *m = &pj->files[i].model;
-    t[i] = tl_calloc(m->funcs.n + 1, sizeof **t);
-    if (tl_project_test_file(pj, i) || tl_project_eval_file(pj, i)) continue;
-    for (size_t f = 0; f < m->funcs.n; f++)
-      t[i][f] = trains[i][f] || (f == 0 ? imported[i] || !pj->files[i].ok : !called[i][f]);
-  }
-  for (int iter = 0, changed = 1; changed && iter < 256; iter++) {
-    changed = 0;
-    for (size_t e = 0; e < edges.n; e += 2) {
-      tl_ref a = edges.v[e], b = edges.v[e + 1];
-      if (a.idx >= 0 && t[a.file][a.idx] && !t[b.file][b.idx] && !tl_project_test_file(pj, (size_t)b.file) &&
-          !tl_project_eval_file(pj, (size_t)b.file))
-        changed = t[b.file][b.idx] = true;
+  for (size_t i = 0; i < nf; i++)
+    for (size_t f = 0; f < pj->files[i].model.funcs.n; f++) {
+      size_t k = x->base[i] + f;
+      t[k] = !out[k] && (trains[k] || (f == 0 ? imported[i] || !pj->files[i].ok : !called[k]));
     }
-  }
-  for (size_t i = 0; i < nf; i++) {
-    free(trains[i]);
-    free(called[i]);
-  }
+  tl_usage__reach(down.v, down.n / 2, n, t, out);
+  free(none);
   free(trains);
   free(called);
+  free(out);
   free(imported);
-  tl_vec_free(&edges);
+  tl_vec_free(&up);
+  tl_vec_free(&down);
 }
 
 static bool tl_usage__ident(char ch) { return isalnum((unsigned char)ch) || ch == '_'; }
@@ -215,27 +228,42 @@ void tl_usage_untrained(const tl_project *pj, tl_callgraph *cg, tl_ref **out) {
     out[i] = tl_calloc(pj->files[i].model.classes.n + 1, sizeof **out);
     for (size_t k = 0; k <= pj->files[i].model.classes.n; k++) out[i][k] = (tl_ref){-1, -1};
   }
-  bool **t = tl_calloc(nf ? nf : 1, sizeof *t);
-  tl_usage__may_train(pj, cg, t);
+  bool any_training = false;
+  for (size_t i = 0; i < nf && !any_training; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    for (size_t c = 0; c < m->calls.n && !any_training; c++)
+      any_training = m->calls.v[c].work & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP);
+  }
+  if (!any_training) return; /* a library of models: nothing is known of how they are used */
+  /* each call's class, when it constructs one of the project's */
+  tl_usage__index x = {tl_calloc(nf + 1, sizeof *x.base), 0};
+  tl_ref **ctor = tl_calloc(nf ? nf : 1, sizeof *ctor);
+  for (size_t i = 0; i < nf; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    x.base[i] = x.n;
+    x.n += m->funcs.n;
+    ctor[i] = tl_calloc(m->calls.n + 1, sizeof **ctor);
+    for (size_t c = 0; c < m->calls.n; c++)
+      if (!tl_usage__constructs(cg, (int32_t)i, &m->calls.v[c], &ctor[i][c])) ctor[i][c] = (tl_ref){-1, -1};
+  }
+  bool *t = tl_calloc(x.n + 1, 1);
+  tl_usage__may_train(pj, cg, ctor, &x, t);
   /* per class: one construction where nothing trains (site), or trained (-2: built where a training
    * may run), or not built at all (-1) */
   tl_ref **site = tl_calloc(nf ? nf : 1, sizeof *site);
-  bool any_training = false;
   for (size_t i = 0; i < nf; i++) {
     const tl_file_model *m = &pj->files[i].model;
     site[i] = tl_calloc(m->classes.n + 1, sizeof **site);
     for (size_t k = 0; k < m->classes.n; k++) site[i][k] = (tl_ref){-1, -1};
-    for (size_t c = 0; c < m->calls.n; c++)
-      any_training = any_training || (m->calls.v[c].work & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP));
   }
   tl_map built = {0}; /* class name -> resolved constructions of classes of that name */
-  for (size_t i = 0; i < nf && any_training; i++) {
+  for (size_t i = 0; i < nf; i++) {
     const tl_file_model *m = &pj->files[i].model;
     for (size_t c = 0; c < m->calls.n; c++) {
-      tl_ref k;
-      if (!tl_usage__constructs(cg, (int32_t)i, &m->calls.v[c], &k)) continue;
+      tl_ref k = ctor[i][c];
+      if (k.file < 0) continue;
       tl_ref *s = &site[k.file][k.idx];
-      if (t[i][m->calls.v[c].func] && !(pj->call_optin && pj->call_optin[i][c])) s->file = -2;
+      if (t[x.base[i] + (size_t)m->calls.v[c].func] && !(pj->call_optin && pj->call_optin[i][c])) s->file = -2;
       else if (s->file == -1) *s = (tl_ref){(int32_t)i, (int32_t)c};
       const char *name = pj->files[k.file].model.classes.v[k.idx].name;
       intptr_t v = 0;
@@ -244,7 +272,7 @@ void tl_usage_untrained(const tl_project *pj, tl_callgraph *cg, tl_ref **out) {
     }
   }
   /* a class not built, decorated, or of an unknown kind, keeps its subclasses' classes trained */
-  for (size_t i = 0; i < nf && any_training; i++) {
+  for (size_t i = 0; i < nf; i++) {
     const tl_file_model *m = &pj->files[i].model;
     for (size_t k = 0; k < m->classes.n; k++)
       if (site[i][k].file == -1 || tl_usage__decorated(&pj->files[i], &m->classes.v[k])) site[i][k].file = -2;
@@ -252,7 +280,7 @@ void tl_usage_untrained(const tl_project *pj, tl_callgraph *cg, tl_ref **out) {
   /* every mention of a name that is neither a construction, an import, a base nor a definition
    * (`register(Net)`, `{"net": Net}`, `isinstance(x, Net)`, "Net" in a string) may build it */
   tl_map mentions = {0}; /* name -> mentions as constructions; -1: mentioned otherwise */
-  for (size_t i = 0; i < nf && any_training; i++) {
+  for (size_t i = 0; i < nf; i++) {
     const tl_file_model *m = &pj->files[i].model;
     for (size_t k = 0; k < m->classes.n; k++)
       if (site[i][k].file >= 0) tl_map_set(&mentions, m->classes.v[k].name, 0);
@@ -270,7 +298,7 @@ void tl_usage_untrained(const tl_project *pj, tl_callgraph *cg, tl_ref **out) {
     }
   }
   /* a class trained makes its project bases trained (they run as part of it) */
-  for (size_t i = 0; i < nf && any_training; i++) {
+  for (size_t i = 0; i < nf; i++) {
     const tl_file_model *m = &pj->files[i].model;
     for (size_t k = 0; k < m->classes.n; k++) {
       if (site[i][k].file != -2) continue;
@@ -290,7 +318,7 @@ void tl_usage_untrained(const tl_project *pj, tl_callgraph *cg, tl_ref **out) {
       }
     }
   }
-  for (size_t i = 0; i < nf && any_training; i++) {
+  for (size_t i = 0; i < nf; i++) {
     const tl_file_model *m = &pj->files[i].model;
     for (size_t k = 0; k < m->classes.n; k++)
       if (site[i][k].file >= 0 && (tl_callgraph_class_kind(cg, (tl_ref){(int32_t)i, (int32_t)k}) & TL_CK_MODULE))
@@ -299,9 +327,11 @@ void tl_usage_untrained(const tl_project *pj, tl_callgraph *cg, tl_ref **out) {
   tl_map_free(&built);
   tl_map_free(&mentions);
   for (size_t i = 0; i < nf; i++) {
-    free(t[i]);
+    free(ctor[i]);
     free(site[i]);
   }
-  free(t);
+  free(ctor);
   free(site);
+  free(t);
+  free(x.base);
 }
