@@ -80,7 +80,10 @@ int main(void) {
   /* an inference script builds Sampler: info, naming the construction */
   EXPECT(sampler_info, "models.py", models, "train.py", train, "sample.py", sample);
   /* ... and so do a test module and an evaluation package */
-  EXPECT(sampler_info, "models.py", models, "train.py", train, "sample.py", sample, "tests/test_models.py",
+  EXPECT("models.py:5 warning\nmodels.py:8 info\n"
+         "`Sampler.forward` runs when an evaluation or an inference does: only code that trains nothing builds "
+         "`Sampler` (eval/bench.py:2)\n",
+         "models.py", models, "train.py", train, "sample.py", sample, "tests/test_models.py",
          "from models import Sampler\ndef test_sampler():\n    Sampler()\n", "eval/bench.py",
          "from models import Sampler\nSampler()\n");
   /* a project that trains nothing: nothing is known about how its models are used */
@@ -141,6 +144,44 @@ int main(void) {
   EXPECT(both_warn, "models.py", models, "train.py", train, "sample.py", sample, "cfg.py",
          "TARGET = {'target': 'models.Sampler'}\n");
 
+  /* a test builds every model it tests: that says nothing of training (a registry or a
+   * configuration may build it), and its call of a factory does not make the factory a callee */
+  EXPECT(both_warn, "models.py", models, "train.py", train, "tests/test_models.py",
+         "from models import Sampler\ndef test_sampler():\n    Sampler()\n");
+  EXPECT(both_warn, "models.py", models, "train.py", train, "sample.py", sample, "zoo.py",
+         "from models import Sampler\ndef sampler():\n    return Sampler()\n", "tests/test_zoo.py",
+         "from zoo import sampler\ndef test_zoo():\n    sampler()\n");
+  /* a decorator on several lines, and a class handed on under another name */
+  static const char *decorated2 = "import torch\nfrom torch import nn\n@MODELS.register_module(\n"
+                                  "    name='s')\nclass Sampler(nn.Module):\n    def forward(self, x):\n"
+                                  "        return x.cuda().mean().item()\n";
+  EXPECT("models.py:7 warning\n", "models.py", decorated2, "train.py",
+         "import torch\nimport models\nm = torch.nn.Linear(2, 2).cuda()\nfor x in loader:\n"
+         "    m(x).backward()\n    opt.step()\n",
+         "sample.py", sample);
+  EXPECT(both_warn, "models.py", models, "train.py", train, "sample.py", sample, "alias.py",
+         "from models import Sampler as S\nREGISTRY = {'s': S}\n");
+  /* the methods and parts of a model nothing trains run as often as it does: info, not gone */
+  static const char *parts = "import torch\nfrom torch import nn\nclass Part(nn.Module):\n"
+                             "    def forward(self, x):\n        return x.cuda().std().item()\n"
+                             "class Whole(nn.Module):\n    def __init__(self):\n        self.part = Part()\n"
+                             "    def head(self, x):\n        return x.cuda().sum().item()\n"
+                             "    def forward(self, x):\n        self.head(x)\n        return self.part(x)\n";
+  EXPECT("parts.py:5 info\nparts.py:10 info\n"
+         "`Whole.forward` runs when an evaluation or an inference does: only code that trains nothing builds "
+         "`Whole` (infer.py:2)\n",
+         "parts.py", parts, "train.py", train, "infer.py", "from parts import Whole\nWhole()(torch.ones(2))\n");
+  /* the construction the chain names is the first by path, whatever the order of the files */
+  {
+    const char *const fs[] = {"models.py", models, "train.py", train, "z_sample.py", sample, "a_sample.py", sample};
+    const char *const rev[] = {"a_sample.py", sample, "z_sample.py", sample, "train.py", train, "models.py", models};
+    char *g1 = run(rs, fs, 4), *g2 = run(rs, rev, 4);
+    CHECK(strstr(g1, "(a_sample.py:4)") != NULL);
+    CHECK_STR(g2, g1);
+    free(g1);
+    free(g2);
+  }
+
   /* a model built only in a branch that a setting off by default opens: a dataclass field that
    * defaults to off, handed on as a keyword; one that defaults to on builds it in every step */
   static const char *layers = "import torch\nfrom dataclasses import dataclass, field\nfrom torch import nn\n"
@@ -163,6 +204,20 @@ int main(void) {
     free(got);
   }
   free(on);
+  /* a dataclass that holds data, not settings: its fields are no options */
+  char *data = tl_strdup(layers);
+  memcpy(strstr(data, "class Cfg"), "class Bat", 9);
+  {
+    char *fit2 = tl_strdup(fit);
+    memcpy(strstr(fit2, "Cfg, Layer"), "Bat, Layer", 10);
+    memcpy(strstr(fit2, "cfg = Cfg()"), "cfg = Bat()", 11);
+    const char *const fs[] = {"layers.py", data, "fit.py", fit2};
+    char *got = run(rs, fs, 2);
+    CHECK_STR(got, "layers.py:9 warning\n");
+    free(got);
+    free(fit2);
+  }
+  free(data);
 
   tl_ruleset_delete(rs);
   TEST_DONE();

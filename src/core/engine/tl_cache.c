@@ -338,6 +338,7 @@ static void x__model(tl_cache__codec *c, tl_file_model *m) {
     X_STRS(c, &k->bases);
     X_BINDINGS(c, &k->attrs);
     X_VAL(c, k->line);
+    X_VAL(c, k->decorated);
   }
   X_VEC(c, &m->loops);
   X_VEC(c, &m->calls);

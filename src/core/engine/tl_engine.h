@@ -130,6 +130,7 @@ typedef struct tl_project {
   TL_VEC(tl_pmatch) pmatch; /* #project-match? and #program-match? verdicts of this run */
   int32_t *program;         /* per file: its program, the smallest file index of the files it is
                              * connected to by imports of project modules (either way) */
+  bool *imported;           /* per file: a package's __init__.py, or imported by another file */
   TL_VEC(tl_range) * optin; /* per file: blocks that run only when a flag off by default is set */
   bool **call_optin;        /* per file, per call: in such a block */
   int8_t **class_kind;      /* per file, per class: TL_CK_MODULE / TL_CK_DATASET bits, through project bases */

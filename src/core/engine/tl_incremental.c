@@ -498,7 +498,7 @@ void tl_segment_copy(tl_walk_ctx *c, const tl_seg_copy *k) {
   }
   for (uint32_t i = b->classes; i < e->classes; i++) {
     const tl_class *y = &o->classes.v[i];
-    tl_class x = {y->name, y->qual, {0}, {0}, (uint32_t)(y->line + k->dr)};
+    tl_class x = {y->name, y->qual, {0}, {0}, (uint32_t)(y->line + k->dr), y->decorated};
     for (size_t j = 0; j < y->bases.n; j++) tl_vec_push(&x.bases, y->bases.v[j]);
     for (size_t j = 0; j < y->attrs.n; j++) {
       tl_binding t = y->attrs.v[j];

@@ -212,8 +212,7 @@ static void tl_model__option(tl_walk_ctx *c, TSNode args) {
 }
 
 /* The flags block `block` needs set, from its condition: `flag`, `a.flag`, either side of `and`,
- * `x is not None`, `rate > 0`, `rate != 0` (a number that is on when not zero: a dropout rate, a
- * weight). */
+ * `x is not None`, `rate > 0` (a number that is on when above zero: a dropout rate, a weight). */
 static void tl_model__flag_guards(tl_walk_ctx *c, TSNode cond, TSNode block, int depth) {
   cond = tl_unparen(cond);
   if (depth > 8 || ts_node_is_null(cond) || ts_node_is_null(block)) return;
@@ -234,7 +233,7 @@ static void tl_model__flag_guards(tl_walk_ctx *c, TSNode cond, TSNode block, int
   } else if (tl_node_is(cond, "comparison_operator") && ts_node_named_child_count(cond) == 2 &&
              ts_node_child_count(cond) == 3 && tl_model__zero(ts_node_named_child(cond, 1), c->src)) {
     const char *op = ts_node_type(ts_node_child(cond, 1));
-    if (strcmp(op, ">") && strcmp(op, "!=")) return;
+    if (strcmp(op, ">")) return; /* not `!= 0`: a default of None is not 0 and runs it */
     cond = ts_node_named_child(cond, 0);
   }
   if (!tl_node_is(cond, "identifier") && !tl_node_is(cond, "attribute")) return;
@@ -468,7 +467,8 @@ static void tl_bind_targets(tl_walk_ctx *c, TSNode t, uint32_t byte, tl_valkind 
 }
 
 /* A field of a dataclass of settings (`use_bias: bool = False`, `layers: int = field(default=0,
- * metadata=...)` in a class under `@dataclass`): an option as argparse's are, "--use_bias" in
+ * metadata=...)` in a class under `@dataclass` named as settings are: `ModelConfig`, `TrainingArgs`;
+ * not a `Batch` or a model's output, whose fields hold data): an option as argparse's are, "--use_bias" in
  * off_names when its default is off, else "!--use_bias" (a field without a default sets nothing). */
 static void tl_model__field(tl_walk_ctx *c, TSNode asg, const char *name, TSNode value) {
   TSNode block = ts_node_parent(ts_node_parent(asg)), cls = ts_node_parent(block);
@@ -482,7 +482,11 @@ static void tl_model__field(tl_walk_ctx *c, TSNode asg, const char *name, TSNode
     uint32_t s = ts_node_start_byte(k);
     dataclass = tl_node_is(k, "decorator") && tl_icontains(c->src + s, ts_node_end_byte(k) - s, "dataclass");
   }
-  if (!dataclass) return;
+  const char *cname = c->m->classes.v[c->cls].name;
+  bool settings = false;
+  for (size_t w = 0; tl_vocab_settings_words[w] && !settings; w++)
+    settings = tl_icontains(cname, strlen(cname), tl_vocab_settings_words[w]);
+  if (!dataclass || !settings) return;
   if (tl_node_is(value, "call")) {
     char *callee = tl_dotted(TL_CHILD(value, function), c->src);
     bool field = callee && tl_dotted_last_is(callee, "field");
@@ -686,6 +690,7 @@ static void tl_walk_class(tl_walk_ctx *c, TSNode n, int depth) {
   k.qual = tl_strtab_take(&c->m->strs, c->cls >= 0 ? tl_concat(c->m->classes.v[c->cls].qual, ".", k.name)
                                                    : tl_join_module(c->m->module, k.name));
   k.line = ts_node_start_point(n).row + 1;
+  k.decorated = tl_node_is(ts_node_parent(n), "decorated_definition");
   TSNode sup = TL_CHILD(n, superclasses);
   for (uint32_t i = 0; !ts_node_is_null(sup) && i < ts_node_named_child_count(sup); i++) {
     char *d = tl_dotted(ts_node_named_child(sup, i), c->src);
@@ -854,6 +859,15 @@ void tl_walk_visit(tl_walk_ctx *c, TSNode n, int depth) {
     }
     if (!strcmp(t, "augmented_assignment")) {
       tl_walk_children(c, n, depth);
+      /* `count += 1`, `self.steps += 1`: a counter, set on by the program whatever its first value */
+      TSNode left = TL_CHILD(n, left);
+      if (tl_node_is(left, "identifier") || tl_node_is(left, "attribute")) {
+        char *d = tl_dotted(left, c->src);
+        char *on = d ? tl_concat("!", "", d) : NULL;
+        if (on) tl_vec_push(&c->m->off_names, tl_model__str(c->m, on));
+        free(on);
+        free(d);
+      }
       return;
     }
     /* `x.name`: only x can hold code (three children: no comment inside) */

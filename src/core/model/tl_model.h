@@ -117,6 +117,7 @@ typedef struct {
   TL_VEC(const char *) bases; /* resolved dotted names */
   TL_VEC(tl_binding) attrs;   /* self.<attr> = ... bindings from any method */
   uint32_t line;
+  bool decorated; /* under a decorator (`@MODELS.register_module()`: a registry may build it by name) */
 } tl_class;
 
 typedef struct {

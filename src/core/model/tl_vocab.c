@@ -191,4 +191,8 @@ const char *const tl_vocab_structure_methods[] = {"parameters", "named_parameter
   "children", "named_children", "buffers", "named_buffers", "state_dict", "items", "keys", "values", NULL};
 const char tl_vocab_eval_names_re[] =
     "(?i)(^|[^a-z])(val|valid|validation|eval|evaluation|test|testing|dev)([^a-z]|$|loader|set|data|dl)";
+/* What the name of a class that holds settings contains (`MaeConfig`, `TrainingArguments`,
+ * `RunOptions`, case aside): its dataclass fields are options (tl_model.c) */
+const char *const tl_vocab_settings_words[] = {"config", "cfg", "args", "options", "opts", "settings", "params",
+  NULL};
 /* clang-format on */

@@ -114,4 +114,6 @@ extern const char *const tl_vocab_structure_methods[];
 /* A regular expression (PCRE2) for names of validation or test data (`val_loader`, `test_set`). */
 extern const char tl_vocab_eval_names_re[];
 
+extern const char *const tl_vocab_settings_words[];
+
 #endif

@@ -69,8 +69,11 @@ static int32_t tl_program_root(int32_t *up, int32_t i) {
   return i;
 }
 
-void tl_callgraph_programs(const tl_callgraph *p, int32_t *out) {
-  for (size_t i = 0; i < p->nfiles; i++) out[i] = (int32_t)i;
+void tl_callgraph_programs(const tl_callgraph *p, int32_t *out, bool *imported) {
+  for (size_t i = 0; i < p->nfiles; i++) {
+    out[i] = (int32_t)i;
+    imported[i] = p->files[i].ok && p->files[i].model.is_package;
+  }
   for (size_t i = 0; i < p->nfiles; i++) {
     const tl_file *f = &p->files[i];
     if (!f->ok) continue;
@@ -79,26 +82,13 @@ void tl_callgraph_programs(const tl_callgraph *p, int32_t *out) {
       if (!im->slots[s].key) continue;
       int32_t fi = tl_import_module(p, (const char *)im->slots[s].value);
       if (fi < 0 || (size_t)fi == i) continue;
+      imported[fi] = true;
       int32_t a = tl_program_root(out, (int32_t)i), b = tl_program_root(out, fi);
       if (a < b) out[b] = a;
       else out[a] = b;
     }
   }
   for (size_t i = 0; i < p->nfiles; i++) out[i] = tl_program_root(out, (int32_t)i);
-}
-
-void tl_callgraph_imported(const tl_callgraph *p, bool *out) {
-  for (size_t i = 0; i < p->nfiles; i++) out[i] = p->files[i].ok && p->files[i].model.is_package;
-  for (size_t i = 0; i < p->nfiles; i++) {
-    const tl_file *f = &p->files[i];
-    if (!f->ok) continue;
-    const tl_map *im = &f->model.imports;
-    for (size_t s = 0; s < im->cap; s++) {
-      if (!im->slots[s].key) continue;
-      int32_t fi = tl_import_module(p, (const char *)im->slots[s].value);
-      if (fi >= 0 && (size_t)fi != i) out[fi] = true;
-    }
-  }
 }
 
 /* Looks a qualified name up in the project: "pkg.model.Net.forward" -> (file, entity). A name that

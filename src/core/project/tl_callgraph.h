@@ -43,11 +43,10 @@ void tl_summaries_resolve(tl_project *pj, const tl_callgraph *cg);
 /* Frees the graph; every file keeps its calls' targets for the next run. */
 /* The programs of the project: out[i] is, for file i, the smallest index of the files connected
  * to it by imports that resolve to project modules, in either direction (a file that imports
- * nothing of the project and that nothing imports is a program of its own). */
-void tl_callgraph_programs(const tl_callgraph *cg, int32_t *out);
-/* out[i]: file i is a package's __init__.py, or another project file imports it (a module, not a
- * script run on its own). */
-void tl_callgraph_imported(const tl_callgraph *cg, bool *out);
+ * nothing of the project and that nothing imports is a program of its own). imported[i]: file i
+ * is a package's __init__.py, or another project file imports it (a module, not a script run on
+ * its own). */
+void tl_callgraph_programs(const tl_callgraph *cg, int32_t *out, bool *imported);
 /* The method `name` of class cls or of its project bases. */
 bool tl_callgraph_method(tl_callgraph *cg, tl_ref cls, const char *name, tl_ref *out);
 /* Module classes that only code which trains nothing builds (tl_usage.c): out[i][k], for class k of

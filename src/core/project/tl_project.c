@@ -442,11 +442,28 @@ static void tl_project__flag_index_free(tl_flag_index *x) {
   tl_map_free(&x->passed);
 }
 
+/* Is v[0, vl) a number literal equal to zero (0, 0.0, .0, 0.)? */
+static bool tl_project__zero(const char *v, size_t vl) {
+  bool digit = false;
+  for (size_t i = 0; i < vl; i++) {
+    if (v[i] == '0') digit = true;
+    else if (v[i] != '.' && v[i] != '_') return false;
+  }
+  return digit;
+}
+
 static bool tl_project__off(const tl_project *pj, size_t fi, const tl_flag_guard *g, const tl_flag_index *x) {
   const tl_file_model *m = &pj->files[fi].model;
   const char *d = g->flag, *dot = strrchr(d, '.');
+  if (tl_project__listed(m, d, true)) return false; /* set on somewhere: `count += 1`, `flag = True` */
   if (!dot) {
     const tl_func *f = g->func > 0 ? &m->funcs.v[g->func] : NULL;
+    /* a local of that name (`total = compute()`) is not the module's flag */
+    if (f && tl_model_binding(m, d, g->func, g->start)) {
+      bool param = false;
+      for (uint16_t i = 0; i < f->nparams && !param; i++) param = !strcmp(m->params.v[f->param_first + i], d);
+      if (!param) return false;
+    }
     for (uint16_t i = 0; f && i < f->nparams; i++) {
       if (strcmp(m->params.v[f->param_first + i], d)) continue;
       return m->param_off.v[f->param_first + i]; /* (whether a call passes it: tl_project__optin) */
@@ -465,7 +482,7 @@ static bool tl_project__off(const tl_project *pj, size_t fi, const tl_flag_guard
       if (a->vsym == 0) return false; /* a loop target, an unpacking: not an off value */
       const char *v = pj->files[fi].text + a->vstart;
       size_t vl = a->vend - a->vstart;
-      bool off = (vl == 5 && !memcmp(v, "False", 5)) || (vl == 4 && !memcmp(v, "None", 4)) || (vl == 1 && v[0] == '0');
+      bool off = (vl == 5 && !memcmp(v, "False", 5)) || (vl == 4 && !memcmp(v, "None", 4)) || tl_project__zero(v, vl);
       if (!off) { /* a parameter of its method that defaults to off */
         const tl_func *f = a->func > 0 ? &m->funcs.v[a->func] : NULL;
         for (uint16_t p = 0; f && p < f->nparams && !off; p++)
@@ -694,6 +711,7 @@ static void tl_project__step_functions(tl_project *pj, const tl_callgraph *p, bo
  * on an object built where nothing trains or on request: it passes no hotness on; the model's
  * forward is a root of its own, at the frequency of an evaluation (tl_project_analyze). */
 static bool tl_project__untrained_method(const tl_project *pj, tl_ref **untrained, tl_ref fn) {
+  if (fn.idx < 0) return false;
   int32_t cls = pj->files[fn.file].model.funcs.v[fn.idx].cls;
   return cls >= 0 && untrained[fn.file][cls].file >= 0;
 }
@@ -710,8 +728,10 @@ static size_t tl_project__spread(tl_project *pj, const tl_callgraph *p, tl_queue
       if (cl->func != it.func || tl_project__guarded(pj, (size_t)it.file, cl->byte, fu->start)) continue;
       tl_ref ts[TL_MAX_TARGETS];
       size_t nt = tl_callgraph_targets(p, it.file, c, ts, TL_MAX_TARGETS);
+      /* a model nothing trains passes its own frequency on to its own methods and parts */
+      bool inside = tl_project__untrained_method(pj, untrained, (tl_ref){it.file, it.func});
       for (size_t k = 0; k < nt; k++) {
-        if (tl_project__untrained_method(pj, untrained, ts[k])) continue;
+        if (!inside && tl_project__untrained_method(pj, untrained, ts[k])) continue;
         tl_hot_reason r = {it.file, it.func, cl->line, cl->col, 1, NULL, false};
         tl_mark(pj, q, ts[k], it.kind, r);
       }
@@ -756,7 +776,8 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
   tl_callgraph p;
   tl_callgraph_build(&p, files, nfiles, &pj->targets_kept);
   pj->program = tl_calloc(nf ? nf : 1, sizeof *pj->program);
-  tl_callgraph_programs(&p, pj->program);
+  pj->imported = tl_calloc(nf ? nf : 1, sizeof *pj->imported);
+  tl_callgraph_programs(&p, pj->program, pj->imported);
   tl_project__optin(pj, &p);
   tl_ref **untrained = tl_calloc(nf ? nf : 1, sizeof *untrained);
   tl_usage_untrained(pj, &p, untrained);
@@ -1095,5 +1116,6 @@ void tl_project_free(tl_project *pj) {
   free(pj->param_elems);
   tl_vec_free(&pj->pmatch);
   free(pj->program);
+  free(pj->imported);
   memset(pj, 0, sizeof *pj);
 }

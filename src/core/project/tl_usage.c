@@ -43,6 +43,8 @@ static bool tl_usage__constructs(const tl_callgraph *cg, int32_t fi, const tl_ca
   return ok;
 }
 
+typedef TL_VEC(tl_ref) tl_usage__refs;
+
 /* The functions of the project numbered from 0: file i's function f is base[i] + f. */
 typedef struct {
   size_t *base, n;
@@ -78,8 +80,7 @@ static void tl_usage__reach(const uint32_t *edges, size_t nedges, size_t n, bool
 static void tl_usage__may_train(const tl_project *pj, tl_callgraph *cg, tl_ref **ctor, const tl_usage__index *x,
                                 bool *t) {
   size_t nf = pj->nfiles, n = x->n;
-  bool *imported = tl_calloc(nf ? nf : 1, sizeof *imported);
-  tl_callgraph_imported(cg, imported);
+  const bool *imported = pj->imported;
   bool *trains = tl_calloc(n + 1, 1), *called = tl_calloc(n + 1, 1), *out = tl_calloc(n + 1, 1);
   TL_VEC(uint32_t) up = {0}, down = {0}; /* callee -> caller (every call); caller -> callee (not opt-in) */
   for (size_t i = 0; i < nf; i++) {
@@ -96,7 +97,7 @@ static void tl_usage__may_train(const tl_project *pj, tl_callgraph *cg, tl_ref *
       bool optin = pj->call_optin && pj->call_optin[i][c];
       for (size_t k = 0; k < nt; k++) {
         uint32_t to = (uint32_t)(x->base[ts[k].file] + (size_t)ts[k].idx);
-        called[to] = true;
+        if (!out[from]) called[to] = true; /* a test calling a factory says nothing of training */
         tl_vec_push(&up, to);
         tl_vec_push(&up, from);
         if (optin) continue;
@@ -120,7 +121,6 @@ static void tl_usage__may_train(const tl_project *pj, tl_callgraph *cg, tl_ref *
   free(trains);
   free(called);
   free(out);
-  free(imported);
   tl_vec_free(&up);
   tl_vec_free(&down);
 }
@@ -168,8 +168,8 @@ static void tl_usage__mentions(const char *s, size_t len, tl_map *mentions) {
       depth++;
     } else if (ch == ')' || ch == ']' || ch == '}') {
       depth -= depth > 0;
-    } else if (ch == '\n') {
-      if (depth == 0 && (at == 0 || s[at - 1] != '\\')) stmt = at + 1;
+    } else if (ch == '\n' || ch == ';') {
+      if (depth == 0 && (ch == ';' || at == 0 || s[at - 1] != '\\')) stmt = at + 1;
     }
     if (!tl_usage__ident(ch) || (at > 0 && tl_usage__ident(s[at - 1]))) {
       at++;
@@ -193,33 +193,23 @@ static void tl_usage__mentions(const char *s, size_t len, tl_map *mentions) {
         /* in a string, only a name a registry may look up: the whole string ("Net") or the end of a
          * dotted path ("models.Net"); prose that names the class ("... because Net can only ...")
          * builds nothing */
-        if (quote && !((s[at - 1] == quote || s[at - 1] == '.') && at + n < len && s[at + n] == quote)) skip = true;
-        if (!skip && !tl_usage__accounting_stmt(s, stmt, len)) tl_map_set(mentions, name, call ? v + 1 : -1);
+        if (quote &&
+            !((s[at - 1] == quote || s[at - 1] == '.' || s[at - 1] == ':') && at + n < len && s[at + n] == quote))
+          skip = true;
+        /* `from .net import Net as M`: the class goes on under a name the scan does not follow */
+        bool alias = !quote && e + 3 <= len && !strncmp(s + e, "as", 2) && !tl_usage__ident(s[e + 2]);
+        if (alias) tl_map_set(mentions, name, -1);
+        else if (!skip && !tl_usage__accounting_stmt(s, stmt, len)) tl_map_set(mentions, name, call ? v + 1 : -1);
       }
     }
     at += n;
   }
 }
 
-/* Is class k of file fi decorated (`@MODELS.register_module()`, `@register`)? A registry may build
- * it by name. */
-static bool tl_usage__decorated(const tl_file *f, const tl_class *k) {
-  const char *s = f->text;
-  if (!s || k->line < 2) return false;
-  size_t at = 0;
-  for (uint32_t line = 1; line < k->line && at < f->len; at++)
-    if (s[at] == '\n') line++;
-  /* the lines before the class statement, back to one that is not blank or a comment */
-  while (at > 0) {
-    size_t end = at - 1, start = end;
-    while (start > 0 && s[start - 1] != '\n') start--;
-    size_t p = start;
-    while (p < end && (s[p] == ' ' || s[p] == '\t')) p++;
-    if (p < end && s[p] == '@') return true;
-    if (p < end && s[p] != '#') return false;
-    at = start;
-  }
-  return false;
+/* Does construction a (file, call) come before b: by path, then by place in the file? */
+static bool tl_usage__before(const tl_project *pj, tl_ref a, tl_ref b) {
+  int d = strcmp(pj->files[a.file].path, pj->files[b.file].path);
+  return d ? d < 0 : a.idx < b.idx;
 }
 
 void tl_usage_untrained(const tl_project *pj, tl_callgraph *cg, tl_ref **out) {
@@ -262,20 +252,24 @@ void tl_usage_untrained(const tl_project *pj, tl_callgraph *cg, tl_ref **out) {
     for (size_t c = 0; c < m->calls.n; c++) {
       tl_ref k = ctor[i][c];
       if (k.file < 0) continue;
-      tl_ref *s = &site[k.file][k.idx];
-      if (t[x.base[i] + (size_t)m->calls.v[c].func] && !(pj->call_optin && pj->call_optin[i][c])) s->file = -2;
-      else if (s->file == -1) *s = (tl_ref){(int32_t)i, (int32_t)c};
       const char *name = pj->files[k.file].model.classes.v[k.idx].name;
       intptr_t v = 0;
       tl_map_get(&built, name, &v);
       tl_map_set(&built, name, v + 1);
+      /* a test builds every model it tests: its constructions tell nothing of how the model is used
+       * (a registry or a configuration file may build it for training) */
+      if (tl_project_test_file(pj, i)) continue;
+      tl_ref *s = &site[k.file][k.idx];
+      if (t[x.base[i] + (size_t)m->calls.v[c].func] && !(pj->call_optin && pj->call_optin[i][c])) s->file = -2;
+      else if (s->file == -1 || (s->file >= 0 && tl_usage__before(pj, (tl_ref){(int32_t)i, (int32_t)c}, *s)))
+        *s = (tl_ref){(int32_t)i, (int32_t)c}; /* the first by path: the same for any order of files */
     }
   }
   /* a class not built, decorated, or of an unknown kind, keeps its subclasses' classes trained */
   for (size_t i = 0; i < nf; i++) {
     const tl_file_model *m = &pj->files[i].model;
     for (size_t k = 0; k < m->classes.n; k++)
-      if (site[i][k].file == -1 || tl_usage__decorated(&pj->files[i], &m->classes.v[k])) site[i][k].file = -2;
+      if (site[i][k].file == -1 || m->classes.v[k].decorated) site[i][k].file = -2;
   }
   /* every mention of a name that is neither a construction, an import, a base nor a definition
    * (`register(Net)`, `{"net": Net}`, `isinstance(x, Net)`, "Net" in a string) may build it */
@@ -298,26 +292,25 @@ void tl_usage_untrained(const tl_project *pj, tl_callgraph *cg, tl_ref **out) {
     }
   }
   /* a class trained makes its project bases trained (they run as part of it) */
-  for (size_t i = 0; i < nf; i++) {
-    const tl_file_model *m = &pj->files[i].model;
-    for (size_t k = 0; k < m->classes.n; k++) {
+  tl_usage__refs stack = {0};
+  for (size_t i = 0; i < nf; i++)
+    for (size_t k = 0; k < pj->files[i].model.classes.n; k++) {
       if (site[i][k].file != -2) continue;
-      tl_ref stack[32];
-      size_t sp = 0;
-      stack[sp++] = (tl_ref){(int32_t)i, (int32_t)k};
-      while (sp) {
-        tl_ref c = stack[--sp];
+      tl_ref top = {(int32_t)i, (int32_t)k};
+      tl_vec_push(&stack, top);
+      while (stack.n) {
+        tl_ref c = stack.v[--stack.n];
         const tl_class *cl = &pj->files[c.file].model.classes.v[c.idx];
         for (size_t b = 0; b < cl->bases.n; b++) {
           tl_ref base;
           if (!tl_callgraph_class_ref(cg, c.file, cl->bases.v[b], &base) || site[base.file][base.idx].file == -2)
             continue;
           site[base.file][base.idx].file = -2;
-          if (sp < 32) stack[sp++] = base;
+          tl_vec_push(&stack, base);
         }
       }
     }
-  }
+  tl_vec_free(&stack);
   for (size_t i = 0; i < nf; i++) {
     const tl_file_model *m = &pj->files[i].model;
     for (size_t k = 0; k < m->classes.n; k++)
