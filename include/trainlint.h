@@ -94,6 +94,9 @@ tl_fix_safety tl_rule_fix_safety(const tl_rule *r);
 bool tl_rule_enabled(const tl_rule *r);
 bool tl_rule_default_enabled(const tl_rule *r);
 unsigned tl_rule_hot(const tl_rule *r); /* TL_HOT_* mask; 0: applies anywhere */
+/* The check of the engine's own that makes the rule's findings instead of a query (front matter
+ * `check:`; "unused-suppressions": TL001), or NULL for a rule of a query. A static string. */
+const char *tl_rule_check(const tl_rule *r);
 /* "error", "warning" or "info": a static string. */
 const char *tl_severity_name(tl_severity s);
 

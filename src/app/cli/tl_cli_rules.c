@@ -57,6 +57,10 @@ int tl_cli_explain(tl_cli *c) {
            : tl_rule_fix_safety(r) == TL_FIXSAFE_UNSAFE ? "unsafe"
                                                         : "none",
            tl_rule_default_enabled(r) ? "on by default" : "off by default (enable with --select)", tl_rule_doc(r));
+    if (tl_rule_check(r)) { /* the engine's own check: about suppressions, not training code */
+      tl_ruleset_delete(rs);
+      return 0;
+    }
     printf("\n## Measured cost\n");
     bool any = false;
     for (const tl_cost *k = tl_costs; k->code; k++)

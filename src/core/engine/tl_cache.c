@@ -157,7 +157,7 @@ static bool x__run_key(const tl_analysis *a, uint64_t key[2]) {
     for (size_t t = 0; t < sizeof texts / sizeof *texts; t++) x__key_str(&k, texts[t]);
     x__key_u64(&k, (uint64_t)r->severity | (uint64_t)r->fix_safety << 8 | (uint64_t)r->hot << 16 |
                        (uint64_t)r->default_on << 40 | (uint64_t)r->enabled << 41 | (uint64_t)r->project_scope << 42 |
-                       (uint64_t)r->needs_accel << 43);
+                       (uint64_t)r->needs_accel << 43 | (uint64_t)r->check << 44);
     for (size_t j = 0; j < r->fix.n; j++) {
       x__key_u64(&k, r->fix.v[j].kind);
       x__key_str(&k, r->fix.v[j].capture);

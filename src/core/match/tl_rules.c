@@ -274,6 +274,13 @@ static tl_rule *tl_rules__rule_parse(const char *path, const char *text, size_t 
         tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, vcol, "needs must be accelerator or none");
         ok = false;
       }
+    } else if (!strcmp(key, "check")) {
+      if (!strcmp(val, "query")) r->check = TL_CHECK_QUERY;
+      else if (!strcmp(val, "unused-suppressions")) r->check = TL_CHECK_UNUSED_SUPPRESSIONS;
+      else {
+        tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, vcol, "check must be query or unused-suppressions");
+        ok = false;
+      }
     } else if (!strcmp(key, "supersedes")) {
       char *save = NULL;
       for (char *t = strtok_r(val, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
@@ -340,8 +347,16 @@ static tl_rule *tl_rules__rule_parse(const char *path, const char *text, size_t 
     tl_diags_add(diags, TL_DIAG_ERROR, path, block_line, 1, "fenced block is not closed");
     ok = false;
   }
-  if (!have_query) {
+  if (!have_query && r->check == TL_CHECK_QUERY) {
     tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, 1, "no ```query block");
+    ok = false;
+  } else if (have_query && r->check != TL_CHECK_QUERY) {
+    tl_diags_add(diags, TL_DIAG_ERROR, path, r->query_line - 1, 1,
+                 "a rule with a `check` of the engine has no ```query block");
+    ok = false;
+  }
+  if (r->check != TL_CHECK_QUERY && r->fix.n) {
+    tl_diags_add(diags, TL_DIAG_ERROR, path, lineno, 1, "a rule with a `check` of the engine has no ```fix block");
     ok = false;
   }
   if (r->fix.n && r->fix_safety == TL_FIXSAFE_NONE) r->fix_safety = TL_FIXSAFE_UNSAFE;
@@ -869,7 +884,8 @@ static void tl_rules__qsrc_free(tl_rules__qsrc *s) {
 static bool tl_rules__qsrc_build(tl_ruleset *rs, bool dedupe, tl_rules__qsrc *out) {
   tl_buf names = {0};
   for (size_t i = 0; i < rs->rules.n; i++)
-    if (rs->rules.v[i]->enabled) tl_rules__query_bound_names(rs->rules.v[i]->query_src, &names);
+    if (rs->rules.v[i]->enabled && rs->rules.v[i]->check == TL_CHECK_QUERY)
+      tl_rules__query_bound_names(rs->rules.v[i]->query_src, &names);
   tl_rules__query_decl(&out->src, &names);
   out->decl_end = (uint32_t)out->src.len;
   tl_buf_free(&names);
@@ -878,7 +894,7 @@ static bool tl_rules__qsrc_build(tl_ruleset *rs, bool dedupe, tl_rules__qsrc *ou
   bool ok = true;
   for (size_t i = 0; i < rs->rules.n && ok; i++) {
     tl_rule *r = rs->rules.v[i];
-    if (!r->enabled) continue;
+    if (!r->enabled || r->check != TL_CHECK_QUERY) continue; /* the engine's checks have no query */
     tl_vec_push(&out->owners, (uint32_t)i);
     tl_vec_push(&out->starts, (uint32_t)out->src.len);
     tl_rules__spans spans = {0};
@@ -1172,6 +1188,9 @@ tl_fix_safety tl_rule_fix_safety(const tl_rule *r) { return r->fix_safety; }
 bool tl_rule_enabled(const tl_rule *r) { return r->enabled; }
 bool tl_rule_default_enabled(const tl_rule *r) { return r->default_on; }
 unsigned tl_rule_hot(const tl_rule *r) { return r->hot; }
+const char *tl_rule_check(const tl_rule *r) {
+  return r->check == TL_CHECK_UNUSED_SUPPRESSIONS ? "unused-suppressions" : NULL;
+}
 const char *tl_severity_name(tl_severity s) {
   return s == TL_SEVERITY_ERROR ? "error" : s == TL_SEVERITY_WARNING ? "warning" : "info";
 }

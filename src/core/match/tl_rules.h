@@ -16,6 +16,10 @@
 
 /* ---- rules (tl_rules.c) ---- */
 
+/* What finds a rule's matches: its query, or a check of the engine's own (front matter `check:`;
+ * such a rule has no query block). */
+typedef enum { TL_CHECK_QUERY, TL_CHECK_UNUSED_SUPPRESSIONS } tl_check_kind;
+
 typedef enum { TL_FIXOP_REPLACE, TL_FIXOP_DELETE, TL_FIXOP_INSERT_BEFORE, TL_FIXOP_INSERT_AFTER } tl_fixop_kind;
 
 typedef struct {
@@ -33,6 +37,8 @@ struct tl_rule {
   bool project_scope; /* scope: project: at most one finding per program of the project (the first in path
                        * order; tl_project.program) */
   bool needs_accel;   /* `needs: accelerator`: silent in a project that never uses one */
+  /* TL_CHECK_QUERY, or the engine's check that makes its findings (tl_findings.c) */
+  tl_check_kind check;
   char *message, *fix_title, *help, *doc, *query_src;
   uint32_t query_line; /* 1-based line in the rule file where the query text starts */
   TL_VEC(tl_fixop) fix;
