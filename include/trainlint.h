@@ -152,13 +152,6 @@ typedef struct {
   uint32_t cell, end_cell;
 } tl_finding;
 
-/* A suppression comment that suppressed nothing (for --report-unused-suppressions). */
-typedef struct {
-  const char *path;
-  uint32_t line, col;
-  const char *code; /* the unused code, or NULL for a bare `# noqa` */
-} tl_unused_suppression;
-
 /* Creates an analysis that uses `rules` (compiled; borrowed: it must outlive the analysis) and
  * `opts` (copied; NULL: the defaults). Delete it with tl_analysis_delete. */
 tl_analysis *tl_analysis_new(const tl_ruleset *rules, const tl_options *opts);
@@ -208,11 +201,8 @@ const char *tl_analysis_file_text(const tl_analysis *self, size_t i, size_t *len
 /* File i's notebook (tl_notebook.h: its JSON as read, its cells, tl_notebook_apply to write fixes
  * back), or NULL when it is no notebook. Valid as long as the file's text. */
 const struct tl_notebook *tl_analysis_file_notebook(const tl_analysis *self, size_t i);
-/* Findings removed by suppression comments during the run. */
+/* Findings removed by suppression comments during the run. (Suppressions that suppress nothing
+ * are findings of the rule whose check is "unused-suppressions", TL001, when it is enabled.) */
 size_t tl_analysis_suppressed_count(const tl_analysis *self);
-/* Suppressions that suppressed nothing, for codes of enabled rules: a malloc'd array of *n (the
- * caller frees it with free()) whose strings belong to the analysis, valid as long as the
- * findings. */
-tl_unused_suppression *tl_analysis_unused_suppressions(const tl_analysis *self, size_t *n);
 
 #endif

@@ -40,7 +40,7 @@ static const struct {
     {"--quiet", "-q", TL_MAIN__FLAG, offsetof(tl_cli, quiet), "--quiet",
      "no summary line, no warnings about inputs (errors still)"},
     {"--report-unused-suppressions", NULL, TL_MAIN__FLAG, offsetof(tl_cli, unused_supp), "--report-unused-suppressions",
-     "also report `# noqa` comments that suppress nothing"},
+     "also report `# noqa` comments that suppress nothing\n(TL001; the same as --extend-select TL001)"},
     {"--add-noqa", NULL, TL_MAIN__FLAG, offsetof(tl_cli, add_noqa), "--add-noqa",
      "add `# noqa: CODE` comments for the current findings"},
     {"--baseline", NULL, TL_MAIN__TEXT, offsetof(tl_cli, baseline), "--baseline FILE",

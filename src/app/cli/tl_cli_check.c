@@ -135,8 +135,8 @@ static bool tl_cli_check__files(tl_cli_check__state *st, tl_strvec *files, tl_co
   bool ok = st->cfg.failed || tl_walk((const char *const *)c->paths.v, c->paths.n, (const char *const *)excludes.v,
                                       excludes.n, files, &st->d);
   /* only files given (no directory): their projects are the context (not for the modes that
-   * write what they find: --add-noqa, --write-baseline, --report-unused-suppressions) */
-  bool only_files = ok && files->n && !c->add_noqa && !c->write_baseline && !c->unused_supp;
+   * write what they find: --add-noqa, --write-baseline) */
+  bool only_files = ok && files->n && !c->add_noqa && !c->write_baseline;
   for (size_t i = 0; i < c->paths.n && only_files; i++) {
     struct stat sb;
     only_files = stat(c->paths.v[i], &sb) == 0 && S_ISREG(sb.st_mode);
@@ -434,19 +434,6 @@ static int tl_cli_check__fix(tl_cli_check__state *st, tl_analysis *a, FILE *out,
   return rc;
 }
 
-/* --report-unused-suppressions: one line each. Returns their number. */
-static size_t tl_cli_check__unused(FILE *out, const tl_analysis *a) {
-  size_t nu;
-  tl_unused_suppression *u = tl_analysis_unused_suppressions(a, &nu);
-  for (size_t i = 0; i < nu; i++) {
-    if (u[i].code)
-      fprintf(out, "%s:%u:%u: unused suppression: no %s finding here\n", u[i].path, u[i].line, u[i].col, u[i].code);
-    else fprintf(out, "%s:%u:%u: unused suppression: no finding here\n", u[i].path, u[i].line, u[i].col);
-  }
-  free(u);
-  return nu;
-}
-
 /* --write-baseline: records the findings. Returns the exit status. */
 static int tl_cli_check__write_baseline(const tl_cli *c, const tl_analysis *a, bool input_errors) {
   size_t n = tl_analysis_finding_count(a);
@@ -502,7 +489,6 @@ static int tl_cli_check__run(tl_cli_check__state *st, const tl_ruleset *rs, cons
     }
   }
   if (st->errors) input_errors = true;
-  if (c->unused_supp && tl_cli_check__unused(out, a) && rc == 0) rc = 1;
   if (out != stdout) fclose(out);
   if (c->exit_zero && rc == 1) rc = 0;
   if (input_errors) rc = 2;
@@ -513,6 +499,8 @@ static int tl_cli_check__run(tl_cli_check__state *st, const tl_ruleset *rs, cons
 
 int tl_cli_check(tl_cli *c) {
   if (!c->paths.n) tl_vec_push(&c->paths, tl_strdup("."));
+  /* the unused suppressions are TL001's findings (ruff's RUF100), opt-in: the flag selects it */
+  if (c->unused_supp) tl_vec_push(&c->extend_select, tl_strdup("TL001"));
   if (c->show_settings) return tl_cli_config(c); /* ruff's spelling of `trainlint config PATH` */
   if ((c->diff + c->fix + c->add_noqa) > 1) {
     fprintf(stderr, "trainlint: --diff, --fix and --add-noqa exclude each other\n");

@@ -222,34 +222,6 @@ void tl_analysis_run(tl_analysis *a) {
 size_t tl_analysis_finding_count(const tl_analysis *a) { return a->findings.n; }
 size_t tl_analysis_suppressed_count(const tl_analysis *a) { return a->suppressed; }
 
-tl_unused_suppression *tl_analysis_unused_suppressions(const tl_analysis *a, size_t *n) {
-  TL_VEC(tl_unused_suppression) out = {0};
-  const tl_ruleset *rs = a->rules;
-  for (size_t fi = 0; fi < a->files.n; fi++) {
-    const tl_file *f = &a->files.v[fi];
-    for (size_t i = 0; i < f->model.suppressions.n; i++) {
-      const tl_suppression *sp = &f->model.suppressions.v[i];
-      if (sp->all) {
-        if (!sp->used.v[0]) {
-          tl_unused_suppression u = {f->path, sp->line, sp->col, NULL};
-          tl_vec_push(&out, u);
-        }
-        continue;
-      }
-      for (size_t k = 0; k < sp->codes.n; k++) {
-        if (sp->used.v[k]) continue;
-        bool known = false; /* only codes of enabled rules: a disabled rule suppresses nothing by design */
-        for (size_t r = 0; r < rs->rules.n && !known; r++)
-          known = rs->rules.v[r]->enabled && !strncmp(rs->rules.v[r]->code, sp->codes.v[k], strlen(sp->codes.v[k]));
-        if (!known) continue;
-        tl_unused_suppression u = {f->path, sp->line, sp->col, sp->codes.v[k]};
-        tl_vec_push(&out, u);
-      }
-    }
-  }
-  *n = out.n;
-  return out.v;
-}
 const tl_finding *tl_analysis_finding(const tl_analysis *a, size_t i) {
   return i < a->findings.n ? &a->findings.v[i] : NULL;
 }

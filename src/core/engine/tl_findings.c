@@ -132,6 +132,102 @@ static void tl_findings__notebooks(tl_analysis *a) {
   }
 }
 
+/* Does suppression code `code` (a code or a prefix) name rule `r`? */
+static bool tl_findings__names(const char *code, const tl_rule *r) { return !strncmp(r->code, code, strlen(code)); }
+
+/* The findings of the rule whose check is "unused-suppressions" (TL001, like ruff's RUF100): one
+ * per suppression comment with codes that suppressed nothing, after every other finding has been
+ * matched against the suppressions. A bare comment counts; so does a code of an enabled rule; a
+ * code of no enabled rule (another linter's, a disabled rule's) is left alone. A comment that
+ * names the check's own code keeps it from its line (`ignore-file[...]`: from its file), and so
+ * does a bare `# trainlint: ignore-file`. The fix takes the unused codes out of the comment. */
+static void tl_findings__unused_suppressions(tl_analysis *a) {
+  const tl_ruleset *rs = a->rules;
+  const tl_rule *self = NULL;
+  for (size_t r = 0; r < rs->rules.n && !self; r++)
+    if (rs->rules.v[r]->check == TL_CHECK_UNUSED_SUPPRESSIONS && rs->rules.v[r]->enabled) self = rs->rules.v[r];
+  if (!self) return;
+  for (size_t fi = 0; fi < a->files.n; fi++) {
+    tl_file *f = &a->files.v[fi];
+    tl_suppressions *sps = &f->model.suppressions;
+    if (!f->text || !sps->n) continue;
+    bool file_exempt = false;
+    TL_VEC(uint32_t) exempt = {0}; /* lines whose comment names the check itself */
+    for (size_t i = 0; i < sps->n; i++) {
+      tl_suppression *sp = &sps->v[i];
+      if (sp->file_level && sp->all) file_exempt = true;
+      for (size_t k = 0; k < sp->codes.n; k++)
+        if (tl_findings__names(sp->codes.v[k], self)) {
+          sp->used.v[k] = true;
+          if (sp->file_level) file_exempt = true;
+          else tl_vec_push(&exempt, sp->line);
+        }
+    }
+    for (size_t i = 0; i < sps->n && !file_exempt; i++) {
+      const tl_suppression *sp = &sps->v[i];
+      bool skip = false;
+      for (size_t k = 0; k < exempt.n && !skip; k++) skip = exempt.v[k] == sp->line;
+      if (skip) continue;
+      size_t ncodes = sp->all ? 1 : sp->codes.n;
+      bool *unused = tl_calloc(ncodes + 1, sizeof *unused);
+      tl_buf names = {0};
+      size_t nunused = 0;
+      for (size_t k = 0; k < ncodes; k++) {
+        if (sp->used.v[k]) continue;
+        bool known = sp->all;
+        for (size_t r = 0; r < rs->rules.n && !known; r++)
+          known = rs->rules.v[r]->enabled && tl_findings__names(sp->codes.v[k], rs->rules.v[r]);
+        if (!known) continue;
+        unused[k] = true;
+        nunused++;
+      }
+      for (size_t k = 0, put = 0; k < ncodes && !sp->all; k++)
+        if (unused[k]) {
+          put++;
+          tl_buf_printf(&names, "%s%s", put == 1 ? "" : put == nunused ? " or " : ", ", sp->codes.v[k]);
+        }
+      if (!nunused) {
+        free(unused);
+        tl_buf_free(&names);
+        continue;
+      }
+      tl_finding fd = {0};
+      tl_edit ed = {0, 0, NULL};
+      uint32_t rs_, re_;
+      bool fixed = tl_suppress_unused_edit(f->text, f->len, sp, unused, &ed, &rs_, &re_);
+      if (!fixed) rs_ = sp->start, re_ = sp->end;
+      fd.rule = self;
+      fd.path = f->path;
+      fd.file = fi;
+      fd.start_byte = rs_;
+      fd.end_byte = re_;
+      fd.line = tl_lines_line(&f->lines, rs_);
+      fd.col = tl_lines_col(&f->lines, f->text, rs_);
+      fd.end_line = tl_lines_line(&f->lines, re_);
+      fd.end_col = tl_lines_col(&f->lines, f->text, re_);
+      fd.severity = self->severity;
+      char *what = tl_buf_take(&names);
+      fd.message = tl_printf("unused suppression: no %s%sfinding %s", what, *what ? " " : "",
+                             sp->file_level ? "in this file" : "here");
+      free(what);
+      if (fixed && self->fix_safety != TL_FIXSAFE_NONE) {
+        fd.fix = tl_calloc(1, sizeof *fd.fix);
+        fd.fix[0] = ed;
+        fd.nfix = 1;
+        fd.fix_safety = self->fix_safety;
+      } else if (fixed) {
+        free(ed.text);
+      }
+      fd.scope = f->model.module;
+      fd.stmt_first_line = fd.stmt_last_line = fd.line;
+      tl_fingerprint(&fd, f);
+      tl_vec_push(&a->findings, fd);
+      free(unused);
+    }
+    tl_vec_free(&exempt);
+  }
+}
+
 void tl_findings_make(tl_analysis *a) {
   const tl_ruleset *rs = a->rules;
   pcre2_match_data *md = pcre2_match_data_create(16, NULL);
@@ -230,6 +326,7 @@ void tl_findings_make(tl_analysis *a) {
   free(picks);
   free(pick_cand);
   pcre2_match_data_free(md);
+  tl_findings__unused_suppressions(a);
   tl_findings__notebooks(a);
   if (a->findings.n) qsort(a->findings.v, a->findings.n, sizeof *a->findings.v, tl_finding_cmp);
 }

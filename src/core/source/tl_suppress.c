@@ -148,3 +148,99 @@ bool tl_suppress_add(const char *text, size_t len, const tl_lines *lines, uint32
   edit->text = tl_printf("  # noqa: %s", codes);
   return true;
 }
+
+/* The code list of a directive at [p, end) (up to `stop`): [*first, *last) from its first code's
+ * start to its last code's end; both p when it lists none. Reads as tl_suppress__read_codes. */
+static void tl_suppress__code_span(const char *p, const char *end, char stop, const char **first, const char **last) {
+  *first = *last = p;
+  bool any = false;
+  while (p < end && *p != stop) {
+    while (p < end && (*p == ' ' || *p == ',' || *p == '\t')) p++;
+    const char *c = p;
+    while (p < end && (isupper((unsigned char)*p) || isdigit((unsigned char)*p))) p++;
+    if (p == c) break;
+    if (!any) *first = c;
+    any = true;
+    *last = p;
+  }
+}
+
+bool tl_suppress_unused_edit(const char *text, size_t len, const tl_suppression *sp, const bool *unused, tl_edit *edit,
+                             uint32_t *range_start, uint32_t *range_end) {
+  size_t ncodes = sp->all ? 1 : sp->codes.n, nunused = 0;
+  for (size_t k = 0; k < ncodes; k++) nunused += unused[k];
+  if (!nunused || sp->end > len || sp->start >= sp->end || text[sp->start] != '#') return false;
+  const char *cs = text + sp->start, *ce = text + sp->end;
+  while (ce > cs && (ce[-1] == '\r' || ce[-1] == ' ' || ce[-1] == '\t')) ce--;
+  /* the directive [word, de): as tl_suppress_parse found it; its codes [first, last) */
+  const char *word, *de, *first, *last, *p;
+  bool bracket = false;
+  if ((word = tl_ifind(cs, (size_t)(ce - cs), "trainlint:"))) {
+    p = word + 10;
+    while (p < ce && *p == ' ') p++;
+    if ((size_t)(ce - p) >= 11 && !strncmp(p, "ignore-file", 11)) p += 11;
+    else if ((size_t)(ce - p) >= 6 && !strncmp(p, "ignore", 6)) p += 6;
+    else return false;
+    de = p;
+    first = last = p;
+    if (p < ce && *p == '[') {
+      const char *close = memchr(p, ']', (size_t)(ce - p));
+      if (!close) return false;
+      tl_suppress__code_span(p + 1, close, ']', &first, &last);
+      if (first == p + 1 && last == p + 1) first = last = close;
+      de = close + 1;
+      bracket = true;
+    }
+  } else if ((word = tl_ifind(cs, (size_t)(ce - cs), "noqa"))) {
+    if (word > cs && isalnum((unsigned char)word[-1])) return false;
+    de = first = last = word + 4;
+    if (de < ce && *de == ':') {
+      tl_suppress__code_span(de + 1, ce, '#', &first, &last);
+      if (first == de + 1 && last == de + 1) first = last = de + 1;
+      de = last > de + 1 ? last : de + 1;
+    }
+  } else {
+    return false;
+  }
+  *range_start = (uint32_t)(word - text);
+  *range_end = (uint32_t)(de - text);
+  if (nunused < ncodes) { /* some codes stay: write the list again without the unused ones */
+    tl_buf b = {0};
+    if (!bracket) tl_buf_putc(&b, ' ');
+    bool sep = false;
+    for (size_t k = 0; k < ncodes; k++) {
+      if (unused[k]) continue;
+      if (sep) tl_buf_puts(&b, ", ");
+      tl_buf_puts(&b, sp->codes.v[k]);
+      sep = true;
+    }
+    edit->start = (uint32_t)((bracket ? first : word + 5) - text); /* noqa's codes follow `noqa:` */
+    edit->end = (uint32_t)(last - text);
+    edit->text = tl_buf_take(&b);
+    return true;
+  }
+  /* the whole directive goes; `hash` is its own `#` when only blanks stand between them */
+  const char *hash = word;
+  while (hash > cs && (hash[-1] == ' ' || hash[-1] == '\t')) hash--;
+  hash = hash > cs && hash[-1] == '#' ? hash - 1 : NULL;
+  const char *q = de;
+  while (q < ce && (*q == ' ' || *q == '\t')) q++;
+  const char *from, *to;
+  if (q < ce) { /* something follows: another comment (`# type: ignore`) or prose */
+    from = hash && *q == '#' ? hash : word;
+    to = q;
+  } else { /* the comment ends with it: the blanks before it go too */
+    from = hash ? hash : word;
+    while (from > text && (from[-1] == ' ' || from[-1] == '\t')) from--;
+    to = text + sp->end;
+    while (to > de && to[-1] == '\r') to--;
+    if (hash && (from == text || from[-1] == '\n' || from[-1] == '\r')) { /* a line of its own: the line goes */
+      while (to < text + len && *to != '\n') to++;
+      if (to < text + len) to++;
+    }
+  }
+  edit->start = (uint32_t)(from - text);
+  edit->end = (uint32_t)(to - text);
+  edit->text = tl_strdup("");
+  return true;
+}

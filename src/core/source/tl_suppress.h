@@ -31,4 +31,14 @@ void tl_suppress_free(tl_suppressions *s);
 bool tl_suppress_add(const char *text, size_t len, const tl_lines *lines, uint32_t line, const char *codes,
                      tl_edit *edit);
 
+/* The edit that takes the unused codes out of suppression `sp` of `text` (its comment at
+ * [sp->start, sp->end)): unused[k] for sp->codes.v[k], or unused[0] for a comment without codes.
+ * The codes that stay are written back as `# noqa: A, B` or `ignore[A, B]`; when none stays, the
+ * directive goes with the blanks around it, and so does the line when the comment was all it held.
+ * Other comments and prose on the line stay. *range_start and *range_end receive the directive's
+ * bytes (for the report). False, and *edit untouched, when no code is unused or the comment is
+ * not one tl_suppress_parse read there; else edit->text is malloc'd: the caller frees it. */
+bool tl_suppress_unused_edit(const char *text, size_t len, const tl_suppression *sp, const bool *unused, tl_edit *edit,
+                             uint32_t *range_start, uint32_t *range_end);
+
 #endif
