@@ -323,7 +323,9 @@ def newest_results_files(directory):
 
 
 def rule_severities(rules_dir):
-    """{code: (severity, on by default)} from the rules' front matter."""
+    """{code: (severity, on by default)} from the rules' front matter. A rule that names an engine
+    check instead of a query (`check:`, TL001's unused suppressions) is about trainlint's own
+    comments, not about a training step: it has no cost to measure and no row."""
     out = {}
     for name in sorted(os.listdir(rules_dir)):
         if not re.match(r"TL\d+-.*\.md$", name):
@@ -333,7 +335,7 @@ def rule_severities(rules_dir):
         code = re.search(r"^code: *(\S+)", head, re.M)
         sev = re.search(r"^severity: *(\S+)", head, re.M)
         off = re.search(r"^default: *off", head, re.M)
-        if code and sev:
+        if code and sev and not re.search(r"^check:", head, re.M):
             out[code.group(1)] = (sev.group(1), not off)
     return out
 
