@@ -1,12 +1,12 @@
 /* tl_usage.c - which Module classes only code that trains nothing builds (docs/hot-code.md,
  * "Models that nothing trains"). A class whose every construction, and every construction of its
- * project subclasses, is in code that runs no training (a test module, an evaluation package, an
- * inference script that no other file imports, or a function only such code calls) or in a branch
- * taken only on request (tl_project.c's opt-in blocks) runs its forward when an evaluation, an
- * inference or that request does, not in a training step. Where the analysis
- * cannot see every construction (a registry's decorator, the class named as a value, a string or
- * an annotation, a construction it does not resolve), the class is left as it was: a forward of a
- * Module is per-step code. */
+ * project subclasses, is in code that runs no training (an evaluation package, an inference script
+ * that no other file imports, or a function only such code calls) or in a branch taken only on
+ * request (tl_project.c's opt-in blocks) runs its forward when an evaluation, an inference or that
+ * request does, not in a training step. A test's constructions count for nothing: a test builds
+ * every model it tests. Where the analysis cannot see every construction (a registry's decorator,
+ * the class named as a value, a string or an annotation, a construction it does not resolve), the
+ * class is left as it was: a forward of a Module is per-step code. */
 #include <ctype.h>
 #include <string.h>
 
