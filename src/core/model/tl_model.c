@@ -166,13 +166,8 @@ static void tl_walk_guarded(tl_walk_ctx *c, TSNode block, bool guarded, int dept
 
 /* Is n a number literal equal to zero: 0, 0.0, 0., .0? */
 static bool tl_model__zero(TSNode n, const char *src) {
-  if (!tl_node_is(n, "integer") && !tl_node_is(n, "float")) return false;
-  bool digit = false;
-  for (uint32_t i = ts_node_start_byte(n); i < ts_node_end_byte(n); i++) {
-    if (src[i] == '0') digit = true;
-    else if (src[i] != '.' && src[i] != '_') return false;
-  }
-  return digit;
+  uint32_t st = ts_node_start_byte(n);
+  return (tl_node_is(n, "integer") || tl_node_is(n, "float")) && tl_zero_literal(src + st, ts_node_end_byte(n) - st);
 }
 
 /* Is n a literal that is off: False, None, 0, 0.0, "" ? */

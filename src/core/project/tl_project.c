@@ -442,16 +442,6 @@ static void tl_project__flag_index_free(tl_flag_index *x) {
   tl_map_free(&x->passed);
 }
 
-/* Is v[0, vl) a number literal equal to zero (0, 0.0, .0, 0.)? */
-static bool tl_project__zero(const char *v, size_t vl) {
-  bool digit = false;
-  for (size_t i = 0; i < vl; i++) {
-    if (v[i] == '0') digit = true;
-    else if (v[i] != '.' && v[i] != '_') return false;
-  }
-  return digit;
-}
-
 static bool tl_project__off(const tl_project *pj, size_t fi, const tl_flag_guard *g, const tl_flag_index *x) {
   const tl_file_model *m = &pj->files[fi].model;
   const char *d = g->flag, *dot = strrchr(d, '.');
@@ -482,7 +472,7 @@ static bool tl_project__off(const tl_project *pj, size_t fi, const tl_flag_guard
       if (a->vsym == 0) return false; /* a loop target, an unpacking: not an off value */
       const char *v = pj->files[fi].text + a->vstart;
       size_t vl = a->vend - a->vstart;
-      bool off = (vl == 5 && !memcmp(v, "False", 5)) || (vl == 4 && !memcmp(v, "None", 4)) || tl_project__zero(v, vl);
+      bool off = (vl == 5 && !memcmp(v, "False", 5)) || (vl == 4 && !memcmp(v, "None", 4)) || tl_zero_literal(v, vl);
       if (!off) { /* a parameter of its method that defaults to off */
         const tl_func *f = a->func > 0 ? &m->funcs.v[a->func] : NULL;
         for (uint16_t p = 0; f && p < f->nparams && !off; p++)

@@ -326,3 +326,12 @@ bool tl_name_has_word(const char *s, size_t n, const char *const *words) {
   }
   return false;
 }
+
+bool tl_zero_literal(const char *s, size_t n) {
+  bool digit = false;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] == '0') digit = true;
+    else if (s[i] != '.' && s[i] != '_') return false;
+  }
+  return digit;
+}

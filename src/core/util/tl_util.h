@@ -31,6 +31,8 @@ void tl_strerror(int err, char *dst, size_t cap);
 /* Is one of the words of the last component of a dotted name s[0, n) (split at `_`, in any case, a
  * plural as its singular: "num_text_encoders" has num, text, encoder) in `words` (lower case)? */
 bool tl_name_has_word(const char *s, size_t n, const char *const *words);
+/* Is s[0, n) the text of a number literal equal to zero: 0, 0.0, 0., .0, 0_0 (not 0x10, 0e0)? */
+bool tl_zero_literal(const char *s, size_t n);
 /* Is s[0, n) one of the words of `list` (NULL-terminated)? */
 bool tl_str_in(const char *s, size_t n, const char *const *list);
 
