@@ -175,82 +175,23 @@ static bool tl_flow__has_modulo(const tl_match_env *c, TSNode n, int depth) {
   return false;
 }
 
-/* The condition of an `if`/`elif` with a remainder test, between n and the loop starting at
- * `from`, that decides whether n runs; a null node when there is none. */
-static TSNode tl_flow__every_n_cond(const tl_match_env *c, TSNode n, uint32_t from) {
+/* Does an `if`/`elif` with a remainder test, between n and the loop starting at `from`, decide
+ * whether n runs? */
+static bool tl_flow__every_n(const tl_match_env *c, TSNode n, uint32_t from) {
   TSNode child = n;
   tl_up up;
   tl_up_init(&up, n);
   for (TSNode p = tl_up_next(&up); !ts_node_is_null(p) && !tl_is_scope(p) && ts_node_start_byte(p) >= from;
        child = p, p = tl_up_next(&up)) {
-    TSNode cond = ts_node_child_by_field_name(p, "condition", 9);
-    if ((tl_node_is(p, "if_statement") || tl_node_is(p, "elif_clause")) && !ts_node_eq(child, cond) &&
-        tl_flow__has_modulo(c, cond, 0))
-      return cond;
-    cond = ts_node_child_by_field_name(ts_node_parent(p), "condition", 9);
-    if (tl_node_is(p, "else_clause") && tl_flow__has_modulo(c, cond, 0)) return cond;
+    if ((tl_node_is(p, "if_statement") || tl_node_is(p, "elif_clause")) &&
+        !ts_node_eq(child, ts_node_child_by_field_name(p, "condition", 9)) &&
+        tl_flow__has_modulo(c, ts_node_child_by_field_name(p, "condition", 9), 0))
+      return true;
+    if (tl_node_is(p, "else_clause") &&
+        tl_flow__has_modulo(c, ts_node_child_by_field_name(ts_node_parent(p), "condition", 9), 0))
+      return true;
   }
-  return (TSNode){0};
-}
-
-static bool tl_flow__every_n(const tl_match_env *c, TSNode n, uint32_t from) {
-  return !ts_node_is_null(tl_flow__every_n_cond(c, n, from));
-}
-
-/* The call node of the model's call that starts at `byte`. */
-static TSNode tl_flow__call_at(TSNode root, uint32_t byte) {
-  TSNode call = ts_node_descendant_for_byte_range(root, byte, byte + 1);
-  tl_up up;
-  tl_up_init(&up, call);
-  while (!ts_node_is_null(call) && !tl_node_is(call, "call")) call = tl_up_next(&up);
-  return call;
-}
-
-/* The divisor of the remainder test in `cond` (`(step + 1) % args.accum_steps == 0`), or null. */
-static TSNode tl_flow__divisor(const tl_match_env *c, TSNode cond, int depth) {
-  if (depth > TL_PRED_MAX_DEPTH || ts_node_is_null(cond) || tl_node_is(cond, "call")) return (TSNode){0};
-  if (tl_freq_is_remainder(cond, c->src)) return tl_unparen(TL_CHILD(cond, right));
-  for (uint32_t i = 0; i < ts_node_named_child_count(cond); i++) {
-    TSNode d = tl_flow__divisor(c, ts_node_named_child(cond, i), depth + 1);
-    if (!ts_node_is_null(d)) return d;
-  }
-  return (TSNode){0};
-}
-
-/* Is `opt` (`args.gradient_accumulation_steps`) an argparse option of this file whose default is
- * 1 (`add_argument("--gradient_accumulation_steps", type=int, default=1)`), and never another? */
-static bool tl_flow__defaults_to_one(const tl_match_env *c, TSNode opt) {
-  if (!tl_node_is(opt, "attribute")) return false;
-  TSNode an = TL_CHILD(opt, attribute);
-  uint32_t as = ts_node_start_byte(an), al = ts_node_end_byte(an) - as;
-  TSNode root = ts_tree_root_node(opt.tree);
-  bool one = false;
-  for (size_t i = 0; i < c->m->calls.n; i++) {
-    const tl_call *cl = &c->m->calls.v[i];
-    if (!tl_dotted_last_is(cl->callee, "add_argument")) continue;
-    TSNode call = tl_flow__call_at(root, cl->byte);
-    TSNode args = ts_node_is_null(call) ? call : TL_CHILD(call, arguments);
-    TSNode name = ts_node_is_null(args) ? args : ts_node_named_child(args, 0);
-    if (!tl_node_is(name, "string")) continue;
-    uint32_t ns = ts_node_start_byte(name) + 1, nl = ts_node_end_byte(name) - ns - 1;
-    if (nl != al + 2 || strncmp(c->src + ns, "--", 2)) continue;
-    bool same = true; /* "--gradient-accumulation-steps" names args.gradient_accumulation_steps too */
-    for (uint32_t k = 0; k < al && same; k++) {
-      char a = c->src[ns + 2 + k], b = c->src[as + k];
-      same = a == b || (a == '-' && b == '_');
-    }
-    if (!same) continue;
-    if (!tl_node_text_eq(tl_kwarg_value(args, c->src, "default"), c->src, "1")) return false;
-    one = true;
-  }
-  return one;
-}
-
-/* With tl_flow__accumulation_step's optimizer step `step` (a call node) in the loop starting at
- * `from`: does its remainder test divide by an option that defaults to 1, so that by default every
- * iteration steps the optimizer and nothing accumulates? */
-static bool tl_flow__accumulation_opt_in(const tl_match_env *c, TSNode step, uint32_t from) {
-  return tl_flow__defaults_to_one(c, tl_flow__divisor(c, tl_flow__every_n_cond(c, step, from), 0));
+  return false;
 }
 
 static bool tl_flow__is_optimizer_step(const char *callee) {
@@ -286,8 +227,7 @@ static bool tl_flow__exclusive(TSNode a, TSNode b, uint32_t from) {
   return false;
 }
 
-static bool tl_flow__accumulation_step(const tl_match_env *c, TSNode n, bool *opt_in) {
-  *opt_in = true; /* every optimizer step's N defaults to 1 (tl_flow__accumulation_opt_in) */
+static bool tl_flow__accumulation_step(const tl_match_env *c, TSNode n) {
   int32_t l = tl_flow__own_loop(c, ts_node_start_byte(n));
   if (l < 0) return false;
   const tl_loop *lp = &c->m->loops.v[l];
@@ -298,11 +238,13 @@ static bool tl_flow__accumulation_step(const tl_match_env *c, TSNode n, bool *op
     const tl_call *cl = &c->m->calls.v[i];
     if (cl->func != c->func || cl->byte < lp->start || cl->byte >= lp->end || !tl_flow__is_optimizer_step(cl->callee))
       continue;
-    TSNode call = tl_flow__call_at(root, cl->byte);
+    TSNode call = ts_node_descendant_for_byte_range(root, cl->byte, cl->byte + 1);
+    tl_up up;
+    tl_up_init(&up, call);
+    while (!ts_node_is_null(call) && !tl_node_is(call, "call")) call = tl_up_next(&up);
     if (ts_node_is_null(call) || tl_flow__exclusive(n, call, lp->start)) continue; /* another mode's step */
     if (!tl_flow__every_n(c, call, lp->start)) return false; /* an optimizer step on every iteration */
     every_n = true;
-    *opt_in = *opt_in && tl_flow__accumulation_opt_in(c, call, lp->start);
   }
   return every_n;
 }
@@ -598,14 +540,10 @@ static tl_verdict tl_flow__step_accum(tl_match_env *e, const tl_pred *p, TSNode 
   return tl_verdict_of(r);
 }
 
-/* #accumulation-step? @call: runs every iteration of a loop whose optimizer step runs every N. When
- * N is an option that defaults to 1, nothing accumulates unless asked for: info. */
+/* #accumulation-step? @call: runs every iteration of a loop whose optimizer step runs every N */
 static tl_verdict tl_flow__accum_step(tl_match_env *e, const tl_pred *p, TSNode a) {
   (void)p;
-  bool opt_in;
-  bool r = tl_flow__accumulation_step(e, a, &opt_in);
-  if (r && opt_in) e->severity = TL_SEVERITY_INFO;
-  return tl_verdict_of(r);
+  return tl_verdict_of(tl_flow__accumulation_step(e, a));
 }
 
 /* #in-no-sync? @call: inside `with model.no_sync()` (or the function turns gradient sync off) */
