@@ -11,12 +11,14 @@
  *           the body's length (u64) and hash (8 bytes), the body
  *
  * The body is the file's phase 1 results as written by x__file. One function per structure both
- * writes and reads it (a tl_cache__codec says which), so that the two directions cannot drift
+ * writes and reads it (a tl_codec says which), so that the two directions cannot drift
  * apart. Plain structures are copied whole; their pointers are written after them as strings
  * (interned again into the model's string table when read, so that equal texts are again equal
  * pointers) and patched in when read. */
 #define _GNU_SOURCE /* dl_iterate_phdr */
 #include "tl_cache.h"
+
+#include "tl_codec.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -57,36 +59,6 @@ struct tl_cache {
   uint64_t end;                 /* its length so far */
   bool failed;                  /* a write failed: the new pack is dropped */
 };
-
-/* ---- hashing ---- */
-
-static uint64_t x__mix(uint64_t h) { /* the finaliser of MurmurHash3 */
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdULL;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ULL;
-  h ^= h >> 33;
-  return h;
-}
-
-/* A 64-bit hash of n bytes, eight at a time; two seeds give two independent hashes. Not for
- * adversaries: an entry is also checked against its path, its length and a second hash. */
-static uint64_t x__hash(const void *data, size_t n, uint64_t seed) {
-  const unsigned char *p = data;
-  uint64_t h = seed ^ (n * 0x9e3779b97f4a7c15ULL);
-  while (n >= 8) {
-    uint64_t w;
-    memcpy(&w, p, 8);
-    h = (h ^ (w * 0x87c37b91114253d5ULL)) * 0x4cf5ad432745937fULL;
-    h = (h << 31) | (h >> 33);
-    p += 8;
-    n -= 8;
-  }
-  uint64_t w = 0;
-  if (n) memcpy(&w, p, n);
-  h ^= w * 0x87c37b91114253d5ULL;
-  return x__mix(h);
-}
 
 typedef struct {
   tl_buf b; /* everything that goes into the key, separated */
@@ -165,111 +137,17 @@ static bool x__run_key(const tl_analysis *a, uint64_t key[2]) {
     }
     for (size_t j = 0; j < r->supersedes.n; j++) x__key_str(&k, r->supersedes.v[j]);
   }
-  key[0] = x__hash(k.b.data, k.b.len, 1);
-  key[1] = x__hash(k.b.data, k.b.len, 2);
+  key[0] = tl_hash64(k.b.data, k.b.len, 1);
+  key[1] = tl_hash64(k.b.data, k.b.len, 2);
   tl_buf_free(&k.b);
   return true;
 }
 
-/* ---- the codec ---- */
+/* ---- the codec of an entry ---- */
 
-typedef struct {
-  bool load;                    /* reading (else writing) */
-  tl_buf *out;                  /* writing */
-  const unsigned char *p, *end; /* reading */
-  bool bad;                     /* reading: past the end, or a value out of range */
-  tl_strtab *strs;              /* reading: where model strings are interned */
-  const tl_ruleset *rs;
-} tl_cache__codec;
-
-static void x__bytes(tl_cache__codec *c, void *v, size_t n) {
-  if (!c->load) {
-    tl_buf_put(c->out, v, n);
-    return;
-  }
-  if (c->bad || (size_t)(c->end - c->p) < n) {
-    c->bad = true;
-    memset(v, 0, n);
-    return;
-  }
-  memcpy(v, c->p, n);
-  c->p += n;
-}
-#define X_VAL(c, v) x__bytes((c), &(v), sizeof(v))
-
-/* A count; when reading, false (and bad) unless that many elements of `size` bytes could follow. */
-static bool x__count(tl_cache__codec *c, size_t *n, size_t size) {
-  uint32_t v = (uint32_t)*n;
-  X_VAL(c, v);
-  if (!c->load) return true;
-  if (c->bad || (uint64_t)v * (size ? size : 1) > (uint64_t)(c->end - c->p)) {
-    c->bad = true;
-    return false;
-  }
-  *n = v;
-  return true;
-}
-
-/* The bytes of a string; NULL is kept apart from "". Reading: a pointer into the body and its length. */
-static const char *x__text(tl_cache__codec *c, const char *s, size_t *len) {
-  uint32_t n = !c->load && s ? (uint32_t)strlen(s) + 1 : 0; /* reading: s is not looked at */
-  X_VAL(c, n);
-  if (!c->load) {
-    if (n) tl_buf_put(c->out, s, n - 1);
-    return NULL;
-  }
-  if (!n || c->bad || (size_t)(c->end - c->p) < n - 1) {
-    c->bad = c->bad || n;
-    return NULL;
-  }
-  const char *t = (const char *)c->p;
-  c->p += n - 1;
-  *len = n - 1;
-  return t;
-}
-
-/* A string of the model: interned into its table when read. */
-static void x__str(tl_cache__codec *c, const char **s) {
-  size_t n;
-  const char *t = x__text(c, *s, &n);
-  if (c->load) *s = t ? tl_strtab_intern(c->strs, t, n) : NULL;
-}
-
-/* A malloc'd string. */
-static void x__ostr(tl_cache__codec *c, char **s) {
-  size_t n;
-  const char *t = x__text(c, *s, &n);
-  if (c->load) *s = t ? tl_strndup(t, n) : NULL;
-}
-
-/* The count of a vector (TL_VEC) whose elements take at least `least` bytes each when written;
- * reading, the vector is made that long, zeroed. False when reading fails. */
-static bool x__room(tl_cache__codec *c, size_t *n, size_t *cap, size_t least) {
-  size_t k = *n;
-  if (!x__count(c, &k, least)) return false;
-  if (c->load) *n = *cap = k;
-  return true;
-}
-#define X_ROOM(c, vec, least) \
-  (x__room((c), &(vec)->n, &(vec)->cap, (least)) && \
-   (!(c)->load || ((vec)->v = (vec)->n ? tl_calloc((vec)->n, sizeof *(vec)->v) : NULL, true)))
-
-/* A vector of plain values: its count, then its elements as they are in memory. */
-#define X_VEC(c, vec) \
-  do { \
-    if (X_ROOM((c), (vec), sizeof *(vec)->v) && (vec)->n) x__bytes((c), (vec)->v, (vec)->n * sizeof *(vec)->v); \
-  } while (0)
-
-/* A vector of model strings. */
-#define X_STRS(c, vec) \
-  do { \
-    if (X_ROOM((c), (vec), 4)) \
-      for (size_t i_ = 0; i_ < (vec)->n; i_++) x__str((c), &(vec)->v[i_]); \
-  } while (0)
-
-static void x__binding(tl_cache__codec *c, tl_binding *b) {
-  x__str(c, &b->name);
-  x__str(c, &b->ctor);
+static void x__binding(tl_codec *c, tl_binding *b) {
+  tl_codec_str(c, &b->name);
+  tl_codec_str(c, &b->ctor);
   if (c->load) b->value_ = (TSNode){0}; /* the tree is gone, as after phase 1 */
 }
 
@@ -280,9 +158,9 @@ static void x__binding(tl_cache__codec *c, tl_binding *b) {
     for (size_t i_ = 0; i_ < (vec)->n && !(c)->bad; i_++) x__binding((c), &(vec)->v[i_]); \
   } while (0)
 
-static void x__imports(tl_cache__codec *c, tl_map *m) {
+static void x__imports(tl_codec *c, tl_map *m) {
   size_t n = m->count;
-  if (!x__count(c, &n, 8)) return;
+  if (!tl_codec_count(c, &n, 8)) return;
   size_t slot = 0;
   for (size_t i = 0; i < n && !c->bad; i++) {
     char *key = NULL;
@@ -293,8 +171,8 @@ static void x__imports(tl_cache__codec *c, tl_map *m) {
       val = (const char *)m->slots[slot].value;
       slot++;
     }
-    x__ostr(c, &key);
-    x__str(c, &val);
+    tl_codec_ostr(c, &key);
+    tl_codec_str(c, &val);
     if (c->load) {
       if (key && val) tl_map_set(m, key, (intptr_t)val);
       else c->bad = true;
@@ -303,7 +181,7 @@ static void x__imports(tl_cache__codec *c, tl_map *m) {
   }
 }
 
-static void x__suppressions(tl_cache__codec *c, tl_suppressions *s) {
+static void x__suppressions(tl_codec *c, tl_suppressions *s) {
   if (!X_ROOM(c, s, 26)) return; /* 26: the least one takes written */
   for (size_t i = 0; i < s->n && !c->bad; i++) {
     tl_suppression *x = &s->v[i];
@@ -314,27 +192,27 @@ static void x__suppressions(tl_cache__codec *c, tl_suppressions *s) {
     X_VAL(c, x->file_level);
     X_VAL(c, x->all);
     if (!X_ROOM(c, &x->codes, 4)) return;
-    for (size_t j = 0; j < x->codes.n; j++) x__ostr(c, &x->codes.v[j]);
+    for (size_t j = 0; j < x->codes.n; j++) tl_codec_ostr(c, &x->codes.v[j]);
     X_VEC(c, &x->used);
   }
 }
 
-static void x__model(tl_cache__codec *c, tl_file_model *m) {
-  x__str(c, &m->module);
+static void x__model(tl_codec *c, tl_file_model *m) {
+  tl_codec_str(c, &m->module);
   X_VAL(c, m->is_package);
   x__imports(c, &m->imports);
   X_VEC(c, &m->funcs);
   for (size_t i = 0; i < m->funcs.n && !c->bad; i++) {
-    x__str(c, &m->funcs.v[i].name);
-    x__str(c, &m->funcs.v[i].qual);
-    x__str(c, &m->funcs.v[i].display);
+    tl_codec_str(c, &m->funcs.v[i].name);
+    tl_codec_str(c, &m->funcs.v[i].qual);
+    tl_codec_str(c, &m->funcs.v[i].display);
   }
   X_VAL(c, m->funcs_sorted);
   if (!X_ROOM(c, &m->classes, 8)) return;
   for (size_t i = 0; i < m->classes.n && !c->bad; i++) {
     tl_class *k = &m->classes.v[i];
-    x__str(c, &k->name);
-    x__str(c, &k->qual);
+    tl_codec_str(c, &k->name);
+    tl_codec_str(c, &k->qual);
     X_STRS(c, &k->bases);
     X_BINDINGS(c, &k->attrs);
     X_VAL(c, k->line);
@@ -342,18 +220,18 @@ static void x__model(tl_cache__codec *c, tl_file_model *m) {
   }
   X_VEC(c, &m->loops);
   X_VEC(c, &m->calls);
-  for (size_t i = 0; i < m->calls.n && !c->bad; i++) x__str(c, &m->calls.v[i].callee);
+  for (size_t i = 0; i < m->calls.n && !c->bad; i++) tl_codec_str(c, &m->calls.v[i].callee);
   X_BINDINGS(c, &m->bindings);
   X_STRS(c, &m->params);
   X_VEC(c, &m->param_off);
   X_VEC(c, &m->flag_guards);
-  for (size_t i = 0; i < m->flag_guards.n && !c->bad; i++) x__str(c, &m->flag_guards.v[i].flag);
+  for (size_t i = 0; i < m->flag_guards.n && !c->bad; i++) tl_codec_str(c, &m->flag_guards.v[i].flag);
   X_STRS(c, &m->off_names);
   X_VEC(c, &m->rets);
   X_VEC(c, &m->args);
   for (size_t i = 0; i < m->args.n && !c->bad; i++) {
-    x__str(c, &m->args.v[i].kw);
-    x__str(c, &m->args.v[i].option);
+    tl_codec_str(c, &m->args.v[i].kw);
+    tl_codec_str(c, &m->args.v[i].option);
   }
   X_VEC(c, &m->rdeps);
   bool order = m->bind_first != NULL;
@@ -364,8 +242,8 @@ static void x__model(tl_cache__codec *c, tl_file_model *m) {
       m->bind_order = tl_calloc(nb, sizeof *m->bind_order);
       m->bind_first = tl_calloc(nf, sizeof *m->bind_first);
     }
-    x__bytes(c, m->bind_order, nb * sizeof *m->bind_order);
-    x__bytes(c, m->bind_first, nf * sizeof *m->bind_first);
+    tl_codec_bytes(c, m->bind_order, nb * sizeof *m->bind_order);
+    tl_codec_bytes(c, m->bind_first, nf * sizeof *m->bind_first);
   }
   X_VEC(c, &m->guards);
   X_VAL(c, m->uses_accel);
@@ -379,7 +257,7 @@ static void x__model(tl_cache__codec *c, tl_file_model *m) {
 }
 
 /* A deferred project predicate: the pattern and the position of its predicate there. */
-static void x__deferred(tl_cache__codec *c, tl_deferred *d) {
+static void x__deferred(tl_codec *c, tl_deferred *d) {
   const tl_ruleset *rs = c->rs;
   uint32_t at[2] = {UINT32_MAX, UINT32_MAX};
   for (size_t p = 0; !c->load && p < rs->patterns.n && at[0] == UINT32_MAX; p++) {
@@ -401,7 +279,7 @@ static void x__deferred(tl_cache__codec *c, tl_deferred *d) {
   d->pred = &rs->patterns.v[at[0]].preds.v[at[1]];
 }
 
-static void x__candidates(tl_cache__codec *c, tl_file *f) {
+static void x__candidates(tl_codec *c, tl_file *f) {
   X_VEC(c, &f->cands);
   for (size_t i = 0; i < f->cands.n; i++) { /* every pointer patched, also past an error (for freeing) */
     tl_candidate *k = &f->cands.v[i];
@@ -412,21 +290,21 @@ static void x__candidates(tl_cache__codec *c, tl_file *f) {
       if (c->bad) continue;
       if (k->rule >= c->rs->rules.n) c->bad = true;
     }
-    x__ostr(c, &k->message);
+    tl_codec_ostr(c, &k->message);
     if (!X_ROOM(c, &k->edits, 12)) continue;
     for (size_t j = 0; j < k->edits.n; j++) {
       X_VAL(c, k->edits.v[j].start);
       X_VAL(c, k->edits.v[j].end);
-      x__ostr(c, &k->edits.v[j].text);
+      tl_codec_ostr(c, &k->edits.v[j].text);
     }
     if (!X_ROOM(c, &k->deferred, 16)) continue;
     for (size_t j = 0; j < k->deferred.n; j++) x__deferred(c, &k->deferred.v[j]);
   }
 }
 
-static void x__diags(tl_cache__codec *c, tl_diags *d, const char *path) {
+static void x__diags(tl_codec *c, tl_diags *d, const char *path) {
   size_t n = d->n;
-  if (!x__count(c, &n, 16)) return;
+  if (!tl_codec_count(c, &n, 16)) return;
   for (size_t i = 0; i < n && !c->bad; i++) {
     tl_diag x = c->load ? (tl_diag){0} : d->v[i];
     uint8_t level = (uint8_t)x.level;
@@ -434,7 +312,7 @@ static void x__diags(tl_cache__codec *c, tl_diags *d, const char *path) {
     X_VAL(c, x.line);
     X_VAL(c, x.col);
     X_VAL(c, x.cell);
-    x__ostr(c, &x.message);
+    tl_codec_ostr(c, &x.message);
     if (c->load) {
       if (!x.message) c->bad = true;
       x.level = (tl_diag_level)level;
@@ -502,7 +380,7 @@ static bool x__valid(const tl_file *f, const tl_ruleset *rs) {
   return true;
 }
 
-static void x__file(tl_cache__codec *c, tl_file *f) {
+static void x__file(tl_codec *c, tl_file *f) {
   x__diags(c, &f->diags, f->path);
   x__model(c, &f->model);
   x__candidates(c, f);
@@ -512,11 +390,11 @@ static void x__file(tl_cache__codec *c, tl_file *f) {
 
 #define TL_CACHE__TRAILER 28 /* the index's offset, count and hash (u64 each), the magic */
 
-static uint64_t x__path_hash(const char *path) { return x__hash(path, strlen(path), 3); }
+static uint64_t x__path_hash(const char *path) { return tl_hash64(path, strlen(path), 3); }
 
 /* The header of f's entry: everything before the body's length and hash. */
 static void x__header(const tl_cache *c, const tl_file *f, tl_buf *out) {
-  uint64_t text[3] = {x__hash(f->text, f->len, 4), x__hash(f->text, f->len, 5), (uint64_t)f->len};
+  uint64_t text[3] = {tl_hash64(f->text, f->len, 4), tl_hash64(f->text, f->len, 5), (uint64_t)f->len};
   uint32_t plen = (uint32_t)strlen(f->path);
   tl_buf_put(out, TL_CACHE__MAGIC, 4);
   tl_buf_put(out, (const char *)c->key, sizeof c->key);
@@ -562,7 +440,7 @@ static void x__map(tl_cache *c) {
   bool ok = !memcmp(p, TL_CACHE__PACK_MAGIC, 4) && !memcmp(p + 4, c->key, 16) &&
             !memcmp(p + n - 4, TL_CACHE__PACK_MAGIC, 4) && t[0] >= 20 && t[0] <= index_end &&
             (index_end - t[0]) % 24 == 0 && t[1] == (index_end - t[0]) / 24 &&
-            x__hash(p + t[0], (size_t)t[1] * 24, 7) == t[2];
+            tl_hash64(p + t[0], (size_t)t[1] * 24, 7) == t[2];
   if (!ok) {
     munmap(m, n);
     return;
@@ -686,14 +564,14 @@ bool tl_cache_load(tl_cache *c, tl_file *f, const tl_ruleset *rs) {
     memcpy(&blen, e + head.len, 8);
     memcpy(&bhash, e + head.len + 8, 8);
     const char *body = e + head.len + 16;
-    if (blen != len - head.len - 16 || x__hash(body, (size_t)blen, 6) != bhash) continue;
+    if (blen != len - head.len - 16 || tl_hash64(body, (size_t)blen, 6) != bhash) continue;
     tl_file tmp = {0};
     tmp.path = f->path;
-    tl_cache__codec cd = {.load = true,
-                          .p = (const unsigned char *)body,
-                          .end = (const unsigned char *)body + blen,
-                          .strs = &tmp.model.strs,
-                          .rs = rs};
+    tl_codec cd = {.load = true,
+                   .p = (const unsigned char *)body,
+                   .end = (const unsigned char *)body + blen,
+                   .strs = &tmp.model.strs,
+                   .rs = rs};
     x__file(&cd, &tmp);
     tmp.path = NULL;
     tmp.len = f->len;
@@ -716,10 +594,10 @@ bool tl_cache_load(tl_cache *c, tl_file *f, const tl_ruleset *rs) {
 void tl_cache_store(tl_cache *c, const tl_file *f, const tl_ruleset *rs) {
   if (!c || !f->text || !f->ok) return;
   tl_buf body = {0}, e = {0};
-  tl_cache__codec cd = {.out = &body, .rs = rs};
+  tl_codec cd = {.out = &body, .rs = rs};
   x__file(&cd, (tl_file *)f); /* writing only reads the file */
   x__header(c, f, &e);
-  uint64_t blen = body.len, bhash = x__hash(body.data, body.len, 6);
+  uint64_t blen = body.len, bhash = tl_hash64(body.data, body.len, 6);
   tl_buf_put(&e, (const char *)&blen, 8);
   tl_buf_put(&e, (const char *)&bhash, 8);
   tl_buf_put(&e, body.data, body.len);
@@ -787,7 +665,7 @@ void tl_cache_flush(tl_cache *c) {
     } else {
       bool ok = !c->failed && c->fd >= 0;
       if (ok) {
-        uint64_t t[3] = {c->end, c->fresh.n, x__hash(c->fresh.v, c->fresh.n * 24, 7)};
+        uint64_t t[3] = {c->end, c->fresh.n, tl_hash64(c->fresh.v, c->fresh.n * 24, 7)};
         ok = tl_write_all(c->fd, c->fresh.v, c->fresh.n * 24) && tl_write_all(c->fd, t, sizeof t) &&
              tl_write_all(c->fd, TL_CACHE__PACK_MAGIC, 4);
       }
