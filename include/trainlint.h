@@ -106,8 +106,8 @@ typedef struct {
   unsigned threads;      /* 0: all cores */
   bool keep_trees;       /* keep syntax trees between runs, for incremental re-parsing (editors) */
   size_t max_file_bytes; /* files larger are refused with an error; 0: 16 MiB (at most 1 GiB) */
-  /* a directory for the persistent cache of per-file results (docs/cache.md), made when missing;
-   * NULL: no cache. Only files read from disk use it. Copied by tl_analysis_new. */
+  /* a directory for the persistent cache of per-file and whole-run results (docs/cache.md), made
+   * when missing; NULL: no cache. Only files read from disk use it. Copied by tl_analysis_new. */
   const char *cache_dir;
 } tl_options;
 

@@ -1,9 +1,10 @@
-/* test_cache.c - the persistent cache (tl_cache.h): over a copy of every fixture, a run with the
- * cache must report exactly what a run without it reports (findings, severities, hot chains,
- * fixes, diagnostics), cold and warm; it must take every unchanged file from the cache and no
- * changed one, through random edits; and entries that are truncated, corrupted, replaced or made
- * under another key, or written by two processes at once, must cost a re-analysis, never a
- * wrong or missing finding. */
+/* test_cache.c - the persistent cache (tl_cache.h, tl_results.h): over a copy of every fixture, a
+ * run with the cache must report exactly what a run without it reports (findings, severities, hot
+ * chains, fixes, diagnostics), cold and warm; it must take every unchanged file from the cache and
+ * no changed one, through random edits, and the whole run's results when nothing changed; and
+ * entries or results that are truncated, corrupted, replaced, crafted or made under another key,
+ * or written by two processes at once, must cost a re-analysis, never a wrong or missing
+ * finding. */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <dirent.h>
 #include <stdint.h>
@@ -15,12 +16,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tl_codec.h"
 #include "tl_engine.h"
 #include "tl_output.h"
 #include "tl_test.h"
 #include "trainlint.h"
 
-static tl_strvec files; /* the copies, relative to the working directory */
+static tl_strvec files;   /* the copies, relative to the working directory */
+static bool took_results; /* the last run took the whole run's results from the cache */
 
 static char *render(const tl_analysis *a) {
   tl_buf b = {0};
@@ -47,6 +50,7 @@ static char *run(const tl_ruleset *rs, const char *cache_dir, size_t *hits) {
   for (size_t i = 0; i < files.n; i++) tl_analysis_add_path(a, files.v[i]);
   tl_analysis_run(a);
   if (hits) *hits = a->cache_hits;
+  took_results = a->results_cached;
   char *r = render(a);
   tl_analysis_delete(a);
   return r;
@@ -134,6 +138,33 @@ static size_t pack_entries(const char *pack, const char *text, size_t len, uint6
   return n;
 }
 
+/* The results file of the cache directory `dir` (results-<hash>), or NULL. */
+static char *results_path(const char *dir) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  char *out = NULL;
+  while (d && (e = readdir(d)))
+    if (!strncmp(e->d_name, "results-", 8) && !strchr(e->d_name, '.') && !out) out = tl_concat(dir, "/", e->d_name);
+  if (d) closedir(d);
+  return out;
+}
+
+/* Removes the results of whole runs from `dir`: the next run goes through the per-file entries. */
+static void drop_results(const char *dir) {
+  char *p;
+  while ((p = results_path(dir))) {
+    remove(p);
+    free(p);
+  }
+}
+
+/* Skips a string of the results' body (a u32 of its length plus one, then its bytes). */
+static size_t skip_text(const char *b, size_t at) {
+  uint32_t n;
+  memcpy(&n, b + at, 4);
+  return at + 4 + (n ? n - 1 : 0);
+}
+
 static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw) {
   (void)st, (void)flag, (void)ftw;
   return remove(p);
@@ -181,13 +212,67 @@ int main(void) {
   static uint64_t ents[4096][2];
   size_t nents = ptext ? pack_entries(pack, ptext, plen, ents, 4096) : 0;
   CHECK_INT(nents, files.n);
+  CHECK(!took_results);
   got = run(rs, "cache", &hits);
   CHECK_STR(got, want);
   CHECK_INT(hits, files.n);
+  CHECK(took_results);
   free(got);
   struct stat st;
   CHECK(stat("cache/.gitignore", &st) == 0 && stat("cache/CACHEDIR.TAG", &st) == 0);
   CHECK(stat(pack, &st) == 0);
+
+  /* the whole run's results: damaged, truncated, crafted or replaced, they are a miss (the files
+   * come from their entries, and the output stays right), and the next run writes them again */
+  char *res = results_path("cache");
+  CHECK(res != NULL);
+  for (int mode = 0; mode < 7 && res; mode++) {
+    size_t len = 0;
+    char *text = tl_test_read_file(res, &len);
+    CHECK(text != NULL && len > 60);
+    if (!text || len <= 60) break;
+    char *body = text + 52;
+    size_t blen = len - 56;
+    if (mode == 0) text[len / 2] ^= 0x10;   /* a byte of the body */
+    if (mode == 1) len -= 5;                /* truncated */
+    if (mode == 2) text[21] ^= 1;           /* the hash of the paths and texts */
+    if (mode == 3) memcpy(text, "TLX1", 4); /* not results */
+    if (mode >= 5) {                        /* crafted: right hashes, a value out of range */
+      size_t at = 8, nd;
+      uint32_t n;
+      memcpy(&n, body + at, 4);
+      nd = n;
+      at += 4;
+      for (size_t i = 0; i < nd; i++) at = skip_text(body, skip_text(body, at + 16));
+      memcpy(&n, body + at, 4); /* the findings */
+      CHECK(n > 0);
+      at = skip_text(body, at + 4);                            /* the first one's rule code */
+      uint32_t bad = mode == 5 ? (uint32_t)files.n : 1u << 30; /* no such file; a byte past its end */
+      memcpy(body + at + (mode == 5 ? 0 : 24), &bad, 4);
+      uint64_t h = tl_hash64(body, blen, 11);
+      memcpy(text + 44, &h, 8);
+    }
+    if (mode == 4) {
+      remove(res);
+      mkdir(res, 0777); /* a directory in its place */
+    } else {
+      spit(res, text, len);
+    }
+    free(text);
+    got = run(rs, "cache", &hits);
+    CHECK_STR(got, want);
+    CHECK_INT(hits, files.n);
+    CHECK(!took_results);
+    free(got);
+    if (mode == 4) rmdir(res);
+    got = run(rs, "cache", &hits); /* written again */
+    free(got);
+    got = run(rs, "cache", &hits);
+    CHECK_STR(got, want);
+    CHECK(took_results);
+    free(got);
+  }
+  free(res);
 
   /* damaged entries: each costs a re-analysis of its file, and the run after takes all again */
   size_t damaged = 0;
@@ -202,6 +287,7 @@ int main(void) {
   }
   CHECK(damaged >= 6);
   spit(pack, ptext, plen);
+  drop_results("cache");
   got = run(rs, "cache", &hits);
   CHECK_STR(got, want);
   CHECK_INT(hits, files.n - damaged);
@@ -230,6 +316,7 @@ int main(void) {
       spit(pack, crafted, sizeof crafted);
     }
     free(text);
+    drop_results("cache");
     got = run(rs, "cache", &hits);
     CHECK_STR(got, want);
     CHECK_INT(hits, 0);
@@ -247,9 +334,15 @@ int main(void) {
   /* a warm run that changes nothing writes nothing */
   CHECK(stat(pack, &st) == 0);
   ino_t ino = st.st_ino;
+  res = results_path("cache");
+  struct stat rst;
+  CHECK(res && stat(res, &rst) == 0);
   got = run(rs, "cache", &hits);
   free(got);
+  CHECK(took_results);
   CHECK(stat(pack, &st) == 0 && st.st_ino == ino);
+  CHECK(res && stat(res, &st) == 0 && st.st_ino == rst.st_ino);
+  free(res);
 
   /* random edits: the edited file is analysed again, its callers' findings follow it, and the
    * output equals an uncached run's */
@@ -279,6 +372,7 @@ int main(void) {
     got = run(rs, "cache", &hits);
     CHECK_STR(got, w);
     CHECK_INT(hits, files.n - (changed ? 1 : 0));
+    CHECK(took_results == !changed);
     free(got);
     free(w);
   }
@@ -291,8 +385,13 @@ int main(void) {
   got = run(rs, "cache", &hits);
   CHECK_INT(hits, files.n);
   free(got);
-  remove(last); /* gone from the disk: its entry is dropped */
+  remove(last); /* gone from the disk: its entry is dropped by the next run that writes the pack (one that
+                 * takes its whole results from the cache writes nothing) */
   free(files.v[--files.n]);
+  got = run(rs, "cache", &hits);
+  CHECK(took_results);
+  free(got);
+  drop_results("cache");
   got = run(rs, "cache", &hits);
   free(got);
   size_t len2 = 0;

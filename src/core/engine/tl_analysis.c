@@ -8,6 +8,8 @@
 #include "tl_cache.h"
 #include "tl_notebook.h"
 #include "tl_pool.h"
+#include "tl_results.h"
+#include "tl_source.h"
 
 tl_analysis *tl_analysis_new(const tl_ruleset *rules, const tl_options *opts) {
   tl_analysis *a = tl_calloc(1, sizeof *a);
@@ -171,12 +173,63 @@ static void tl_analysis__phase1(void *ctxp, unsigned worker, size_t idx) {
   tl_file_analyze(ctx->a, &ctx->a->files.v[ctx->todo[idx]], &ctx->workers[worker]);
 }
 
+/* A job of the pool: read one file for the look-up of the run's results, and hash it. */
+static void tl_analysis__read(void *ctxp, unsigned worker, size_t idx) {
+  (void)worker;
+  tl_run_ctx *ctx = ctxp;
+  tl_file *f = &ctx->a->files.v[idx];
+  if (f->preread) return;
+  tl_source s = {0};
+  size_t off;
+  char *msg = NULL;
+  if (tl_source_read_max(f->path, ctx->a->opts.max_file_bytes, &s, &off, &msg) != TL_SOURCE_OK) {
+    free(msg);
+    ctx->todo[idx] = 1; /* phase 1 reads it again, and says what is wrong */
+    return;
+  }
+  free(f->text);
+  f->text = s.text;
+  f->len = s.len;
+  s.text = NULL;
+  tl_source_free(&s);
+  f->hashed = false;
+  tl_cache_text_hash(f);
+  f->preread = true;
+}
+
+/* A run whose every file is read from disk takes the results of an earlier run over the same
+ * files with the same texts, when the cache has them (tl_results.h). The texts read stay for
+ * phase 1 when it has none. */
+static bool tl_analysis__cached_results(tl_analysis *a) {
+  if (!a->cache || a->opts.keep_trees || !a->files.n) return false;
+  for (size_t i = 0; i < a->files.n; i++) {
+    const tl_file *f = &a->files.v[i];
+    if (!f->dirty || f->in_memory || f->mem || tl_notebook_path(f->path) || !tl_cache_has(a->cache, f->path))
+      return false;
+  }
+  size_t *failed = tl_calloc(a->files.n, sizeof *failed);
+  tl_run_ctx ctx = {a, NULL, failed};
+  tl_pool_run(tl_pool_threads(a->opts.threads, a->files.n), a->files.n, tl_analysis__read, &ctx);
+  bool all = true;
+  for (size_t i = 0; i < a->files.n; i++) all = all && !failed[i];
+  free(failed);
+  if (!all || !tl_results_load(a->cache, a)) return false;
+  for (size_t i = 0; i < a->files.n; i++) { /* a later run reads and analyses them again */
+    a->files.v[i].preread = false;
+    a->files.v[i].rerun = false;
+  }
+  a->cache_hits = a->files.n;
+  return a->results_cached = true;
+}
+
 void tl_analysis_run(tl_analysis *a) {
   tl_project_free(&a->project);
   tl_findings_clear(a);
   tl_diags_free(&a->diags);
   a->suppressed = 0;
+  a->results_cached = false;
   if (a->opts.cache_dir && !a->cache) a->cache = tl_cache_open(a->opts.cache_dir, a);
+  if (tl_analysis__cached_results(a)) return;
   size_t *todo = tl_calloc(a->files.n + 1, sizeof *todo), ntodo = 0;
   for (size_t i = 0; i < a->files.n; i++) {
     a->files.v[i].rerun = false;
@@ -213,6 +266,7 @@ void tl_analysis_run(tl_analysis *a) {
   tl_project_analyze(&a->project, a->files.v, a->files.n, &a->hot_functions);
   a->targets_kept += a->project.targets_kept;
   tl_findings_make(a);
+  tl_results_store(a->cache, a);
   for (size_t i = 0; i < a->files.n; i++) { /* made again when the file changes */
     free(a->files.v[i].code);
     a->files.v[i].code = NULL;

@@ -394,7 +394,8 @@ static uint64_t x__path_hash(const char *path) { return tl_hash64(path, strlen(p
 
 /* The header of f's entry: everything before the body's length and hash. */
 static void x__header(const tl_cache *c, const tl_file *f, tl_buf *out) {
-  uint64_t text[3] = {tl_hash64(f->text, f->len, 4), tl_hash64(f->text, f->len, 5), (uint64_t)f->len};
+  uint64_t text[3] = {f->hashed ? f->text_hash[0] : tl_hash64(f->text, f->len, 4),
+                      f->hashed ? f->text_hash[1] : tl_hash64(f->text, f->len, 5), (uint64_t)f->len};
   uint32_t plen = (uint32_t)strlen(f->path);
   tl_buf_put(out, TL_CACHE__MAGIC, 4);
   tl_buf_put(out, (const char *)c->key, sizeof c->key);
@@ -541,8 +542,33 @@ static void x__append(tl_cache *c, uint64_t hash, const char *data, size_t len) 
   c->end += len;
 }
 
+bool tl_cache_has(const tl_cache *c, const char *path) {
+  uint64_t h = x__path_hash(path);
+  size_t lo = 0, hi = c->nslots;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (c->slots[mid].hash < h) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < c->nslots && c->slots[lo].hash == h;
+}
+
+void tl_cache_text_hash(tl_file *f) {
+  if (f->hashed || !f->text) return;
+  f->text_hash[0] = tl_hash64(f->text, f->len, 4);
+  f->text_hash[1] = tl_hash64(f->text, f->len, 5);
+  f->hashed = true;
+}
+
+const char *tl_cache_dir(const tl_cache *c) { return c->dir; }
+void tl_cache_key(const tl_cache *c, uint64_t key[2]) {
+  key[0] = c->key[0];
+  key[1] = c->key[1];
+}
+
 bool tl_cache_load(tl_cache *c, tl_file *f, const tl_ruleset *rs) {
   if (!c || !f->text) return false;
+  tl_cache_text_hash(f);
   uint64_t h = x__path_hash(f->path);
   pthread_mutex_lock(&c->lock);
   tl_vec_push(&c->seen, h);
@@ -634,7 +660,7 @@ static void x__prune(const tl_cache *c) {
   const char *own = strrchr(c->pack, '/') + 1;
   struct dirent *e;
   while ((e = readdir(d))) {
-    if (strncmp(e->d_name, "pack-", 5) || !strcmp(e->d_name, own)) continue;
+    if ((strncmp(e->d_name, "pack-", 5) && strncmp(e->d_name, "results-", 8)) || !strcmp(e->d_name, own)) continue;
     tl_buf b = {0};
     tl_buf_printf(&b, "%s/%s", c->dir, e->d_name);
     struct stat st;

@@ -1,8 +1,9 @@
 /* tl_cache.h - the persistent cache of phase 1 (docs/cache.md). For each file on disk it keeps what
  * phase 1 computed (the model, the candidates, the diagnostics), keyed by the file's path and
  * contents and by everything else phase 1 reads: trainlint's own build, the rules and the
- * options. Phases 2 and 3 run on every run, over cached and freshly analysed files alike, so a
- * finding that depends on another file follows that file's current contents.
+ * options. Phases 2 and 3 run on every run that changed a file, over cached and freshly analysed
+ * files alike, so a finding that depends on another file follows that file's current contents; a
+ * run that changed none takes its results whole (tl_results.h).
  *
  * Ownership: tl_cache_open returns a cache the caller deletes with tl_cache_delete; it borrows
  * nothing. tl_cache_load fills the file it is given; tl_cache_store only reads it. */
@@ -34,5 +35,16 @@ void tl_cache_store(tl_cache *c, const tl_file *f, const tl_ruleset *rs);
  * the old pack or the new, never a torn one. Errors are ignored: the next run analyses the files
  * again. Not thread-safe: call it once phase 1 is over. */
 void tl_cache_flush(tl_cache *c);
+
+/* Does the pack hold an entry for `path` (not checked against the file's text)? A run takes its
+ * whole results from the cache only when every file has one, so that the run after an edit finds
+ * the other files' entries. */
+bool tl_cache_has(const tl_cache *c, const char *path);
+/* The hashes of f's text that its entry is keyed by (f->text_hash), computed once per text. */
+void tl_cache_text_hash(tl_file *f);
+/* The cache's directory, and its key (trainlint's build, the rules, the options), for the results
+ * of whole runs (tl_results.h) kept beside the packs. */
+const char *tl_cache_dir(const tl_cache *c);
+void tl_cache_key(const tl_cache *c, uint64_t key[2]);
 
 #endif

@@ -81,9 +81,12 @@ typedef struct {
   size_t model_copied;   /* top-level statements whose model the last run copied from the run before */
   bool rerun;            /* phase 1 ran for this file in the current run */
   bool cached;           /* ... and its results came from the persistent cache (tl_cache.h) */
-  uint32_t *call_map;    /* after a partial phase 1: per call, the same call's index in the last run's model, or
+  bool preread; /* text read from disk by the look-up of the run's cached results (tl_results.h), for phase 1 */
+  bool hashed;  /* text_hash holds the hashes of the current text (tl_cache_text_hash) */
+  uint64_t text_hash[2];
+  uint32_t *call_map; /* after a partial phase 1: per call, the same call's index in the last run's model, or
                            * UINT32_MAX (a call inside the region or of a function inside it), else NULL */
-  tl_target *targets;    /* per call of the model the last project pass saw (tl_project.c), or NULL */
+  tl_target *targets; /* per call of the model the last project pass saw (tl_project.c), or NULL */
   size_t ntargets;
   tl_filematches fmatch;  /* #file-match? verdicts of the last run */
   tl_filematches pfmatch; /* #project-match? verdicts on this file's text, until it changes */
@@ -159,6 +162,8 @@ struct tl_analysis {
   size_t targets_kept;      /* call targets taken from the last project pass, not resolved again (for tests) */
   struct tl_cache *cache;   /* opts.cache_dir's, opened by the first run; NULL: none */
   size_t cache_hits;        /* files whose phase 1 the cache gave in the last run (for tests) */
+  bool results_cached;      /* the last run's findings and diagnostics came from the cache (tl_results.h) */
+  tl_strtab result_strs;    /* the strings those findings point to (their scopes) */
 };
 
 /* Phase 1 (tl_file.c): reads, checks, parses, models and queries one file (after an edit, only its

@@ -133,6 +133,7 @@ static bool tl_file__notebook(tl_file *f) {
 static void tl_file__run(tl_analysis *a, tl_worker *w, tl_file *f, tl_prev *prev) {
   if (f->mem || f->in_memory) {
     bool fresh = f->mem != NULL;
+    f->hashed = f->preread = false;
     if (f->mem) {
       free(f->text);
       f->text = f->mem;
@@ -160,10 +161,20 @@ static void tl_file__run(tl_analysis *a, tl_worker *w, tl_file *f, tl_prev *prev
     }
     if (fresh && tl_notebook_path(f->path) && !tl_file__notebook(f)) return;
   } else {
-    tl_source s;
+    tl_source s = {0};
     size_t off = 0;
     char *msg = NULL;
-    tl_source_status st = tl_source_read_max(f->path, a->opts.max_file_bytes, &s, &off, &msg);
+    /* read by the look-up of the run's results (tl_analysis.c), with its hashes; else read now */
+    tl_source_status st = f->preread ? TL_SOURCE_OK
+                                     : tl_source_read_max(f->path, a->opts.max_file_bytes, &s, &off, &msg);
+    if (f->preread) {
+      s.text = f->text;
+      s.len = f->len;
+      f->text = NULL;
+    } else {
+      f->hashed = false;
+    }
+    f->preread = false;
     if (st != TL_SOURCE_OK) {
       uint32_t line = 0, col = 0;
       if (st == TL_SOURCE_BAD_UTF8 || st == TL_SOURCE_BINARY) {

@@ -17,6 +17,7 @@ void tl_findings_clear(tl_analysis *a) {
     free(f->fix);
   }
   tl_vec_free(&a->findings);
+  tl_strtab_free(&a->result_strs);
 }
 
 static int tl_finding_cmp(const void *x, const void *y) {
