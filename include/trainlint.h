@@ -67,6 +67,11 @@ void tl_ruleset_select(tl_ruleset *self, const char *const *select, size_t nsele
                        size_t nignore);
 /* Compiles the enabled rules into one query. Returns false on errors (in the diagnostics). */
 bool tl_ruleset_compile(tl_ruleset *self);
+/* The same, except that when every rule is built in (tl_ruleset_add_builtin; the build's tests
+ * compile their queries) the query is compiled by the first run that analyses a file, once, and a
+ * run that takes all of its results from the cache (docs/cache.md) never compiles it. With a rule
+ * of tl_ruleset_add_text or tl_ruleset_add_dir it is tl_ruleset_compile. */
+bool tl_ruleset_compile_lazy(tl_ruleset *self);
 /* The errors the loading and compiling calls met (file:line:col of the rule file), in order.
  * They stay valid until the rule set is deleted; tl_ruleset_diag is NULL past the last. */
 size_t tl_ruleset_diag_count(const tl_ruleset *self);

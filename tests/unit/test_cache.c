@@ -18,6 +18,7 @@
 
 #include "tl_codec.h"
 #include "tl_engine.h"
+#include "tl_rules.h"
 #include "tl_output.h"
 #include "tl_test.h"
 #include "trainlint.h"
@@ -221,6 +222,34 @@ int main(void) {
   struct stat st;
   CHECK(stat("cache/.gitignore", &st) == 0 && stat("cache/CACHEDIR.TAG", &st) == 0);
   CHECK(stat(pack, &st) == 0);
+
+  /* a lazily compiled rule set: a run that takes its results from the cache never compiles the
+   * query; one that analyses a file compiles it once, and reports the same */
+  tl_ruleset *lazy = tl_ruleset_new();
+  CHECK(tl_ruleset_add_builtin(lazy));
+  tl_ruleset_select(lazy, all, 1, NULL, 0);
+  CHECK(tl_ruleset_compile_lazy(lazy));
+  CHECK(lazy->query == NULL && lazy->deferred);
+  got = run(lazy, "cache", &hits);
+  CHECK_STR(got, want);
+  CHECK(took_results);
+  CHECK(lazy->query == NULL);
+  free(got);
+  got = run(lazy, "lazy-cache", &hits);
+  CHECK_STR(got, want);
+  CHECK(!took_results && lazy->query != NULL && !lazy->deferred);
+  free(got);
+  tl_ruleset_delete(lazy);
+  nftw("lazy-cache", rm_one, 16, FTW_DEPTH | FTW_PHYS);
+  /* a rule that is not built in is compiled at once: its errors are the compile's */
+  tl_ruleset *user = tl_ruleset_new();
+  static const char bad_rule[] =
+      "---\ncode: TL990\nname: broken\nsynopsis: x\nseverity: warning\nhot: none\n"
+      "message: \"x\"\n---\n# TL990\n\n## Query\n```query\n(call function: (identifier) @f\n```\n";
+  CHECK(tl_ruleset_add_text(user, "broken.md", bad_rule, sizeof bad_rule - 1));
+  CHECK(!tl_ruleset_compile_lazy(user));
+  CHECK(tl_ruleset_diag_count(user) > 0);
+  tl_ruleset_delete(user);
 
   /* the whole run's results: damaged, truncated, crafted or replaced, they are a miss (the files
    * come from their entries, and the output stays right), and the next run writes them again */

@@ -180,7 +180,7 @@ static tl_ruleset *tl_cli_check__rules(tl_cli_check__state *st, const tl_strvec 
   }
   tl_selection sel = tl_cli_selection(c);
   tl_config_select_wanted(rs, seen.v, seen.n, &sel);
-  bool ok = tl_ruleset_compile(rs);
+  bool ok = tl_ruleset_compile_lazy(rs);
   tl_cli_rule_diags(rs, reported, &st->d);
   if (!ok) {
     tl_ruleset_delete(rs);

@@ -235,6 +235,8 @@ void tl_analysis_run(tl_analysis *a) {
     a->files.v[i].rerun = false;
     if (a->files.v[i].dirty) todo[ntodo++] = i;
   }
+  if (ntodo && !tl_ruleset_ready(a->rules))
+    tl_diags_add(&a->diags, TL_DIAG_ERROR, "<rules>", 0, 0, "the rules' query does not compile: no file is matched");
   unsigned nt = tl_pool_threads(a->opts.threads, ntodo);
   tl_worker *ws = tl_calloc(nt, sizeof *ws);
   for (unsigned i = 0; i < nt; i++) tl_worker_init(&ws[i], a->rules);

@@ -21,6 +21,7 @@ tl_ruleset *tl_ruleset_new(void) {
   rs->eval_re = pcre2_compile((PCRE2_SPTR)tl_vocab_eval_names_re, PCRE2_ZERO_TERMINATED, 0, &err, &eo, NULL);
   if (!rs->eval_re) abort(); /* a constant of the program */
   tl_regex_jit(rs->eval_re);
+  pthread_mutex_init(&rs->lock, NULL);
   return rs;
 }
 
@@ -72,6 +73,7 @@ void tl_ruleset_delete(tl_ruleset *rs) {
   tl_vec_free(&rs->rules);
   pcre2_code_free(rs->eval_re);
   tl_diags_free(&rs->diags);
+  pthread_mutex_destroy(&rs->lock);
   free(rs);
 }
 
@@ -673,7 +675,7 @@ static long tl_rules__query_field_of_predicates(const char *q) {
   return -1;
 }
 
-bool tl_ruleset_add_text(tl_ruleset *rs, const char *path, const char *text, size_t len) {
+static bool tl_rules__add_text(tl_ruleset *rs, const char *path, const char *text, size_t len) {
   tl_diags *diags = &rs->diags;
   tl_rule *r = tl_rules__rule_parse(path, text, len, diags);
   if (!r) return false;
@@ -689,10 +691,15 @@ bool tl_ruleset_add_text(tl_ruleset *rs, const char *path, const char *text, siz
   return tl_rules__ruleset_insert(rs, r);
 }
 
+bool tl_ruleset_add_text(tl_ruleset *rs, const char *path, const char *text, size_t len) {
+  rs->user_rules = true;
+  return tl_rules__add_text(rs, path, text, len);
+}
+
 bool tl_ruleset_add_builtin(tl_ruleset *rs) {
   bool ok = true;
   for (unsigned i = 0; i < tl_builtin_rule_count; i++)
-    ok = tl_ruleset_add_text(rs, tl_builtin_rules[i].path, tl_builtin_rules[i].text, tl_builtin_rules[i].len) && ok;
+    ok = tl_rules__add_text(rs, tl_builtin_rules[i].path, tl_builtin_rules[i].text, tl_builtin_rules[i].len) && ok;
   return ok;
 }
 
@@ -1133,10 +1140,42 @@ static bool tl_rules__ruleset_build(tl_ruleset *rs, const tl_rules__qsrc *qs, tl
   return ok;
 }
 
-bool tl_ruleset_compile(tl_ruleset *rs) {
+/* What compiling does before the query: the rules sorted by code, the default selection. */
+static void tl_rules__prepare(tl_ruleset *rs) {
   tl_rules__ruleset_clear_query(rs);
+  rs->deferred = false;
   if (rs->rules.n) qsort(rs->rules.v, rs->rules.n, sizeof *rs->rules.v, tl_rules__rule_cmp);
   if (!rs->selected) tl_ruleset_select(rs, NULL, 0, NULL, 0);
+}
+
+bool tl_ruleset_compile_lazy(tl_ruleset *rs) {
+  if (rs->user_rules) return tl_ruleset_compile(rs);
+  tl_rules__prepare(rs);
+  rs->deferred = true;
+  return true;
+}
+
+static bool tl_rules__compile_query(tl_ruleset *rs);
+
+bool tl_ruleset_ready(const tl_ruleset *crs) {
+  tl_ruleset *rs = (tl_ruleset *)crs; /* the one change a shared rule set allows, under its lock */
+  pthread_mutex_lock(&rs->lock);
+  bool ok = true;
+  if (rs->deferred) {
+    rs->deferred = false;
+    ok = tl_rules__compile_query(rs);
+  }
+  pthread_mutex_unlock(&rs->lock);
+  return ok;
+}
+
+bool tl_ruleset_compile(tl_ruleset *rs) {
+  tl_rules__prepare(rs);
+  return tl_rules__compile_query(rs);
+}
+
+/* The query of the enabled rules, and its patterns. */
+static bool tl_rules__compile_query(tl_ruleset *rs) {
   /* One query for every enabled rule; each rule's text is a known range of the source, which is
    * how patterns are mapped back to rules. The shared structures are tried first; anything
    * wrong there (a text the splitter does not follow, a bad predicate) is reported from the

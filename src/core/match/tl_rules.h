@@ -3,6 +3,7 @@
 #ifndef TL_RULES_H
 #define TL_RULES_H
 
+#include <pthread.h>
 #include "tl_regex.h"
 #include <tree_sitter/api.h>
 
@@ -84,6 +85,13 @@ struct tl_ruleset {
   bool selected;               /* tl_ruleset_select was called */
   pcre2_code *eval_re;         /* names of validation/test data (tl_vocab_eval_names_re) */
   tl_diags diags;              /* the errors of every load and compile, in order */
+  bool user_rules;             /* a rule that is not built in was added: its query may not compile */
+  bool deferred;               /* tl_ruleset_compile_lazy left the query to the first run that needs it */
+  pthread_mutex_t lock;        /* guards the deferred compilation (tl_ruleset_ready) */
 };
+
+/* Compiles a query that tl_ruleset_compile_lazy deferred, once, whichever analysis asks first
+ * (thread-safe); true when the rule set has its query (or none is needed). */
+bool tl_ruleset_ready(const tl_ruleset *rs);
 
 #endif
