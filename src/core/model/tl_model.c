@@ -177,6 +177,14 @@ static bool tl_model__off_literal(TSNode n, const char *src) {
          tl_node_text_eq(n, src, "''");
 }
 
+/* An option or setting whose default is the number 1 (`--gradient_accumulation_steps`, default=1):
+ * "=1--name" in off_names, besides its "!--name" (a count that does nothing unless raised). */
+static void tl_model__one(tl_walk_ctx *c, const char *name) {
+  char *opt = tl_concat("=1", "--", name);
+  tl_vec_push(&c->m->off_names, tl_model__str(c->m, opt));
+  free(opt);
+}
+
 /* An argparse option (`add_argument("--dump", "-d", action="store_true", dest=...)`): "--dump" in
  * off_names when it is off by default (store_true, or a default that is off), else "!--dump". */
 static void tl_model__option(tl_walk_ctx *c, TSNode args) {
@@ -203,6 +211,7 @@ static void tl_model__option(tl_walk_ctx *c, TSNode args) {
   char *opt = tl_concat(off ? "" : "!", "--", name);
   tl_vec_push(&c->m->off_names, tl_model__str(c->m, opt));
   free(opt);
+  if (!off && ts_node_is_null(action) && tl_node_text_eq(dflt, c->src, "1")) tl_model__one(c, name);
   free(name);
 }
 
@@ -493,6 +502,7 @@ static void tl_model__field(tl_walk_ctx *c, TSNode asg, const char *name, TSNode
   char *opt = tl_concat(tl_model__off_literal(value, c->src) ? "" : "!", "--", name);
   tl_vec_push(&c->m->off_names, tl_model__str(c->m, opt));
   free(opt);
+  if (tl_node_text_eq(value, c->src, "1")) tl_model__one(c, name);
 }
 
 static bool tl_is_dataloader_callee(const tl_file_model *m, const char *callee) {

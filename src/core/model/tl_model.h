@@ -166,7 +166,8 @@ typedef struct tl_file_model {
   TL_VEC(tl_flag_guard) flag_guards;
   TL_VEC(const char *)
   off_names;                         /* module-level names bound to False/None/0 ("profile"), argparse
-                                   * options off by default ("--dump"); "!profile", "!--dump": set on */
+                                   * options off by default ("--dump"); "!profile", "!--dump": set on;
+                                   * "=1--accum": an option or setting whose default is 1 (also "!--accum") */
   TL_VEC(tl_return) rets;            /* `return <value>` statements in source order */
   TL_VEC(tl_arg) args;               /* the calls' arguments (tl_call.arg_first), made after the walk */
   TL_VEC(tl_vdep) rdeps;             /* the functions' return dependencies (tl_func.rdep_first), likewise */

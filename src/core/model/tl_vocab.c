@@ -193,6 +193,6 @@ const char tl_vocab_eval_names_re[] =
     "(?i)(^|[^a-z])(val|valid|validation|eval|evaluation|test|testing|dev)([^a-z]|$|loader|set|data|dl)";
 /* What the name of a class that holds settings contains (`MaeConfig`, `TrainingArguments`,
  * `RunOptions`, case aside): its dataclass fields are options (tl_model.c) */
-const char *const tl_vocab_settings_words[] = {"config", "cfg", "args", "options", "opts", "settings", "params",
+const char *const tl_vocab_settings_words[] = {"config", "cfg", "args", "arguments", "options", "opts", "settings", "params",
   NULL};
 /* clang-format on */

@@ -227,6 +227,45 @@ static bool tl_flow__exclusive(TSNode a, TSNode b, uint32_t from) {
   return false;
 }
 
+/* The divisor of the first remainder test in the expression (`(step + 1) % accum == 0` gives
+ * `accum`), also through a local name bound to such a test; null when there is none. */
+static TSNode tl_flow__divisor(const tl_match_env *c, TSNode n, int depth) {
+  TSNode none = {0};
+  if (depth > TL_PRED_MAX_DEPTH || ts_node_is_null(n) || tl_node_is(n, "lambda") || tl_node_is(n, "call")) return none;
+  if (tl_freq_is_remainder(n, c->src)) return tl_unparen(TL_CHILD(n, right));
+  if (tl_node_is(n, "identifier") && depth < 4) {
+    char *d = tl_dotted(n, c->src);
+    TSNode v = d ? tl_model_binding_value(c->m, d, c->func, ts_node_start_byte(n)) : none;
+    free(d);
+    return tl_flow__divisor(c, v, depth + 4);
+  }
+  uint32_t k = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < k; i++) {
+    TSNode r = tl_flow__divisor(c, ts_node_named_child(n, i), depth + 1);
+    if (!ts_node_is_null(r)) return r;
+  }
+  return none;
+}
+
+/* The divisor of the remainder test of the `if`/`elif` (or the `if` of an `else`) between n and the
+ * loop starting at `from` that decides whether n runs (tl_flow__every_n), or null. */
+static TSNode tl_flow__every_n_divisor(const tl_match_env *c, TSNode n, uint32_t from) {
+  TSNode child = n, none = {0};
+  tl_up up;
+  tl_up_init(&up, n);
+  for (TSNode p = tl_up_next(&up); !ts_node_is_null(p) && !tl_is_scope(p) && ts_node_start_byte(p) >= from;
+       child = p, p = tl_up_next(&up)) {
+    TSNode cond = none;
+    if ((tl_node_is(p, "if_statement") || tl_node_is(p, "elif_clause")) &&
+        !ts_node_eq(child, ts_node_child_by_field_name(p, "condition", 9)))
+      cond = ts_node_child_by_field_name(p, "condition", 9);
+    if (tl_node_is(p, "else_clause")) cond = ts_node_child_by_field_name(ts_node_parent(p), "condition", 9);
+    TSNode d = ts_node_is_null(cond) ? none : tl_flow__divisor(c, cond, 0);
+    if (!ts_node_is_null(d)) return d;
+  }
+  return none;
+}
+
 static bool tl_flow__accumulation_step(const tl_match_env *c, TSNode n) {
   int32_t l = tl_flow__own_loop(c, ts_node_start_byte(n));
   if (l < 0) return false;
@@ -546,6 +585,42 @@ static tl_verdict tl_flow__accum_step(tl_match_env *e, const tl_pred *p, TSNode 
   return tl_verdict_of(tl_flow__accumulation_step(e, a));
 }
 
+/* #accumulation-count! @call @n: the count N of the remainder test that decides when the optimizer
+ * step of the call's loop runs (`if (step + 1) % args.accum == 0: opt.step()`), through a local
+ * name bound to a plain name or attribute (`accum = args.accum`) within the function; the call
+ * itself when there is none (it is then no option) */
+static tl_verdict tl_flow__accum_count(tl_match_env *e, const tl_pred *p, TSNode a) {
+  TSNode d = {0};
+  int32_t l = tl_flow__own_loop(e, ts_node_start_byte(a));
+  if (l >= 0) {
+    const tl_loop *lp = &e->m->loops.v[l];
+    TSNode root = ts_tree_root_node(a.tree);
+    for (size_t i = 0; i < e->m->calls.n && ts_node_is_null(d); i++) {
+      const tl_call *cl = &e->m->calls.v[i];
+      if (cl->func != e->func || cl->byte < lp->start || cl->byte >= lp->end || !tl_flow__is_optimizer_step(cl->callee))
+        continue;
+      TSNode call = ts_node_descendant_for_byte_range(root, cl->byte, cl->byte + 1);
+      tl_up up;
+      tl_up_init(&up, call);
+      while (!ts_node_is_null(call) && !tl_node_is(call, "call")) call = tl_up_next(&up);
+      if (!ts_node_is_null(call) && !tl_flow__exclusive(a, call, lp->start))
+        d = tl_flow__every_n_divisor(e, call, lp->start);
+    }
+  }
+  const tl_func *fn = &e->m->funcs.v[e->func];
+  for (int hop = 0; hop < 3 && !ts_node_is_null(d) && tl_node_is(d, "identifier"); hop++) {
+    char *name = tl_dotted(d, e->src);
+    TSNode v = name ? tl_model_binding_value(e->m, name, e->func, ts_node_start_byte(d)) : (TSNode){0};
+    free(name);
+    v = tl_unparen(v);
+    if (ts_node_is_null(v) || !(tl_node_is(v, "identifier") || tl_node_is(v, "attribute")) || e->func <= 0 ||
+        ts_node_start_byte(v) < fn->start || ts_node_end_byte(v) > fn->end)
+      break; /* only within the function: the match stays in its top-level statement */
+    d = v;
+  }
+  return tl_verdict_of(tl_match_bind(e, p->cap[1], ts_node_is_null(d) ? a : d));
+}
+
 /* #in-no-sync? @call: inside `with model.no_sync()` (or the function turns gradient sync off) */
 static tl_verdict tl_flow__no_sync(tl_match_env *e, const tl_pred *p, TSNode a) {
   (void)p;
@@ -703,6 +778,7 @@ const tl_pred_def tl_preds_flow[] = {
     {"in-if?", 1, 1, 0, TL_GATE_NONE, 0, tl_flow__in_if, NULL, NULL},
     {"step-accumulator?", 1, 0, -1, TL_GATE_NONE, TL_PF_IMPURE, tl_flow__step_accum, NULL, NULL},
     {"accumulation-step?", 1, 0, -1, TL_GATE_NONE, 0, tl_flow__accum_step, NULL, NULL},
+    {"accumulation-count!", 2, 0, -1, TL_GATE_NONE, TL_PF_BIND, tl_flow__accum_count, NULL, NULL},
     {"in-no-sync?", 1, 0, -1, TL_GATE_NONE, 0, tl_flow__no_sync, NULL, NULL},
     {"batch-bound?", 1, 0, -1, TL_GATE_NONE, 0, tl_flow__batch_bound, NULL, NULL},
     {"indexes-with?", 2, 0, -1, TL_GATE_NONE, 0, tl_flow__indexes, NULL, NULL},

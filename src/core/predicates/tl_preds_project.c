@@ -3,6 +3,7 @@
 #include "tl_engine.h"
 #include "tl_callgraph.h"
 
+#include <ctype.h>
 #include <string.h>
 
 /* #project-match? "regex": some file of the project matches, over its code (comments and
@@ -125,6 +126,41 @@ static bool tl_project__loader_trains(tl_analysis *a, size_t file, const tl_pred
   return !seen;
 }
 
+/* #option-one? @n: @n is a name or attribute (`args.gradient_accumulation_steps`, `self.accum`)
+ * whose last part names an option or setting of the match's program (an argparse option, a field
+ * of a settings dataclass) whose every declaration defaults to 1: a count that changes nothing
+ * unless the user raises it. */
+static bool tl_project__option_one(tl_analysis *a, size_t file, const tl_pred *p, uint32_t start, uint32_t end,
+                                   pcre2_match_data *md) {
+  (void)p;
+  (void)md;
+  if (file >= a->files.n) return false;
+  const tl_file *f = &a->files.v[file];
+  if (!f->text || end > f->len || end <= start || end - start > 200) return false;
+  const char *t = f->text + start, *last = t;
+  for (const char *q = t; q < f->text + end; q++) {
+    if (*q == '.') last = q + 1;
+    else if (!(isalnum((unsigned char)*q) || *q == '_')) return false;
+  }
+  size_t n = (size_t)(f->text + end - last);
+  if (!n || isdigit((unsigned char)*last)) return false;
+  int32_t program = a->project.program ? a->project.program[file] : -1;
+  size_t one = 0, on = 0, off = 0;
+  for (size_t i = 0; i < a->files.n; i++) {
+    if (program >= 0 && a->project.program[i] != program) continue;
+    const tl_file_model *m = &a->files.v[i].model;
+    for (size_t k = 0; k < m->off_names.n; k++) {
+      const char *o = m->off_names.v[k];
+      size_t skip = !strncmp(o, "=1", 2) ? 2 : o[0] == '!';
+      if (strncmp(o + skip, "--", 2) || strlen(o + skip + 2) != n || memcmp(o + skip + 2, last, n)) continue;
+      if (skip == 2) one++;
+      else if (skip == 1) on++;
+      else off++;
+    }
+  }
+  return one && one == on && !off;
+}
+
 /* name, captures, strings, regex, gate, flags, function, project function, prepare */
 const tl_pred_def tl_preds_project[] = {
     {"project-match?", 0, 1, 0, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_MULTILINE | TL_PF_IMPURE, NULL, tl_project__match,
@@ -132,6 +168,7 @@ const tl_pred_def tl_preds_project[] = {
     {"program-match?", 0, 1, 0, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_MULTILINE | TL_PF_IMPURE, NULL,
      tl_project__program_match, NULL},
     {"training-loop?", 1, 0, -1, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_IMPURE, NULL, tl_project__training_loop, NULL},
+    {"option-one?", 1, 0, -1, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_IMPURE, NULL, tl_project__option_one, NULL},
     {"in-model-code?", 1, 0, -1, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_IMPURE, NULL, tl_project__in_model_code, NULL},
     {"loader-trains?", 1, 0, -1, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_IMPURE, NULL, tl_project__loader_trains, NULL},
     {NULL, 0, 0, -1, TL_GATE_NONE, 0, NULL, NULL, NULL},
