@@ -224,6 +224,20 @@ for shape in chain sum calls subscripts powers; do
   echo "deep $shape: ${wall}s, max RSS ${rss} KiB"
 done
 
+# 8b. One loop body of 12,000 per-step reads: every read is a finding, in time linear in the size
+#     (a predicate that looked at every later statement of the block for each read made it
+#     quadratic: 1,000 such lines took 4.4 s, this file would have taken about ten minutes).
+python3 - "$tmp/deep" <<'PY'
+import sys
+body = "".join("    v%d = x.sum().item()\n" % i for i in range(12000))
+open("%s/reads.py" % sys.argv[1], "w").write("import torch\n\nfor x in train_loader:\n    x = x.cuda()\n" + body)
+PY
+rlimit=20
+$asan && rlimit=90
+measure "$rlimit" sh -c "cd '$tmp/deep' && exec '$bin' check --select TL101 --statistics reads.py"
+[ "$rc" = 1 ] && grep -q "12000 *TL101" "$tmp/m.out" && ok || bad "12,000 reads in one block: exit $rc after ${wall}s: $(head -c 300 "$tmp/m.out")"
+echo "reads in one block: ${wall}s, max RSS ${rss} KiB"
+
 # 9. A file name that is not UTF-8 (byte 0xFF): the JSON, SARIF and GitLab reports stay valid UTF-8
 #    (U+FFFD in its place). A file reached twice (given again after its directory, as ./x.py, or
 #    through a symbolic link in the tree) is analysed, reported and fixed once, under its first name.

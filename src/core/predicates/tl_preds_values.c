@@ -919,6 +919,9 @@ static bool tl_values__reads_state(const tl_match_env *e, TSNode n, int depth) {
  * plain name it is bound to (`n = int(lengths.max())`, `b, n = x.size(0), lengths.max().item()`), or
  * through a number computed from that name (`t = np.max(lengths)`), in the statements after it in
  * its block; a value of the step's data, not of the object's state. */
+/* How many statements after a host read #host-needs! looks at for what needs the value. */
+#define TL_NEXT_STATEMENTS 16
+
 static bool tl_values__sizes_next(const tl_match_env *e, TSNode read) {
   /* a value the object keeps (a buffer made at construction) does not depend on the step's data:
    * it can be kept on the host instead */
@@ -932,7 +935,8 @@ static bool tl_values__sizes_next(const tl_match_env *e, TSNode read) {
   if (!(names[n] = tl_values__bound_name(e, asg, k))) return false;
   n++;
   bool sized = false;
-  for (TSNode s = ts_node_next_named_sibling(ts_node_parent(asg)); !ts_node_is_null(s) && !sized;
+  int window = TL_NEXT_STATEMENTS; /* "the next operation": a window, so a long block costs no square */
+  for (TSNode s = ts_node_next_named_sibling(ts_node_parent(asg)); !ts_node_is_null(s) && !sized && window-- > 0;
        s = ts_node_next_named_sibling(s)) {
     sized = tl_values__size_use(e, s, (const char *const *)names, 0);
     /* `t = np.max(lengths)`: t is a size computed from the value as well */
@@ -967,7 +971,8 @@ static tl_verdict tl_values__host_needs(tl_match_env *e, const tl_pred *p, TSNod
       TSNode left = TL_CHILD(up, left), stmt = ts_node_parent(up);
       if (!tl_node_is(left, "identifier") || !tl_node_is(stmt, "expression_statement")) break;
       char *var = tl_node_text(left, e->src);
-      for (TSNode s = ts_node_next_named_sibling(stmt); !ts_node_is_null(s) && !needs;
+      int window = TL_NEXT_STATEMENTS;
+      for (TSNode s = ts_node_next_named_sibling(stmt); !ts_node_is_null(s) && !needs && window-- > 0;
            s = ts_node_next_named_sibling(s))
         needs = tl_values__host_use(e, s, var, 0);
       free(var);
