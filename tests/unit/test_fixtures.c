@@ -92,7 +92,7 @@ static bool ends_with(const char *s, const char *tail) {
 }
 
 static tl_analysis *run_project(tl_ruleset *rs, tl_strvec *files, const char *const *texts, const size_t *lens) {
-  tl_options o = {1, false, 0, NULL};
+  tl_options o = {1, false, 0, NULL, 0};
   tl_analysis *a = tl_analysis_new(rs, &o);
   for (size_t i = 0; i < files->n; i++) {
     if (texts && texts[i]) tl_analysis_add_text(a, files->v[i], texts[i], lens[i]);

@@ -7,6 +7,7 @@
 /* Limits of phase 1 (docs/limits.md): one file's parse, and the query's matches in progress. */
 #define TL_PARSE_TIMEOUT_US (20u * 1000u * 1000u)
 #define TL_QUERY_MATCH_LIMIT 4096u
+#define TL_FILE_BUDGET_MS (60u * 1000u) /* one file's rule matching (tl_options.file_budget_ms) */
 
 /* A project predicate of a match, evaluated once the whole project is known: the predicate and
  * its capture's byte range. */
@@ -81,6 +82,8 @@ typedef struct {
   size_t model_copied;   /* top-level statements whose model the last run copied from the run before */
   bool rerun;            /* phase 1 ran for this file in the current run */
   bool cached;           /* ... and its results came from the persistent cache (tl_cache.h) */
+  uint64_t deadline_ns;  /* phase 1: when its rule matching must stop (CLOCK_MONOTONIC) */
+  uint32_t stopped_at;   /* ... and, when it had to, the byte it reached (else UINT32_MAX) */
   bool preread; /* text read from disk by the look-up of the run's cached results (tl_results.h), for phase 1 */
   bool hashed;  /* text_hash holds the hashes of the current text (tl_cache_text_hash) */
   uint64_t text_hash[2];

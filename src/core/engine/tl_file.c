@@ -260,6 +260,8 @@ static void tl_file__run(tl_analysis *a, tl_worker *w, tl_file *f, tl_prev *prev
   if (a->opts.keep_trees) tl_incremental_snapshot(f); /* for the next run's tl_region_holds: editors only */
   if (partial) partial = tl_region_holds(&g, prev, f, w);
   bool exceeded = false;
+  unsigned budget = a->opts.file_budget_ms ? a->opts.file_budget_ms : TL_FILE_BUDGET_MS;
+  f->deadline_ns = tl_now_ns() + (uint64_t)budget * 1000000u;
   if (rs->query) {
     if (partial && tl_match_file(a, f, w, root, parse_text, g.rs, g.re_new)) { /* redo it all, as a fresh run would */
       partial = false;
@@ -270,10 +272,18 @@ static void tl_file__run(tl_analysis *a, tl_worker *w, tl_file *f, tl_prev *prev
     if (exceeded)
       tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, 0, 0,
                    "query match limit (%u) exceeded: some findings may be missing", TL_QUERY_MATCH_LIMIT);
+    if (f->stopped_at != UINT32_MAX) { /* too complex to analyse in the time budget */
+      partial = false;
+      tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, tl_lines_line(&f->lines, f->stopped_at),
+                   tl_lines_col(&f->lines, f->text, f->stopped_at),
+                   "too complex to analyse: matching the rules took longer than %u ms and stopped here; findings "
+                   "from here to the end of the file are not reported",
+                   budget);
+    }
   }
   if (partial) tl_region_splice(f, prev, &g);
   f->partial = partial;
-  f->reusable = a->opts.keep_trees && !exceeded;
+  f->reusable = a->opts.keep_trees && !exceeded && f->stopped_at == UINT32_MAX;
   /* The tree is gone after this: drop the model's node references. */
   for (size_t i = 0; i < f->model.bindings.n; i++) f->model.bindings.v[i].value_ = (TSNode){0};
   for (size_t i = 0; i < f->model.classes.n; i++)
@@ -290,7 +300,7 @@ static void tl_file__run(tl_analysis *a, tl_worker *w, tl_file *f, tl_prev *prev
     f->code = NULL;
     tl_model_compact(&f->model);
     tl_vec_shrink(&f->cands);
-    if (!f->in_memory && !f->nb) tl_cache_store(a->cache, f, rs);
+    if (!f->in_memory && !f->nb && f->stopped_at == UINT32_MAX) tl_cache_store(a->cache, f, rs);
   }
   if (parse_text != f->text) free(parse_text);
 }
@@ -304,6 +314,8 @@ void tl_file_analyze(tl_analysis *a, tl_file *f, tl_worker *w) {
   f->dirty = false;
   f->reusable = f->partial = false;
   f->model_copied = 0;
+  f->stopped_at = UINT32_MAX;
+  f->deadline_ns = 0;
   tl_file__run(a, w, f, &prev);
   f->edited = false;
   tl_prev_free(&prev);

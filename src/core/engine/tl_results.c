@@ -232,7 +232,7 @@ void tl_results_store(const tl_cache *c, const tl_analysis *a) {
   if (!c || !a->files.n) return;
   for (size_t i = 0; i < a->files.n; i++) {
     const tl_file *f = &a->files.v[i];
-    if (f->in_memory || f->nb || !f->ok || !f->text) return;
+    if (f->in_memory || f->nb || !f->ok || !f->text || f->stopped_at != UINT32_MAX) return;
   }
   uint64_t content[2], key[2];
   char *name = x__keys(c, a, content);

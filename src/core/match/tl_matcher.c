@@ -613,8 +613,13 @@ bool tl_match_file(tl_analysis *a, tl_file *f, tl_worker *w, TSNode root, const 
     if (from < to || (!m->deep_stmts.n && from == to)) {
       ts_query_cursor_set_byte_range(w->cursor, from, to);
       ts_query_cursor_exec(w->cursor, rs->query, root);
-      while (ts_query_cursor_next_match(w->cursor, &mt)) tl_match__one(a, f, w, &mt, &file_res);
+      for (unsigned n = 1; f->stopped_at == UINT32_MAX && ts_query_cursor_next_match(w->cursor, &mt); n++) {
+        tl_match__one(a, f, w, &mt, &file_res);
+        if (!(n & 63) && f->deadline_ns && tl_now_ns() > f->deadline_ns) /* the file's time budget */
+          f->stopped_at = mt.capture_count ? ts_node_start_byte(mt.captures[0].node) : from;
+      }
     }
+    if (f->stopped_at != UINT32_MAX) break;
     if (k < m->deep_stmts.n && m->deep_stmts.v[k].end > from) from = m->deep_stmts.v[k].end;
   }
   ts_query_cursor_set_byte_range(w->cursor, 0, UINT32_MAX);

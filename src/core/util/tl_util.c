@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static void tl_util__oom(size_t n) {
@@ -212,6 +213,12 @@ void tl_diags_add(tl_diags *d, tl_diag_level level, const char *path, uint32_t l
   va_end(ap);
   tl_diag x = {level, tl_strdup(path ? path : ""), line, col, tl_buf_take(&b), 0};
   tl_vec_push(d, x);
+}
+
+uint64_t tl_now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
 bool tl_write_all(int fd, const void *p, size_t n) {

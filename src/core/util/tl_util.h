@@ -84,6 +84,9 @@ void tl_buf_free(tl_buf *b);
  * False, with errno set (EIO when write wrote nothing), on an error. */
 bool tl_write_all(int fd, const void *p, size_t n);
 
+/* Nanoseconds of CLOCK_MONOTONIC (for budgets and timings). */
+uint64_t tl_now_ns(void);
+
 /* A growable array of strings, each malloc'd and owned by the array (tl_strvec_free frees them). */
 typedef TL_VEC(char *) tl_strvec;
 void tl_strvec_free(tl_strvec *v);
