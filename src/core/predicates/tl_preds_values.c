@@ -1,6 +1,7 @@
 /* tl_preds_values.c - predicates on where values live and what they are: device or host
  * tensors, reductions and host reads, conditions that need a device value, boolean masks, values
  * that keep an autograd graph, and constants forced on a setting. */
+#define _GNU_SOURCE /* memmem */
 #include "tl_match.h"
 
 #include <ctype.h>
@@ -1033,6 +1034,60 @@ static tl_verdict tl_values__keeps(tl_match_env *e, const tl_pred *p, TSNode a) 
 }
 
 /* #forced-constant? @a: forces 0/1; sets @configured when one branch is configurable */
+/* Is n a Python list: a list literal or comprehension, `list(...)`/`sorted(...)`, a name tested
+ * with `isinstance(name, list)` by an `if`/`elif` around it, or a name the function (not the
+ * module body: another top-level statement) last bound to one before n? */
+static bool tl_values__is_list(const tl_match_env *e, TSNode n, int depth) {
+  n = tl_unparen(n);
+  if (ts_node_is_null(n) || depth > 3) return false;
+  if (tl_node_is(n, "list") || tl_node_is(n, "list_comprehension")) return true;
+  if (tl_node_is(n, "call")) {
+    TSNode fn = TL_CHILD(n, function);
+    return tl_node_text_eq(fn, e->src, "list") || tl_node_text_eq(fn, e->src, "sorted");
+  }
+  if (!tl_node_is(n, "identifier") || e->func <= 0) return false;
+  char *name = tl_node_text(n, e->src);
+  /* under `if isinstance(x, list):` (or `elif`), in its block */
+  TSNode child = n;
+  for (TSNode up = ts_node_parent(n); !ts_node_is_null(up) && !tl_is_scope(up); child = up, up = ts_node_parent(up)) {
+    if (!tl_node_is(up, "if_statement") && !tl_node_is(up, "elif_clause")) continue;
+    TSNode cond = TL_CHILD(up, condition);
+    if (ts_node_is_null(cond) || ts_node_eq(cond, child)) continue;
+    uint32_t cs = ts_node_start_byte(cond), ce = ts_node_end_byte(cond);
+    char *want = tl_printf("isinstance(%s, list)", name);
+    bool guarded = ce - cs >= strlen(want) && memmem(e->src + cs, ce - cs, want, strlen(want)) != NULL;
+    free(want);
+    if (guarded && !tl_node_is(child, "else_clause") && !tl_node_is(child, "elif_clause")) {
+      free(name);
+      return true;
+    }
+  }
+  uint32_t before = ts_node_start_byte(n);
+  TSNode v = {0};
+  for (int hop = 0; hop < 4; hop++) {
+    const tl_binding *b = tl_model_binding(e->m, name, e->func, before);
+    v = b ? tl_model_binding_value(e->m, name, e->func, b->byte) : (TSNode){0};
+    /* `x = torch.LongTensor(x)` in another branch (or before): converts the name, the list stays */
+    TSNode call = tl_unparen(v), args = tl_node_is(call, "call") ? TL_CHILD(call, arguments) : (TSNode){0};
+    TSNode first = ts_node_is_null(args) || !ts_node_named_child_count(args) ? (TSNode){0}
+                                                                             : ts_node_named_child(args, 0);
+    char *callee = ts_node_is_null(first) ? NULL : tl_dotted(TL_CHILD(call, function), e->src);
+    bool self_conversion = callee && !strncmp(callee, "torch.", 6) && tl_node_text_eq(first, e->src, name) &&
+                           (!strcmp(callee + 6, "tensor") || strstr(callee + 6, "Tensor"));
+    free(callee);
+    if (!b || !self_conversion || b->byte == 0) break;
+    before = b->byte - 1;
+  }
+  free(name);
+  return tl_values__is_list(e, v, depth + 1);
+}
+
+/* #python-list? @a: a Python list (tl_values__is_list) */
+static tl_verdict tl_values__python_list(tl_match_env *e, const tl_pred *p, TSNode a) {
+  (void)p;
+  return tl_verdict_of(tl_values__is_list(e, a, 0));
+}
+
 static tl_verdict tl_values__forced(tl_match_env *e, const tl_pred *p, TSNode a) {
   (void)p;
   return tl_verdict_of(tl_values__forced_const(e, a));
@@ -1051,5 +1106,6 @@ const tl_pred_def tl_preds_values[] = {
     {"bool-mask?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__mask, NULL, NULL},
     {"keeps-graph?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__keeps, NULL, NULL},
     {"forced-constant?", 1, 0, -1, TL_GATE_NONE, TL_PF_IMPURE, tl_values__forced, NULL, NULL},
+    {"python-list?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__python_list, NULL, NULL},
     {NULL, 0, 0, -1, TL_GATE_NONE, 0, NULL, NULL, NULL},
 };
