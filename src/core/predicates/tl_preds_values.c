@@ -1071,10 +1071,12 @@ static bool tl_values__is_list(const tl_match_env *e, TSNode n, int depth) {
     TSNode call = tl_unparen(v), args = tl_node_is(call, "call") ? TL_CHILD(call, arguments) : (TSNode){0};
     TSNode first = ts_node_is_null(args) || !ts_node_named_child_count(args) ? (TSNode){0}
                                                                              : ts_node_named_child(args, 0);
-    char *callee = ts_node_is_null(first) ? NULL : tl_dotted(TL_CHILD(call, function), e->src);
+    char *dotted = ts_node_is_null(first) ? NULL : tl_dotted(TL_CHILD(call, function), e->src);
+    char *callee = dotted ? tl_model_resolve(e->m, dotted) : NULL; /* through `import torch as th` */
     bool self_conversion = callee && !strncmp(callee, "torch.", 6) && tl_node_text_eq(first, e->src, name) &&
                            (!strcmp(callee + 6, "tensor") || strstr(callee + 6, "Tensor"));
     free(callee);
+    free(dotted);
     if (!b || !self_conversion || b->byte == 0) break;
     before = b->byte - 1;
   }
