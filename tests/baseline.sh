@@ -45,7 +45,25 @@ git -c user.email=t@t -c user.name=t commit -qam change
 [ "$rc" = 0 ] && ok || bad "--diff-base with no change: exit $rc, want 0"
 out=$("$bin" check --diff-base HEAD~1 --format concise . 2>/dev/null)
 [ "$(echo "$out" | grep -c ': TL')" = 1 ] && ok || bad "--diff-base HEAD~1: $out"
-"$bin" check --diff-base no-such-rev . >/dev/null 2>&1; rc=$?
-[ "$rc" = 2 ] && ok || bad "unknown revision: exit $rc, want 2"
+"$bin" check --diff-base no-such-rev . >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "no-such-rev: no such commit" "$tmp/err" &&
+  ok || bad "unknown revision: exit $rc, want 2, one line of error and no findings: $(cat "$tmp/out" "$tmp/err" | head -c 400)"
+# a file git does not track is new: all its findings count; from a subdirectory, with a relative,
+# a ./ or an absolute path alike
+mkdir -p sub && cp train.py sub/copy.py
+for p in . ./copy.py "$PWD/sub"; do
+  want=$(cd sub && "$bin" check --format concise --exit-zero "$p" 2>/dev/null | grep -c 'copy.py:.*: TL')
+  got=$(cd sub && "$bin" check --diff-base HEAD --format concise --exit-zero "$p" 2>/dev/null | grep -c ': TL')
+  [ "$want" -gt 0 ] && [ "$got" = "$want" ] && ok || bad "--diff-base from a subdirectory on $p: $got findings, want $want"
+done
+want=$("$bin" check --format concise --exit-zero . 2>/dev/null | grep -c 'copy.py:.*: TL')
+got=$("$bin" check --diff-base HEAD --format concise --exit-zero . 2>/dev/null | grep -c ': TL')
+[ "$want" -gt 0 ] && [ "$got" = "$want" ] && ok || bad "--diff-base with an untracked file: $got findings, want $want (the tracked files are unchanged)"
+rm -rf sub
+# outside a git working tree: one clear line, exit 2, no git usage text
+mkdir -p "$tmp/nogit" && cp train.py "$tmp/nogit/"
+(cd "$tmp/nogit" && GIT_CEILING_DIRECTORIES="$tmp" "$bin" check --diff-base HEAD .) >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "not in a git working tree" "$tmp/err" &&
+  ok || bad "outside git: exit $rc: $(cat "$tmp/out" "$tmp/err" | head -c 400)"
 [ "$total" -gt 2 ] && ok || bad "the example project has $total findings"
 finish

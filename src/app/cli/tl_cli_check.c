@@ -529,6 +529,14 @@ int tl_cli_check(tl_cli *c) {
       return 2;
     }
   }
+  if (c->diff_base) { /* a revision git does not know is an error before the analysis, not after */
+    char *msg = NULL;
+    if (!tl_diff_base_check(c->diff_base, &msg)) {
+      fprintf(stderr, "trainlint: %s\n", msg);
+      free(msg);
+      return 2;
+    }
+  }
   tl_cli_check__state st = {c, {0}, {0}, false, false, {0}};
   st.ecolor = c->color == 1 || (c->color == -1 && isatty(STDERR_FILENO) && !getenv("NO_COLOR"));
   int rc = 2;

@@ -12,8 +12,14 @@ bool tl_baseline_write(const tl_analysis *a, const char *path, char **message);
  * and fingerprint (which ignores line numbers), as a multiset: two recorded findings hide at most
  * two equal ones. Returns false with a message when the file cannot be read or parsed. */
 bool tl_baseline_filter(const tl_analysis *a, const char *path, bool *hidden, char **message);
+/* Is `rev` a commit of the git working tree around the current directory? False with a message
+ * (not a revision, not in a working tree, no such commit): checked before the analysis. */
+bool tl_diff_base_check(const char *rev, char **message);
 /* Sets hidden[i] for each finding none of whose statement lines changed since git revision `rev`
- * (runs `git diff --relative --unified=0 REV`). Returns false with a message when git fails. */
+ * (`git diff --unified=0 REV` from the top of the working tree; files git does not track and does
+ * not ignore are new, every line changed), matching files by their real paths, so it works from a
+ * subdirectory and with any spelling of the paths. Returns false with a message when git fails:
+ * then every finding is hidden. */
 bool tl_diff_base_filter(const tl_analysis *a, const char *rev, bool *hidden, char **message);
 
 #endif
