@@ -33,6 +33,20 @@ echo "$out" | grep -q 'gen/' && bad "extend-exclude not applied" || ok
 echo "$out" | grep -q 'tests/test_model.py:20:TL301' && bad "per-file-ignores not applied" || ok
 echo "$out" | grep -q 'tests/test_model.py:17:TL102' && ok || bad "per-file-ignores removed too much: $out"
 "$bin" check --format json . 2>/dev/null | grep -A3 '"TL102"' | grep -q '"severity":.*"error"' && ok || bad "severity override"
+# per-file-ignores keys are gitignore-style, as exclude's: a directory by name, with or without the
+# slash, a file name glob, an anchored glob; a name that matches nothing leaves the finding
+cp pyproject.toml pyproject.keep
+for key in tests tests/ 'test_*.py' '/tests/*' 'tests/**' nothing/ 'model.py'; do
+  sed -i "s|^per-file-ignores = .*|per-file-ignores = { \"$key\" = [\"TL301\"] }|" pyproject.toml
+  out=$(codes .)
+  case $key in
+    nothing/|model.py) echo "$out" | grep -q 'tests/test_model.py:20:TL301' && ok || bad "per-file-ignores \"$key\" hid tests/test_model.py: $out" ;;
+    *) echo "$out" | grep -q 'tests/test_model.py:20:TL301' && bad "per-file-ignores \"$key\" not applied: $out" || ok ;;
+  esac
+done
+sed -i "s|^per-file-ignores = .*|per-file-ignores = { \"model.py\" = [\"TL301\"] }|" pyproject.toml
+codes . | grep -q ' model.py:[0-9]*:TL301\|^model.py:[0-9]*:TL301\|sub/model.py:[0-9]*:TL301' && bad "per-file-ignores model.py not applied to model.py by name" || ok
+mv pyproject.keep pyproject.toml
 # the command line wins: --select replaces select, --ignore adds
 out=$(codes --select TL204 .)
 [ "$out" = "data.py:38:TL204 data.py:40:TL204 " ] && ok || bad "--select over the file: $out"

@@ -487,7 +487,7 @@ bool tl_config_enabled(const tl_config *c, const tl_rule *rule, const char *file
   if (on && c && c->per_file_ignores.n) {
     char *rel = tl_config__rel_to(file, c->dir);
     for (size_t i = 0; i < c->per_file_ignores.n && on; i++)
-      if (tl_glob_match(c->per_file_ignores.v[i].glob, rel) &&
+      if (tl_glob_path_match(c->per_file_ignores.v[i].glob, rel) &&
           tl_config__code_in(code, &c->per_file_ignores.v[i].codes, true))
         on = false;
     free(rel);

@@ -152,6 +152,31 @@ bool tl_glob_match(const char *pattern, const char *path) {
   return tl_walk__dowild(pattern, pattern, path) == GM_MATCH;
 }
 
+bool tl_glob_path_match(const char *pattern, const char *path) {
+  while (path[0] == '.' && path[1] == '/') path += 2;
+  while (pattern[0] == '.' && pattern[1] == '/') pattern += 2;
+  size_t n = strlen(pattern);
+  bool dir_only = n && pattern[n - 1] == '/';
+  char *pat = tl_strndup(pattern, dir_only ? n - 1 : n);
+  bool anchored = strchr(pat, '/') != NULL;
+  const char *p = pat[0] == '/' ? pat + 1 : pat;
+  bool hit = false;
+  /* each directory above the file (its path from the base), then the file itself */
+  for (const char *end = path; !hit; end++) {
+    bool last = *end == 0;
+    if (*end != '/' && !last) continue;
+    if (!(dir_only && last)) {
+      char *prefix = tl_strndup(path, (size_t)(end - path));
+      const char *base = strrchr(prefix, '/');
+      hit = anchored ? tl_glob_match(p, prefix) : tl_glob_match(p, base ? base + 1 : prefix);
+      free(prefix);
+    }
+    if (last) break;
+  }
+  free(pat);
+  return hit;
+}
+
 /* ------------------------------------------------------------------------------------------------
  * .gitignore pattern sets
  * ---------------------------------------------------------------------------------------------- */

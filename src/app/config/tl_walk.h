@@ -31,5 +31,10 @@ bool tl_walk(const char *const *paths, size_t npaths, const char *const *extra_e
 
 /* Glob match in .gitignore style: `*` and `?` do not cross '/', `**` does. */
 bool tl_glob_match(const char *pattern, const char *path);
+/* Does a .gitignore line match the file `path` ('/'-separated, relative to the pattern's base; a
+ * leading "./" is ignored) or a directory above it? A pattern without a '/' but at its end matches
+ * any component by name ("tests", "test_*.py"); one with a '/' is anchored at the base ("tests/x*",
+ * "/setup.py"); a trailing '/' matches directories only ("tests/"). No '!' negation. */
+bool tl_glob_path_match(const char *pattern, const char *path);
 
 #endif
