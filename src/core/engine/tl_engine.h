@@ -139,6 +139,7 @@ typedef struct tl_project {
   bool *imported;           /* per file: a package's __init__.py, or imported by another file */
   TL_VEC(tl_range) * optin; /* per file: blocks that run only when a flag off by default is set */
   bool **call_optin;        /* per file, per call: in such a block */
+  bool **uncalled;          /* per file, per function: nothing in the project runs it (tl_usage_uncalled) */
   int8_t **class_kind;      /* per file, per class: TL_CK_MODULE / TL_CK_DATASET bits, through project bases */
   uint8_t **ret_kind;       /* per file, per function: the place of what it returns (tl_summaries.c) */
   uint8_t **param_kind;     /* per file, per parameter (tl_file_model.params): the place of its arguments */

@@ -53,6 +53,12 @@ bool tl_callgraph_method(tl_callgraph *cg, tl_ref cls, const char *name, tl_ref 
  * file i, is one construction of it (file, call index), or {-1, -1} when the class is built where
  * a training may run, or where the analysis cannot tell. */
 void tl_usage_untrained(const tl_project *pj, tl_callgraph *cg, tl_ref **out);
+/* Functions nothing in the project runs (tl_usage.c): out[i][f] (allocated here, one array per
+ * file) for a function of a module's body, outside tests and not a dunder (`__getattr__`), that no
+ * resolved call reaches and whose name the project's code mentions nowhere but at its definition,
+ * in imports and in `__all__` (a decorator keeps it). Only in a program (tl_project.program) with
+ * an entry point (a `__main__` test): a library's functions are there to be called from outside. */
+void tl_usage_uncalled(const tl_project *pj, const tl_callgraph *cg, bool **out);
 void tl_callgraph_free(tl_callgraph *cg);
 
 #endif

@@ -771,6 +771,8 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
   tl_project__optin(pj, &p);
   tl_ref **untrained = tl_calloc(nf ? nf : 1, sizeof *untrained);
   tl_usage_untrained(pj, &p, untrained);
+  pj->uncalled = tl_calloc(nf ? nf : 1, sizeof *pj->uncalled);
+  tl_usage_uncalled(pj, &p, pj->uncalled);
   for (size_t i = 0; i < nf; i++) {
     tl_file_model *m = &pj->files[i].model;
     pj->fstate[i] = tl_calloc(m->funcs.n + 1, sizeof **pj->fstate);
@@ -868,23 +870,27 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
     for (size_t fn = 1; fn < m->funcs.n; fn++) {
       if (!stepfn[i][2 * fn]) continue;
       const tl_func *fu = &m->funcs.v[fn];
+      bool dead = pj->uncalled[i][fn]; /* an application's function nothing in it runs: not known to run */
       tl_hot_reason r = {-1,
                          -1,
                          fu->line,
                          fu->col,
                          0,
                          tl_printf("`%s` runs one training step per call (backward pass at line %u, optimizer step at "
-                                   "line %u), and it is called from outside the project",
-                                   fu->display, stepfn[i][2 * fn], stepfn[i][2 * fn + 1]),
-                         false};
+                                   "line %u), and %s",
+                                   fu->display, stepfn[i][2 * fn], stepfn[i][2 * fn + 1],
+                                   dead ? "it is neither called nor named anywhere else in the project"
+                                        : "it is called from outside the project"),
+                         dead};
       tl_mark(pj, &q, (tl_ref){(int32_t)i, (int32_t)fn}, 0, r);
     }
     free(stepfn[i]);
   }
   free(stepfn);
   /* Calls in step loops: training loops first, so that a function called from a training loop and
-   * from an evaluation loop keeps the training loop's chain (the first chain wins). */
-  for (int pass = 0; pass < 2; pass++)
+   * from an evaluation loop keeps the training loop's chain (the first chain wins); the loops of
+   * functions nothing runs last. */
+  for (int pass = 0; pass < 3; pass++)
     for (size_t oi = 0; oi < nf; oi++) {
       size_t i = order[oi];
       const tl_file_model *m = &pj->files[i].model;
@@ -898,7 +904,8 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
           const tl_loop *lp = &m->loops.v[l];
           if (lp->func != cl->func || !pj->step_loops[i][l] || tl_project__guarded(pj, i, cl->byte, lp->start))
             continue;
-          if (tl_project_eval_loop(pj, i, l) == (pass == 0)) break;
+          if (pj->uncalled[i][lp->func] != (pass == 2) || (pass < 2 && tl_project_eval_loop(pj, i, l) == (pass == 0)))
+            break;
           for (size_t k = 0; k < nt; k++) {
             if (tl_project__untrained_method(pj, untrained, ts[k])) continue;
             tl_hot_reason r = {(int32_t)i, -1, lp->line, lp->col, 2, NULL, false};
@@ -963,6 +970,11 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
   tl_callgraph_free(&p);
 }
 
+/* The chain's last step for a loop of a function nothing in the project runs (tl_usage_uncalled). */
+static char *tl_project__uncalled_note(const tl_func *fu) {
+  return tl_printf("`%s` is neither called nor named anywhere else in the project: nothing here runs it", fu->display);
+}
+
 static void tl_chain_add(tl_chain *v, const char *path, uint32_t line, uint32_t col, char *what) {
   tl_hot_step s = {path, line, col, what, 0};
   tl_vec_push(v, s);
@@ -1005,7 +1017,7 @@ unsigned tl_project_hot_at(const tl_project *pj, size_t fi, int32_t func, uint32
     if (best >= 0) {
       const tl_func_state *fs = &pj->fstate[fi][func];
       bool ev = tl_project_eval_loop(pj, fi, best), rare = func > 0 && fs->rare && fs->rare_file >= 0;
-      bool test = tl_project_test_file(pj, fi);
+      bool test = tl_project_test_file(pj, fi), dead = pj->uncalled && pj->uncalled[fi][func];
       tl_chain_add(&v, f->path, m->loops.v[best].line, m->loops.v[best].col,
                    tl_strdup(ev     ? "in the evaluation or inference loop (no backward pass or optimizer step in it)"
                              : test ? "in a loop of a test module (run once by the test runner, not in training)"
@@ -1019,10 +1031,13 @@ unsigned tl_project_hot_at(const tl_project *pj, size_t fi, int32_t func, uint32
             tl_printf("`%s` runs only now and then: called %s", m->funcs.v[func].display,
                       rc->guarded ? "under a frequency guard" : "from a function that runs only now and then"));
       }
+      if (dead) /* the loop runs only if something outside the project calls its function */
+        tl_chain_add(&v, f->path, m->funcs.v[func].line, m->funcs.v[func].col,
+                     tl_project__uncalled_note(&m->funcs.v[func]));
       bool evpkg = tl_project__eval_note(pj, fi, &v);
       *chain = v.v;
       *nchain = v.n;
-      return ev || rare || test || evpkg ? TL_HOT_STEP | TL_HOT_EVAL : TL_HOT_STEP;
+      return ev || rare || test || dead || evpkg ? TL_HOT_STEP | TL_HOT_EVAL : TL_HOT_STEP;
     }
   }
   const tl_func_state *st = &pj->fstate[fi][func];
@@ -1051,14 +1066,20 @@ unsigned tl_project_hot_at(const tl_project *pj, size_t fi, int32_t func, uint32
         break;
       }
       if (r->kind == 2) {
-        bool ev = k == 0 && tl_project_eval_loop(pj, (size_t)r->file, tl_loop_at_pos(&rf->model, r->line, r->col));
+        int32_t rl = tl_loop_at_pos(&rf->model, r->line, r->col);
+        bool ev = k == 0 && tl_project_eval_loop(pj, (size_t)r->file, rl);
         bool test = k == 0 && tl_project_test_file(pj, (size_t)r->file);
+        int32_t lf = rl >= 0 ? rf->model.loops.v[rl].func : -1;
+        bool dead = lf > 0 && pj->uncalled && pj->uncalled[r->file][lf];
         tl_chain_add(
             &v, rf->path, r->line, r->col,
             tl_strdup(ev     ? "called from the evaluation or inference loop (no backward pass or optimizer step in it)"
                       : test ? "called from a loop of a test module (run once by the test runner, not in training)"
                              : "called from the step loop"));
-        if (ev || test) bit |= TL_HOT_EVAL;
+        if (dead)
+          tl_chain_add(&v, rf->path, rf->model.funcs.v[lf].line, rf->model.funcs.v[lf].col,
+                       tl_project__uncalled_note(&rf->model.funcs.v[lf]));
+        if (ev || test || dead) bit |= TL_HOT_EVAL;
         break;
       }
       tl_chain_add(&v, rf->path, r->line, r->col, tl_printf("called from `%s`", rf->model.funcs.v[r->func].display));
@@ -1092,6 +1113,8 @@ void tl_project_free(tl_project *pj) {
     tl_vec_free(&pj->optin[i]);
     free(pj->call_optin[i]);
   }
+  for (size_t i = 0; pj->uncalled && i < pj->nfiles; i++) free(pj->uncalled[i]);
+  free(pj->uncalled);
   free(pj->optin);
   free(pj->call_optin);
   for (size_t i = 0; pj->class_kind && i < pj->nfiles; i++) free(pj->class_kind[i]);

@@ -135,11 +135,31 @@ static bool tl_usage__accounting_stmt(const char *s, size_t st, size_t len) {
          !strncmp(s + st, "__all__", 7) || (st < len && (s[st] == '"' || s[st] == '\''));
 }
 
+/* Is the name at s[at] the one a `def` (or `async def`) statement starting at s[st] defines? */
+static bool tl_usage__def_of(const char *s, size_t st, size_t at) {
+  while (st < at && (s[st] == ' ' || s[st] == '\t')) st++;
+  if (at >= st + 6 && !strncmp(s + st, "async ", 6)) st += 6;
+  if (at < st + 4 || strncmp(s + st, "def", 3)) return false;
+  for (size_t k = st + 3; k < at; k++)
+    if (s[k] != ' ' && s[k] != '\t') return false;
+  return true;
+}
+
+/* Does a decorator line (`@...`) come right before the statement starting at s[st]? */
+static bool tl_usage__decorated(const char *s, size_t st) {
+  if (st < 2) return false;
+  size_t e = st - 1; /* the newline before the statement */
+  size_t b = e;
+  while (b > 0 && s[b - 1] != '\n') b--;
+  while (b < e && (s[b] == ' ' || s[b] == '\t')) b++;
+  return b < e && (s[b] == '@' || s[b] == ')');
+}
+
 /* Counts the mentions of the names in `mentions` in one file's text, outside the statements that
  * account for them (tl_usage__accounting_stmt) and `super(Net, self)`: constructions (`Net(`, `Net.from_...(`) add one;
  * any other mention sets -1. Comments are skipped; in strings, only a string that is the name or
  * ends a dotted path with it counts (a registry may look the class up by it). */
-static void tl_usage__mentions(const char *s, size_t len, tl_map *mentions) {
+static void tl_usage__mentions(const char *s, size_t len, tl_map *mentions, bool funcs) {
   int depth = 0;
   char quote = 0;
   bool triple = false;
@@ -179,7 +199,7 @@ static void tl_usage__mentions(const char *s, size_t len, tl_map *mentions) {
     while (at + n < len && tl_usage__ident(s[at + n])) n++;
     char name[128];
     intptr_t v;
-    if (n < sizeof name && isupper((unsigned char)ch)) {
+    if (n < sizeof name && (funcs || isupper((unsigned char)ch))) {
       memcpy(name, s + at, n);
       name[n] = 0;
       if (tl_map_get(mentions, name, &v) && v >= 0) {
@@ -198,8 +218,12 @@ static void tl_usage__mentions(const char *s, size_t len, tl_map *mentions) {
           skip = true;
         /* `from .net import Net as M`: the class goes on under a name the scan does not follow */
         bool alias = !quote && e + 3 <= len && !strncmp(s + e, "as", 2) && !tl_usage__ident(s[e + 2]);
-        if (alias) tl_map_set(mentions, name, -1);
-        else if (!skip && !tl_usage__accounting_stmt(s, stmt, len)) tl_map_set(mentions, name, call ? v + 1 : -1);
+        /* a function's own `def` line accounts for it, unless a decorator registers it */
+        bool def = funcs && !quote && tl_usage__def_of(s, stmt, at);
+        if (def && tl_usage__decorated(s, stmt)) tl_map_set(mentions, name, -1);
+        else if (alias) tl_map_set(mentions, name, -1);
+        else if (!def && !skip && !tl_usage__accounting_stmt(s, stmt, len))
+          tl_map_set(mentions, name, call ? v + 1 : -1);
       }
     }
     at += n;
@@ -280,7 +304,7 @@ void tl_usage_untrained(const tl_project *pj, tl_callgraph *cg, tl_ref **out) {
       if (site[i][k].file >= 0) tl_map_set(&mentions, m->classes.v[k].name, 0);
   }
   for (size_t i = 0; i < nf && mentions.count; i++)
-    if (pj->files[i].text) tl_usage__mentions(pj->files[i].text, pj->files[i].len, &mentions);
+    if (pj->files[i].text) tl_usage__mentions(pj->files[i].text, pj->files[i].len, &mentions, false);
   /* a construction the graph did not resolve to the class (a name it shadows) may be anywhere */
   for (size_t i = 0; i < nf && mentions.count; i++) {
     const tl_file_model *m = &pj->files[i].model;
@@ -327,4 +351,57 @@ void tl_usage_untrained(const tl_project *pj, tl_callgraph *cg, tl_ref **out) {
   free(site);
   free(t);
   free(x.base);
+}
+
+void tl_usage_uncalled(const tl_project *pj, const tl_callgraph *cg, bool **out) {
+  size_t nf = pj->nfiles;
+  /* programs (files connected by imports, tl_project.program) with an entry point */
+  bool *entry = tl_calloc(nf + 1, 1);
+  for (size_t i = 0; i < nf; i++) {
+    out[i] = tl_calloc(pj->files[i].model.funcs.n + 1, 1);
+    if (pj->files[i].model.has_main && pj->program && pj->program[i] >= 0 && (size_t)pj->program[i] < nf)
+      entry[pj->program[i]] = true;
+  }
+  /* the candidates: functions of a module's body, outside tests, in a program that runs as a
+   * script (a library's functions are there to be called from outside) */
+  tl_map mentions = {0}; /* name -> 0 while no mention but its definition is seen */
+  for (size_t i = 0; i < nf; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    if (tl_project_test_file(pj, i) || !pj->program || pj->program[i] < 0 || !entry[pj->program[i]]) continue;
+    for (size_t f = 1; f < m->funcs.n; f++)
+      if (m->funcs.v[f].outer == 0 && m->funcs.v[f].cls < 0 && strncmp(m->funcs.v[f].name, "__", 2)) {
+        intptr_t v;
+        if (!tl_map_get(&mentions, m->funcs.v[f].name, &v)) tl_map_set(&mentions, m->funcs.v[f].name, 0);
+        out[i][f] = true;
+      }
+  }
+  /* a function a resolved call reaches is called; `fire.Fire()` with no argument makes every
+   * function of its file a command */
+  for (size_t i = 0; i < nf; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    for (size_t c = 0; c < m->calls.n; c++) {
+      if (!m->calls.v[c].nargs) {
+        char *q = tl_model_resolve(m, m->calls.v[c].callee);
+        bool all = !strcmp(q, "fire.Fire");
+        free(q);
+        for (size_t f = 0; all && f < m->funcs.n; f++) out[i][f] = false;
+      }
+      tl_ref ts[TL_MAX_TARGETS];
+      size_t nt = tl_callgraph_targets(cg, (int32_t)i, c, ts, TL_MAX_TARGETS);
+      for (size_t k = 0; k < nt; k++) out[ts[k].file][ts[k].idx] = false;
+    }
+  }
+  /* and so is one whose name appears anywhere but its definition, an import or `__all__` (a call
+   * the graph does not resolve, a callback, a registry, a string naming it, a decorator) */
+  for (size_t i = 0; i < nf && mentions.count; i++)
+    if (pj->files[i].text) tl_usage__mentions(pj->files[i].text, pj->files[i].len, &mentions, true);
+  for (size_t i = 0; i < nf; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    for (size_t f = 1; f < m->funcs.n; f++) {
+      intptr_t v = 0;
+      if (out[i][f] && (!tl_map_get(&mentions, m->funcs.v[f].name, &v) || v != 0)) out[i][f] = false;
+    }
+  }
+  tl_map_free(&mentions);
+  free(entry);
 }
