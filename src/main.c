@@ -110,6 +110,7 @@ static const struct {
     {"config", "[PATH]", "the effective settings for PATH (default .)", tl_cli_config, NULL},
     {"rules", "[--all]", "list the rules", tl_cli_rules, NULL},
     {"explain", "CODE", "show a rule's documentation", tl_cli_explain, NULL},
+    {"test-rules", "DIR", "run the `# ruleid:`/`# ok:` fixtures of DIR's rules", tl_cli_test_rules, NULL},
     {"server", "[--stdio]", "run the language server (LSP on stdio; docs/editors.md)", NULL, tl_lsp_main},
     {"version", "", NULL, NULL, tl_main__version},
     {"--version", NULL, NULL, NULL, tl_main__version},

@@ -51,6 +51,7 @@ expect_error "trainlint: --color takes auto, always or never" check --color pink
 expect_error "trainlint: --diff, --fix and --add-noqa exclude each other" check --diff --fix a.py
 expect_error "usage: trainlint explain CODE" explain
 expect_error "usage: trainlint explain CODE" explain TL101 TL102
+expect_error "usage: trainlint test-rules DIR (the rules, *.md, and their fixtures, *.py)" test-rules
 # a command's --help or -h: the usage on stdout, exit 0; -V is --version; --output-format is --format
 for h in "check --help" "rules -h" "explain --help" "check . -h"; do
   out=$("$bin" $h 2>/dev/null); rc=$?

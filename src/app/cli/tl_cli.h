@@ -1,4 +1,4 @@
-/* tl_cli.h - the command line's subcommands (check, config, rules, explain) and what they share.
+/* tl_cli.h - the command line's subcommands (check, config, rules, explain, test-rules) and what they share.
  * main.c parses the arguments into a tl_cli and calls one tl_cli_<command>; `server` is tl_lsp.h. */
 #ifndef TL_CLI_H
 #define TL_CLI_H
@@ -34,6 +34,8 @@ int tl_cli_check(tl_cli *c);   /* tl_cli_check.c: analyse c->paths (default ".")
 int tl_cli_config(tl_cli *c);  /* tl_cli_config.c: the effective settings for c->paths[0] */
 int tl_cli_rules(tl_cli *c);   /* tl_cli_rules.c: list the rules (c->all: also the deselected) */
 int tl_cli_explain(tl_cli *c); /* tl_cli_rules.c: a rule's documentation; c->paths holds its code */
+/* tl_cli_test_rules.c: the annotated fixtures of the rules in c->paths[0] (exit 1 on a failure) */
+int tl_cli_test_rules(tl_cli *c);
 
 /* ---- shared by the subcommands (tl_cli.c) ---- */
 
