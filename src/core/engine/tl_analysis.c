@@ -187,11 +187,7 @@ static void tl_analysis__read(void *ctxp, unsigned worker, size_t idx) {
     ctx->todo[idx] = 1; /* phase 1 reads it again, and says what is wrong */
     return;
   }
-  free(f->text);
-  f->text = s.text;
-  f->len = s.len;
-  s.text = NULL;
-  tl_source_free(&s);
+  tl_file_take_source(f, &s);
   f->hashed = false;
   tl_cache_text_hash(f);
   f->preread = true;

@@ -177,6 +177,9 @@ struct tl_worker;
 void tl_file_analyze(tl_analysis *a, tl_file *f, struct tl_worker *w);
 /* Drops what phase 1 computed for a file (its text and path stay). */
 void tl_file_reset(tl_file *f);
+/* Makes the text of a source just read the file's (its old text freed), and empties the source. */
+struct tl_source;
+void tl_file_take_source(tl_file *f, struct tl_source *s);
 void tl_file_free(tl_file *f);
 void tl_candidate_free(tl_candidate *c);
 

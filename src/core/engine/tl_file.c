@@ -28,6 +28,14 @@ void tl_file_reset(tl_file *f) {
   f->ok = false;
 }
 
+void tl_file_take_source(tl_file *f, tl_source *s) {
+  free(f->text);
+  f->text = s->text;
+  f->len = s->len;
+  s->text = NULL;
+  tl_source_free(s);
+}
+
 void tl_file_free(tl_file *f) {
   tl_notebook_free(f->nb);
   free(f->path);
@@ -186,11 +194,7 @@ static void tl_file__run(tl_analysis *a, tl_worker *w, tl_file *f, tl_prev *prev
       free(msg);
       return;
     }
-    free(f->text);
-    f->text = s.text;
-    f->len = s.len;
-    s.text = NULL;
-    tl_source_free(&s);
+    tl_file_take_source(f, &s);
     if (tl_notebook_path(f->path)) {
       if (!tl_file__notebook(f)) return;
     } else if (tl_cache_load(a->cache, f, a->rules)) { /* phase 1 as an earlier run did it */

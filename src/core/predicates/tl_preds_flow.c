@@ -266,6 +266,15 @@ static TSNode tl_flow__every_n_divisor(const tl_match_env *c, TSNode n, uint32_t
   return none;
 }
 
+/* The call node of a model call (tl_call.byte is where it starts). */
+static TSNode tl_flow__call_at(TSNode root, uint32_t byte) {
+  TSNode call = ts_node_descendant_for_byte_range(root, byte, byte + 1);
+  tl_up up;
+  tl_up_init(&up, call);
+  while (!ts_node_is_null(call) && !tl_node_is(call, "call")) call = tl_up_next(&up);
+  return call;
+}
+
 static bool tl_flow__accumulation_step(const tl_match_env *c, TSNode n) {
   int32_t l = tl_flow__own_loop(c, ts_node_start_byte(n));
   if (l < 0) return false;
@@ -277,10 +286,7 @@ static bool tl_flow__accumulation_step(const tl_match_env *c, TSNode n) {
     const tl_call *cl = &c->m->calls.v[i];
     if (cl->func != c->func || cl->byte < lp->start || cl->byte >= lp->end || !tl_flow__is_optimizer_step(cl->callee))
       continue;
-    TSNode call = ts_node_descendant_for_byte_range(root, cl->byte, cl->byte + 1);
-    tl_up up;
-    tl_up_init(&up, call);
-    while (!ts_node_is_null(call) && !tl_node_is(call, "call")) call = tl_up_next(&up);
+    TSNode call = tl_flow__call_at(root, cl->byte);
     if (ts_node_is_null(call) || tl_flow__exclusive(n, call, lp->start)) continue; /* another mode's step */
     if (!tl_flow__every_n(c, call, lp->start)) return false; /* an optimizer step on every iteration */
     every_n = true;
@@ -599,10 +605,7 @@ static tl_verdict tl_flow__accum_count(tl_match_env *e, const tl_pred *p, TSNode
       const tl_call *cl = &e->m->calls.v[i];
       if (cl->func != e->func || cl->byte < lp->start || cl->byte >= lp->end || !tl_flow__is_optimizer_step(cl->callee))
         continue;
-      TSNode call = ts_node_descendant_for_byte_range(root, cl->byte, cl->byte + 1);
-      tl_up up;
-      tl_up_init(&up, call);
-      while (!ts_node_is_null(call) && !tl_node_is(call, "call")) call = tl_up_next(&up);
+      TSNode call = tl_flow__call_at(root, cl->byte);
       if (!ts_node_is_null(call) && !tl_flow__exclusive(a, call, lp->start))
         d = tl_flow__every_n_divisor(e, call, lp->start);
     }

@@ -21,7 +21,7 @@ typedef enum {
 
 /* A file's bytes as read. `text` is NUL-terminated and owned by the tl_source.
  * `has_bom` tells that the text starts with a UTF-8 byte-order mark (kept in `text`). */
-typedef struct {
+typedef struct tl_source {
   char *text;
   size_t len;
   bool has_bom;
