@@ -1034,6 +1034,86 @@ static tl_verdict tl_values__keeps(tl_match_env *e, const tl_pred *p, TSNode a) 
 }
 
 /* #forced-constant? @a: forces 0/1; sets @configured when one branch is configurable */
+/* Does the expression hold no call at all (a name, an attribute, a subscript by constants)? */
+static bool tl_values__no_call(TSNode n, int depth) {
+  if (ts_node_is_null(n) || depth > 16 || tl_node_is(n, "call")) return ts_node_is_null(n);
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+    if (!tl_values__no_call(ts_node_named_child(n, i), depth + 1)) return false;
+  return true;
+}
+
+/* Do the calls of n that start before byte `before` launch no device work: Python's builtins on
+ * numbers and text, host reads, string formatting, logging and progress bars? */
+static bool tl_values__quiet(const tl_match_env *e, TSNode n, uint32_t before, int depth) {
+  if (ts_node_is_null(n) || ts_node_start_byte(n) >= before) return true;
+  if (depth > 24) return false;
+  if (tl_node_is(n, "call")) {
+    static const char *const builtins[] = {"print", "float", "int", "bool", "round",  "str", "len",
+                                           "min",   "max",   "abs", "repr", "format", NULL};
+    static const char *const methods[] = {"item",        "tolist",          "format",          "append",
+                                          "info",        "debug",           "warning",         "write",
+                                          "set_postfix", "set_postfix_str", "set_description", NULL};
+    TSNode fn = TL_CHILD(n, function), name = tl_node_is(fn, "attribute") ? TL_CHILD(fn, attribute) : fn;
+    uint32_t s = ts_node_start_byte(name), len = ts_node_end_byte(name) - s;
+    if (!tl_node_is(name, "identifier") ||
+        !tl_str_in(e->src + s, len, tl_node_is(fn, "attribute") ? methods : builtins))
+      return false;
+  }
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+    if (!tl_values__quiet(e, ts_node_named_child(n, i), before, depth + 1)) return false;
+  return true;
+}
+
+/* Does the subtree n hold, before byte `before`, a call whose text is t (n bytes)? Comprehensions
+ * and lambdas are not entered: their names are their own (`[loss.item() for loss in losses]`). */
+static bool tl_values__holds(const char *src, TSNode n, uint32_t before, const char *t, size_t len, int depth) {
+  if (ts_node_is_null(n) || ts_node_start_byte(n) >= before || depth > 32 || tl_node_is(n, "lambda") ||
+      tl_node_is(n, "list_comprehension") || tl_node_is(n, "generator_expression") ||
+      tl_node_is(n, "set_comprehension") || tl_node_is(n, "dictionary_comprehension"))
+    return false;
+  uint32_t s = ts_node_start_byte(n);
+  if (tl_node_is(n, "call") && ts_node_end_byte(n) - s == len && ts_node_end_byte(n) <= before &&
+      !memcmp(src + s, t, len))
+    return true;
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+    if (tl_values__holds(src, ts_node_named_child(n, i), before, t, len, depth + 1)) return true;
+  return false;
+}
+
+/* #reread! @finding: a directive (always holds). A host read (`loss.item()`, `float(loss)`) of a
+ * value read just before in the same words (earlier in its statement, or in the statement before,
+ * the value being a name or an attribute, not a computation) with nothing between the two that
+ * launches device work (only Python's builtins, host reads, formatting, logging) waits for nothing
+ * new: the first read drained the queue. The finding is info (its fix: reuse the first read). */
+static tl_verdict tl_values__reread(tl_match_env *e, const tl_pred *p, TSNode a) {
+  (void)p;
+  TSNode fn = TL_CHILD(a, function), args = TL_CHILD(a, arguments);
+  TSNode value = tl_node_is(fn, "attribute")       ? TL_CHILD(fn, object)
+                 : ts_node_named_child_count(args) ? ts_node_named_child(args, 0)
+                                                   : (TSNode){0};
+  uint32_t as = ts_node_start_byte(a), ae = ts_node_end_byte(a);
+  if (ts_node_is_null(value) || !tl_values__no_call(value, 0) || ae - as > 200) return TL_PRED_VACUOUS;
+  TSNode stmt = a;
+  for (TSNode up = ts_node_parent(a); !ts_node_is_null(up) && !tl_node_is(up, "block") && !tl_node_is(up, "module");
+       up = ts_node_parent(up))
+    stmt = up;
+  if (stmt.id == a.id || !tl_values__quiet(e, stmt, as, 0)) return TL_PRED_VACUOUS;
+  const char *t = e->src + as;
+  size_t n = ae - as;
+  bool again = tl_values__holds(e->src, stmt, as, t, n, 0);
+  if (!again) {
+    TSNode prev = ts_node_prev_named_sibling(stmt);
+    while (!ts_node_is_null(prev) && tl_node_is(prev, "comment")) prev = ts_node_prev_named_sibling(prev);
+    again = !ts_node_is_null(prev) && tl_node_is(prev, "expression_statement") &&
+            tl_values__holds(e->src, prev, UINT32_MAX, t, n, 0) && tl_values__quiet(e, prev, UINT32_MAX, 0);
+  }
+  if (again) {
+    e->severity = TL_SEVERITY_INFO;
+    e->vsev = TL_SEVERITY_INFO;
+  }
+  return TL_PRED_VACUOUS;
+}
+
 /* Is n a Python list: a list literal or comprehension, `list(...)`/`sorted(...)`, a name tested
  * with `isinstance(name, list)` by an `if`/`elif` around it, or a name the function (not the
  * module body: another top-level statement) last bound to one before n? */
@@ -1109,5 +1189,6 @@ const tl_pred_def tl_preds_values[] = {
     {"keeps-graph?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__keeps, NULL, NULL},
     {"forced-constant?", 1, 0, -1, TL_GATE_NONE, TL_PF_IMPURE, tl_values__forced, NULL, NULL},
     {"python-list?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__python_list, NULL, NULL},
+    {"reread!", 1, 0, -1, TL_GATE_NONE, TL_PF_IMPURE, tl_values__reread, NULL, NULL},
     {NULL, 0, 0, -1, TL_GATE_NONE, 0, NULL, NULL, NULL},
 };
