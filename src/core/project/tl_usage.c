@@ -376,15 +376,16 @@ void tl_usage_uncalled(const tl_project *pj, const tl_callgraph *cg, bool **out)
       }
   }
   /* a function a resolved call reaches is called; `fire.Fire()` with no argument makes every
-   * function of its file a command */
+   * function of its file a command, and every function it imports */
+  bool *fire = tl_calloc(nf + 1, 1);
   for (size_t i = 0; i < nf; i++) {
     const tl_file_model *m = &pj->files[i].model;
     for (size_t c = 0; c < m->calls.n; c++) {
-      if (!m->calls.v[c].nargs) {
+      if (!m->calls.v[c].nargs && !fire[i]) {
         char *q = tl_model_resolve(m, m->calls.v[c].callee);
-        bool all = !strcmp(q, "fire.Fire");
+        fire[i] = !strcmp(q, "fire.Fire");
         free(q);
-        for (size_t f = 0; all && f < m->funcs.n; f++) out[i][f] = false;
+        for (size_t f = 0; fire[i] && f < m->funcs.n; f++) out[i][f] = false;
       }
       tl_ref ts[TL_MAX_TARGETS];
       size_t nt = tl_callgraph_targets(cg, (int32_t)i, c, ts, TL_MAX_TARGETS);
@@ -400,8 +401,11 @@ void tl_usage_uncalled(const tl_project *pj, const tl_callgraph *cg, bool **out)
     for (size_t f = 1; f < m->funcs.n; f++) {
       intptr_t v = 0;
       if (out[i][f] && (!tl_map_get(&mentions, m->funcs.v[f].name, &v) || v != 0)) out[i][f] = false;
+      for (size_t j = 0; j < nf && out[i][f]; j++)
+        if (fire[j] && tl_map_get(&pj->files[j].model.imports, m->funcs.v[f].name, &v)) out[i][f] = false;
     }
   }
+  free(fire);
   tl_map_free(&mentions);
   free(entry);
 }
