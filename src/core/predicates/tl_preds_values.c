@@ -1080,33 +1080,75 @@ static bool tl_values__holds(const char *src, TSNode n, uint32_t before, const c
   return false;
 }
 
-/* #reread! @finding: a directive (always holds). A host read (`loss.item()`, `float(loss)`) of a
- * value read just before in the same words (earlier in its statement, or in the statement before,
- * the value being a name or an attribute, not a computation) with nothing between the two that
- * launches device work (only Python's builtins, host reads, formatting, logging) waits for nothing
- * new: the first read drained the queue. The finding is info (its fix: reuse the first read). */
-static tl_verdict tl_values__reread(tl_match_env *e, const tl_pred *p, TSNode a) {
-  (void)p;
-  TSNode fn = TL_CHILD(a, function), args = TL_CHILD(a, arguments);
-  TSNode value = tl_node_is(fn, "attribute")       ? TL_CHILD(fn, object)
-                 : ts_node_named_child_count(args) ? ts_node_named_child(args, 0)
-                                                   : (TSNode){0};
+/* Is the call a host read of a value (`x.item()`, `.tolist()`, `.numpy()`, `.cpu()`, `float(x)`,
+ * `int(x)`, `bool(x)`)? Sets *value to what it reads. */
+static bool tl_values__host_read(const tl_match_env *e, TSNode call, TSNode *value) {
+  static const char *const methods[] = {"item", "tolist", "numpy", "cpu", NULL};
+  static const char *const casts[] = {"float", "int", "bool", NULL};
+  TSNode fn = TL_CHILD(call, function), args = TL_CHILD(call, arguments);
+  bool method = tl_node_is(fn, "attribute");
+  TSNode name = method ? TL_CHILD(fn, attribute) : fn;
+  uint32_t s = ts_node_start_byte(name);
+  if (!tl_node_is(call, "call") || !tl_node_is(name, "identifier") ||
+      !tl_str_in(e->src + s, ts_node_end_byte(name) - s, method ? methods : casts) ||
+      (!method && ts_node_named_child_count(args) != 1))
+    return false;
+  *value = method ? TL_CHILD(fn, object) : ts_node_named_child(args, 0);
+  return true;
+}
+
+/* Is the host read `a` a read of a value read just before in the same words (#reread!)? */
+static bool tl_values__is_reread(const tl_match_env *e, TSNode a) {
+  TSNode value;
   uint32_t as = ts_node_start_byte(a), ae = ts_node_end_byte(a);
-  if (ts_node_is_null(value) || !tl_values__no_call(value, 0) || ae - as > 200) return TL_PRED_VACUOUS;
+  if (!tl_values__host_read(e, a, &value) || !tl_values__no_call(value, 0) || ae - as > 200) return false;
   TSNode stmt = a;
   for (TSNode up = ts_node_parent(a); !ts_node_is_null(up) && !tl_node_is(up, "block") && !tl_node_is(up, "module");
        up = ts_node_parent(up))
     stmt = up;
-  if (stmt.id == a.id || !tl_values__quiet(e, stmt, as, 0)) return TL_PRED_VACUOUS;
+  if (stmt.id == a.id || !tl_values__quiet(e, stmt, as, 0)) return false;
   const char *t = e->src + as;
   size_t n = ae - as;
-  bool again = tl_values__holds(e->src, stmt, as, t, n, 0);
-  if (!again) {
-    TSNode prev = ts_node_prev_named_sibling(stmt);
-    while (!ts_node_is_null(prev) && tl_node_is(prev, "comment")) prev = ts_node_prev_named_sibling(prev);
-    again = !ts_node_is_null(prev) && tl_node_is(prev, "expression_statement") &&
-            tl_values__holds(e->src, prev, UINT32_MAX, t, n, 0) && tl_values__quiet(e, prev, UINT32_MAX, 0);
+  if (tl_values__holds(e->src, stmt, as, t, n, 0)) return true;
+  TSNode prev = ts_node_prev_named_sibling(stmt);
+  while (!ts_node_is_null(prev) && tl_node_is(prev, "comment")) prev = ts_node_prev_named_sibling(prev);
+  return !ts_node_is_null(prev) && tl_node_is(prev, "expression_statement") &&
+         tl_values__holds(e->src, prev, UINT32_MAX, t, n, 0) && tl_values__quiet(e, prev, UINT32_MAX, 0);
+}
+
+/* Are the device values that n hands on all host reads of values read just before: at least one
+ * such read, and no other tensor (a name, an attribute) or call outside them? */
+static bool tl_values__rereads_only(const tl_match_env *e, TSNode n, int depth, int *reads) {
+  if (ts_node_is_null(n) || depth > 24) return ts_node_is_null(n);
+  TSNode value;
+  if (tl_node_is(n, "call")) { /* a host read of a value read before; any other call may make a tensor */
+    if (!tl_values__host_read(e, n, &value) || !tl_values__is_reread(e, n)) return false;
+    (*reads)++;
+    return true;
   }
+  if ((tl_node_is(n, "identifier") || tl_node_is(n, "attribute") || tl_node_is(n, "subscript")) &&
+      tl_preds_is_tensor(e, n))
+    return false;
+  if (tl_node_is(n, "attribute")) return true; /* `self.x` that is no tensor: its parts are no values */
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+    if (!tl_values__rereads_only(e, ts_node_named_child(n, i), depth + 1, reads)) return false;
+  return true;
+}
+
+/* #reread! @finding: a directive (always holds). A host read (`loss.item()`, `float(loss)`) of a
+ * value read just before in the same words (earlier in its statement, or in the statement before,
+ * the value being a name or an attribute, not a computation) with nothing between the two that
+ * launches device work (only Python's builtins, host reads, formatting, logging) waits for nothing
+ * new: the first read drained the queue. The finding is info (its fix: reuse the first read). On a
+ * call that hands values on (a logging call), the same when every device value it hands on is
+ * such a read. */
+static tl_verdict tl_values__reread(tl_match_env *e, const tl_pred *p, TSNode a) {
+  (void)p;
+  TSNode value;
+  int reads = 0;
+  bool again = tl_values__host_read(e, a, &value)
+                   ? tl_values__is_reread(e, a)
+                   : tl_node_is(a, "call") && tl_values__rereads_only(e, TL_CHILD(a, arguments), 0, &reads) && reads;
   if (again) {
     e->severity = TL_SEVERITY_INFO;
     e->vsev = TL_SEVERITY_INFO;
