@@ -173,10 +173,15 @@ static void tl_analysis__phase1(void *ctxp, unsigned worker, size_t idx) {
   tl_file_analyze(ctx->a, &ctx->a->files.v[ctx->todo[idx]], &ctx->workers[worker]);
 }
 
+typedef struct {
+  tl_analysis *a;
+  bool *failed; /* per file: it could not be read */
+} tl_read_ctx;
+
 /* A job of the pool: read one file for the look-up of the run's results, and hash it. */
 static void tl_analysis__read(void *ctxp, unsigned worker, size_t idx) {
   (void)worker;
-  tl_run_ctx *ctx = ctxp;
+  tl_read_ctx *ctx = ctxp;
   tl_file *f = &ctx->a->files.v[idx];
   if (f->preread) return;
   tl_source s = {0};
@@ -184,7 +189,7 @@ static void tl_analysis__read(void *ctxp, unsigned worker, size_t idx) {
   char *msg = NULL;
   if (tl_source_read_max(f->path, ctx->a->opts.max_file_bytes, &s, &off, &msg) != TL_SOURCE_OK) {
     free(msg);
-    ctx->todo[idx] = 1; /* phase 1 reads it again, and says what is wrong */
+    ctx->failed[idx] = true; /* phase 1 reads it again, and says what is wrong */
     return;
   }
   tl_file_take_source(f, &s);
@@ -203,8 +208,8 @@ static bool tl_analysis__cached_results(tl_analysis *a) {
     if (!f->dirty || f->in_memory || f->mem || tl_notebook_path(f->path) || !tl_cache_has(a->cache, f->path))
       return false;
   }
-  size_t *failed = tl_calloc(a->files.n, sizeof *failed);
-  tl_run_ctx ctx = {a, NULL, failed};
+  bool *failed = tl_calloc(a->files.n, sizeof *failed);
+  tl_read_ctx ctx = {a, failed};
   tl_pool_run(tl_pool_threads(a->opts.threads, a->files.n), a->files.n, tl_analysis__read, &ctx);
   bool all = true;
   for (size_t i = 0; i < a->files.n; i++) all = all && !failed[i];
