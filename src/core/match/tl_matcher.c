@@ -433,6 +433,28 @@ void tl_candidate_free(tl_candidate *c) {
 
 /* ---- matches ---- */
 
+/* An argument added after `n` (`text` is ", name=value") keeps the call's layout: when n is (or
+ * ends) an argument that has a line of its own, the new one goes on a line of its own with n's indentation
+ * (`num_workers=4,` then `persistent_workers=True,` below it), not at the end of n's line. Takes
+ * `text` (returns it or a replacement, freeing it). */
+static char *tl_match__own_line(const char *src, TSNode n, char *text) {
+  TSNode arg = n, up = ts_node_parent(n); /* the argument, also when n is a keyword's value */
+  if (tl_node_is(up, "keyword_argument") && ts_node_end_byte(up) == ts_node_end_byte(n)) arg = up;
+  TSNode list = ts_node_parent(arg);
+  if (strncmp(text, ", ", 2) || !tl_node_is(list, "argument_list")) return text;
+  uint32_t s = ts_node_start_byte(arg), b = s;
+  while (b > 0 && (src[b - 1] == ' ' || src[b - 1] == '\t')) b--;
+  if (b == 0 || src[b - 1] != '\n' || b <= ts_node_start_byte(list)) return text;
+  uint32_t e = ts_node_end_byte(arg); /* and it ends its line (a comma, a comment or the `)` may follow) */
+  while (src[e] == ' ' || src[e] == '\t') e++;
+  if (src[e] == ',') e++;
+  while (src[e] == ' ' || src[e] == '\t') e++;
+  if (src[e] != '\n' && src[e] != '\r' && src[e] != '#' && src[e] != ')') return text;
+  char *out = tl_printf(",\n%.*s%s", (int)(s - b), src + b, text + 2);
+  free(text);
+  return out;
+}
+
 /* A match of one pattern, and of the patterns of the same structure compiled once with it. */
 static void tl_match__one(tl_analysis *a, tl_file *f, tl_worker *w, const TSQueryMatch *mt, tl_file_res *file_res) {
   const tl_pattern *pat = &a->rules->patterns.v[mt->pattern_index];
@@ -590,7 +612,10 @@ static void tl_match__pattern(tl_analysis *a, tl_file *f, tl_worker *w, const TS
     if (!text) continue;
     tl_edit ed = {ts_node_start_byte(n), ts_node_end_byte(n), text};
     if (op->kind == TL_FIXOP_INSERT_BEFORE) ed.end = ed.start;
-    if (op->kind == TL_FIXOP_INSERT_AFTER) ed.start = ed.end;
+    if (op->kind == TL_FIXOP_INSERT_AFTER) {
+      ed.start = ed.end;
+      ed.text = tl_match__own_line(f->text, n, text);
+    }
     tl_vec_push(&c.edits, ed);
   }
   tl_vec_push(&f->cands, c);
