@@ -70,6 +70,7 @@ typedef struct {
 extern const tl_pred_def tl_preds_syntax[];  /* text, node types, fields and the statements around */
 extern const tl_pred_def tl_preds_calls[];   /* what names and calls resolve to, where objects come from */
 extern const tl_pred_def tl_preds_values[];  /* where values live: tensors, devices, masks, graphs */
+extern const tl_pred_def tl_preds_host[];    /* what the host does with a value read: needs, re-reads, lists */
 extern const tl_pred_def tl_preds_flow[];    /* loops and frequency: flags, accumulation, DDP sync */
 extern const tl_pred_def tl_preds_project[]; /* decided once the whole project is known */
 
@@ -92,6 +93,9 @@ struct tl_pred {
   uint8_t rbit;    /* a TL_GATE_REGEX predicate: 1 + its regex's number in the verdict cache (0: not cached) */
   tl_rx_pre rpre;  /* for re: a quick no (tl_rx_may) */
 };
+
+/* How deep a predicate looks into an expression. */
+#define TL_PRED_MAX_DEPTH 24
 
 /* Captures one match may bind with binding predicates (#parent!, #field!, ...). */
 #define TL_MAX_BOUND 8

@@ -10,7 +10,6 @@
 #include "tl_frequency.h"
 #include "tl_vocab.h"
 
-#define TL_PRED_MAX_DEPTH 24
 
 static bool tl_flow__names_match(const tl_match_env *c, TSNode n, const pcre2_code *re, int depth) {
   if (depth > TL_PRED_MAX_DEPTH || ts_node_is_null(n)) return false;
