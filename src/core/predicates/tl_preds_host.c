@@ -331,22 +331,6 @@ static bool tl_host__quiet(const tl_match_env *e, TSNode n, uint32_t before, int
   return true;
 }
 
-/* Does the subtree n hold, before byte `before`, a call whose text is t (n bytes)? Comprehensions
- * and lambdas are not entered: their names are their own (`[loss.item() for loss in losses]`). */
-static bool tl_host__holds(const char *src, TSNode n, uint32_t before, const char *t, size_t len, int depth) {
-  if (ts_node_is_null(n) || ts_node_start_byte(n) >= before || depth > 32 || tl_node_is(n, "lambda") ||
-      tl_node_is(n, "list_comprehension") || tl_node_is(n, "generator_expression") ||
-      tl_node_is(n, "set_comprehension") || tl_node_is(n, "dictionary_comprehension"))
-    return false;
-  uint32_t s = ts_node_start_byte(n);
-  if (tl_node_is(n, "call") && ts_node_end_byte(n) - s == len && ts_node_end_byte(n) <= before &&
-      !memcmp(src + s, t, len))
-    return true;
-  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
-    if (tl_host__holds(src, ts_node_named_child(n, i), before, t, len, depth + 1)) return true;
-  return false;
-}
-
 /* Is the call a host read of a value (`x.item()`, `.tolist()`, `.numpy()`, `.cpu()`, `float(x)`,
  * `int(x)`, `bool(x)`)? Sets *value to what it reads. */
 static bool tl_host__host_read(const tl_match_env *e, TSNode call, TSNode *value) {
@@ -364,7 +348,38 @@ static bool tl_host__host_read(const tl_match_env *e, TSNode call, TSNode *value
   return true;
 }
 
-/* Is the host read `a` a read of a value read just before in the same words (#reread!)? */
+/* Is the call a read of one number (`x.item()`, `float(x)`, `int(x)`, `bool(x)`)? */
+static bool tl_host__scalar_read(const tl_match_env *e, TSNode call) {
+  TSNode fn = TL_CHILD(call, function);
+  TSNode name = tl_node_is(fn, "attribute") ? TL_CHILD(fn, attribute) : fn;
+  return tl_node_text_eq(name, e->src, "item") || tl_node_text_eq(name, e->src, "float") ||
+         tl_node_text_eq(name, e->src, "int") || tl_node_text_eq(name, e->src, "bool");
+}
+
+/* Does the subtree n hold, before byte `before`, the same read as `read` (of `value`): the same
+ * text, or, for a read of one number, another read of one number of the same value (`float(loss)`
+ * after `loss.item()`)? Comprehensions and lambdas are not entered: their names are their own
+ * (`[loss.item() for loss in losses]`). */
+static bool tl_host__holds(const tl_match_env *e, TSNode n, uint32_t before, TSNode read, TSNode value, int depth) {
+  if (ts_node_is_null(n) || ts_node_start_byte(n) >= before || depth > 32 || tl_node_is(n, "lambda") ||
+      tl_node_is(n, "list_comprehension") || tl_node_is(n, "generator_expression") ||
+      tl_node_is(n, "set_comprehension") || tl_node_is(n, "dictionary_comprehension"))
+    return false;
+  uint32_t s = ts_node_start_byte(n), rs = ts_node_start_byte(read), len = ts_node_end_byte(read) - rs;
+  TSNode v;
+  if (tl_node_is(n, "call") && ts_node_end_byte(n) <= before) {
+    if (ts_node_end_byte(n) - s == len && !memcmp(e->src + s, e->src + rs, len)) return true;
+    uint32_t vs = ts_node_start_byte(value), vl = ts_node_end_byte(value) - vs;
+    if (tl_host__scalar_read(e, read) && tl_host__host_read(e, n, &v) && tl_host__scalar_read(e, n) &&
+        ts_node_end_byte(v) - ts_node_start_byte(v) == vl && !memcmp(e->src + ts_node_start_byte(v), e->src + vs, vl))
+      return true;
+  }
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+    if (tl_host__holds(e, ts_node_named_child(n, i), before, read, value, depth + 1)) return true;
+  return false;
+}
+
+/* Is the host read `a` a read of a value read just before (#reread!)? */
 static bool tl_host__is_reread(const tl_match_env *e, TSNode a) {
   TSNode value;
   uint32_t as = ts_node_start_byte(a), ae = ts_node_end_byte(a);
@@ -374,13 +389,11 @@ static bool tl_host__is_reread(const tl_match_env *e, TSNode a) {
        up = ts_node_parent(up))
     stmt = up;
   if (stmt.id == a.id || !tl_host__quiet(e, stmt, as, 0)) return false;
-  const char *t = e->src + as;
-  size_t n = ae - as;
-  if (tl_host__holds(e->src, stmt, as, t, n, 0)) return true;
+  if (tl_host__holds(e, stmt, as, a, value, 0)) return true;
   TSNode prev = ts_node_prev_named_sibling(stmt);
   while (!ts_node_is_null(prev) && tl_node_is(prev, "comment")) prev = ts_node_prev_named_sibling(prev);
   return !ts_node_is_null(prev) && tl_node_is(prev, "expression_statement") &&
-         tl_host__holds(e->src, prev, UINT32_MAX, t, n, 0) && tl_host__quiet(e, prev, UINT32_MAX, 0);
+         tl_host__holds(e, prev, UINT32_MAX, a, value, 0) && tl_host__quiet(e, prev, UINT32_MAX, 0);
 }
 
 /* Are the device values that n hands on all host reads of values read just before: at least one
