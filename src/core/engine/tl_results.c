@@ -1,7 +1,6 @@
 /* tl_results.c - the cached results of whole runs (tl_results.h, docs/cache.md). */
 #include "tl_results.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,18 +12,6 @@
 
 #define TL_RESULTS__MAGIC "TLR1"
 #define TL_RESULTS__HEAD 52 /* magic, key, content hash, body length and hash */
-
-/* Reads all n bytes of fd, again after an interruption or a short read. */
-static bool x__read_all(int fd, char *p, size_t n) {
-  while (n > 0) {
-    ssize_t r = read(fd, p, n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    p += r;
-    n -= (size_t)r;
-  }
-  return true;
-}
 
 /* A file's text hashes, whether or not f has kept them. */
 static void x__text_hash(const tl_file *f, uint64_t h[2]) {
@@ -199,7 +186,7 @@ bool tl_results_load(const tl_cache *c, tl_analysis *a) {
   if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size >= TL_RESULTS__HEAD + 4 && st.st_size < (1LL << 32)) {
     n = (size_t)st.st_size;
     data = tl_malloc(n);
-    if (!x__read_all(fd, data, n)) n = 0;
+    if (!tl_read_all(fd, data, n)) n = 0;
   }
   close(fd);
   uint64_t blen = 0, bhash = 0;

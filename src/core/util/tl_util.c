@@ -221,6 +221,18 @@ uint64_t tl_now_ns(void) {
   return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+bool tl_read_all(int fd, void *p, size_t n) {
+  char *b = p;
+  while (n > 0) {
+    ssize_t r = read(fd, b, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    b += r;
+    n -= (size_t)r;
+  }
+  return true;
+}
+
 bool tl_write_all(int fd, const void *p, size_t n) {
   const char *b = p;
   while (n > 0) {

@@ -83,6 +83,9 @@ void tl_buf_free(tl_buf *b);
 /* Writes all n bytes of p to fd, again after an interruption (EINTR, EAGAIN) or a short write.
  * False, with errno set (EIO when write wrote nothing), on an error. */
 bool tl_write_all(int fd, const void *p, size_t n);
+/* Reads exactly n bytes from fd into p, again after an interruption or a short read. False on an
+ * error or an early end of file. */
+bool tl_read_all(int fd, void *p, size_t n);
 
 /* Nanoseconds of CLOCK_MONOTONIC (for budgets and timings). */
 uint64_t tl_now_ns(void);
