@@ -27,7 +27,7 @@ Images = uint8_images(np, Dataset, torch, MEAN, STD, flip=True)
 
 workers = min(8, len(os.sched_getaffinity(0)))
 batch, side = b.pick(128, 128, 4), b.pick(64, 64, 8)
-nbatches, epochs, reps = b.pick(100, 50, 2), b.pick(4, 3, 2), b.pick(3, 2, 1)
+nbatches, epochs, reps = b.pick(100, 50, 2), b.pick(4, 3, 2), b.pick(5, 2, 1)
 data = Images(batch * nbatches, side)
 nn = torch.nn
 cnn = nn.Sequential(nn.Conv2d(3, 64, 3, 1, 1), nn.ReLU(), nn.Conv2d(64, 128, 3, 2, 1), nn.ReLU(),

@@ -90,7 +90,7 @@ def run(workers, prenormalise, train):
     return (time.perf_counter() - t0) * 1e3 / n
 
 
-reps = b.pick(3, 2, 1)
+reps = b.pick(5, 2, 1)
 b.param(cores=cores, batch=batch, window=seq, features=feat, batches_timed=nbatches - 1,
         workers_n=cores)
 for name, role, workers, pre, train in [

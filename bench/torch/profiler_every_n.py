@@ -12,7 +12,7 @@ from torch.profiler import ProfilerActivity, profile, schedule
 tr = Trainer(b, batch=b.pick(16, 16, 2), seq=b.pick(128, 128, 8), d_model=b.pick(512, 512, 16),
              nhead=b.pick(8, 8, 2), layers=b.pick(4, 4, 1), ff=b.pick(2048, 2048, 32))
 acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if b.dev.type == "cuda" else [])
-steps, reps = b.pick(500, 100, 4), b.pick(3, 2, 1)
+steps, reps = b.pick(500, 100, 4), b.pick(5, 2, 1)
 
 
 def flops_of_one_step():

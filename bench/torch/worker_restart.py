@@ -26,7 +26,7 @@ Images = uint8_images(np, Dataset, torch, MEAN, STD)
 
 
 workers = min(8, len(os.sched_getaffinity(0)))
-batch, side, reps = b.pick(64, 64, 4), b.pick(32, 32, 8), b.pick(3, 2, 1)
+batch, side, reps = b.pick(64, 64, 4), b.pick(32, 32, 8), b.pick(5, 2, 1)
 lengths = [10, 50, 200] if not b.smoke else [2, 4]
 total = b.pick(200, 100, 8)  # batches timed per sample and length
 nn = torch.nn
