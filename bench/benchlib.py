@@ -8,6 +8,11 @@ from xml.sax.saxutils import escape
 
 RESULTS_SCHEMA = "trainlint-bench-results/1"
 CONFIRMED, REFUTED, NOT_MEASURABLE = "confirmed", "refuted", "not measurable here"
+# A timing whose spread straddles the claim is neither confirmed nor refuted; a claim that needs more
+# GPUs than the run had may carry a paper estimate from what one GPU measured.
+INCONCLUSIVE, ESTIMATED = "inconclusive", "estimated"
+VERDICTS = (CONFIRMED, REFUTED, INCONCLUSIVE, ESTIMATED, NOT_MEASURABLE)
+MIN_REPS = 5  # timed repetitions (after warm-up) each variant of a timed claim needs for a verdict
 NO_DEVICE = "no CUDA device"
 
 
@@ -61,6 +66,56 @@ def _separated(anti, fix):
     return fix.get("p90", fix["max"]) < anti.get("p10", anti["min"])
 
 
+def ratio_spread(anti, fix):
+    """(lowest, highest) anti / fix ratio that the two variants' min–max spreads allow: the
+    slowest repetition of the fix against the fastest of the anti-pattern, and the other way."""
+    lo = anti["min"] / fix["max"] if fix["max"] > 0 else math.inf
+    hi = anti["max"] / fix["min"] if fix["min"] > 0 else math.inf
+    return lo, hi
+
+
+def _too_few_reps(anti, fix):
+    n = min(anti.get("reps", 0), fix.get("reps", 0))
+    return n if n < MIN_REPS else None
+
+
+def estimate(test, bench):
+    """A paper estimate of an all-reduce claim that needs more GPUs than the run had, from what a
+    one-GPU run of its benchmark recorded: the gradient bytes one all-reduce moves (G), the
+    micro-step's time (T) and its backward's (T_b), the accumulation micro-steps (A). On `ranks`
+    GPUs a ring all-reduce moves G x 2(n-1)/n bytes over each link, t = that / bandwidth, for each
+    link of `test["estimate"]["links"]` ([name, GB/s per direction]). The anti-pattern all-reduces
+    on every micro-step, the fix once per optimizer step, so the step's time ratio is
+    (A T + A c) / (A T + c), c the all-reduce time left exposed: from c = max(0, t - T_b) (DDP
+    overlaps the all-reduce with the backward wholly) to c = t (not at all). None when the test has
+    no estimate or the benchmark recorded no inputs for one."""
+    spec = test.get("estimate")
+    if not spec or not bench or bench.get("status") != "ok":
+        return None
+    p = bench.get("params", {})
+    try:
+        G, T, Tb = float(p["grad_bytes"]), float(p["micro_step_ms"]), float(p["backward_ms"])
+        A = int(p["accumulation_steps"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    if G <= 0 or T <= 0 or A < 2:
+        return None
+    n = int(spec.get("ranks", 2))
+    parts, ranges = [], []
+    for name, gbs in spec["links"]:
+        t = G * 2 * (n - 1) / n / (float(gbs) * 1e9) * 1e3
+        lo_c, hi_c = max(0.0, t - Tb), t
+        lo = (A * T + A * lo_c) / (A * T + lo_c)
+        hi = (A * T + A * hi_c) / (A * T + hi_c)
+        ranges.append({"link": name, "gb_per_s": gbs, "allreduce_ms": t, "ratio": [lo, hi]})
+        parts.append("%s–%s over %s (%g GB/s)" % ("%.3g" % lo, _fmt_ratio(hi), name, gbs))
+    measured = "estimated for %d GPUs: %s; from %.3g MB of gradients, a %.3g ms micro-step and a %.3g ms " \
+               "backward measured on one GPU" % (n, ", ".join(parts), G / 1e6, T, Tb)
+    why = ("a paper estimate, not a measurement: the ring all-reduce's time at each link's nominal "
+           "bandwidth, from hidden behind the backward to not overlapped at all")
+    return {"measured": measured, "why": why, "ranges": ranges}
+
+
 def _range_text(lo, hi, unit=""):
     return ("%g%s" % (lo, unit)) if lo == hi else ("%g–%g%s" % (lo, hi, unit))
 
@@ -84,7 +139,13 @@ def evaluate(claim, benches, env, default_tolerance=0.05):
         return out
     need = t.get("requires_gpus", 1)
     if gpu_count(env) < need:
-        out.update(_not_measurable("needs %s GPUs (found %d)" % ("two" if need == 2 else need, gpu_count(env))))
+        why = "needs %s GPUs (found %d)" % ("two" if need == 2 else need, gpu_count(env))
+        est = estimate(t, benches.get(t.get("bench")))
+        if est:
+            out.update(verdict=ESTIMATED, why="%s: %s" % (why, est["why"]), measured=est["measured"],
+                       value=None, estimate=est["ranges"])
+        else:
+            out.update(_not_measurable(why))
         return out
     b = benches.get(t["bench"])
     if b is None:
@@ -109,9 +170,13 @@ def evaluate(claim, benches, env, default_tolerance=0.05):
     tol = t.get("tolerance", default_tolerance)
     unit = b.get("unit", "")
     time_ratio = anti["median"] / fix["median"] if fix["median"] > 0 else math.inf
-    timing = "%s (%.4g → %.4g %s)" % (_fmt_ratio(time_ratio), anti["median"], fix["median"], unit)
     lo, hi = (t.get("range") or [None, None])
     two_sided = bool(t.get("two_sided"))
+
+    few = _too_few_reps(anti, fix) if kind in ("speedup", "direction") else None
+    rlo, rhi = ratio_spread(anti, fix)
+    timing = "%s [%s–%s] (%.4g → %.4g %s)" % (_fmt_ratio(time_ratio), "%.3g" % rlo, "%.3g" % rhi,
+                                            anti["median"], fix["median"], unit)
 
     if kind in ("speedup", "count_ratio"):
         if kind == "speedup":
@@ -124,13 +189,21 @@ def evaluate(claim, benches, env, default_tolerance=0.05):
                 return out
             value = a / f
             measured = "%s (%s %.4g → %.4g)" % (_fmt_ratio(value), m, a, f)
-        ok, where = _in_range(value, lo, hi, tol, two_sided, base=1.0 if kind == "speedup" else 0.0)
         claimed = _range_text(lo, hi, "×")
         plot = {"ratio": value, "band": [lo, hi]}
-        if ok and kind == "speedup" and not _separated(anti, fix):
-            out.update(_not_measurable("%s is within the run-to-run spread (10–90 %% ranges overlap)"
-                                       % _fmt_ratio(value)), measured=measured, value=value, plot=plot)
+        if few:
+            out.update(verdict=INCONCLUSIVE, why="%d timed repetitions, a verdict needs %d" % (few, MIN_REPS),
+                       measured=measured, value=value, plot=plot)
             return out
+        ok, where = _in_range(value, lo, hi, tol, two_sided, base=1.0 if kind == "speedup" else 0.0)
+        if kind == "speedup":
+            # a verdict only when the whole min–max spread of the ratio falls on one side of the claim
+            ok_lo, where_lo = _in_range(rlo, lo, hi, tol, two_sided, base=1.0)
+            ok_hi, where_hi = _in_range(rhi, lo, hi, tol, two_sided, base=1.0)
+            if ok_lo != ok_hi or (not ok_lo and where_lo != where_hi):
+                out.update(verdict=INCONCLUSIVE, why="the spread %s–%s straddles the claimed %s"
+                           % ("%.3g" % rlo, _fmt_ratio(rhi), claimed), measured=measured, value=value, plot=plot)
+                return out
         if ok:
             why = "within the claimed %s" % claimed if where == "within" else "larger than the claimed %s" % claimed
         elif where == "above":
@@ -143,12 +216,18 @@ def evaluate(claim, benches, env, default_tolerance=0.05):
         return out
 
     if kind == "direction":
-        if time_ratio >= 1 + tol and _separated(anti, fix):
-            verdict, why = CONFIRMED, "the fix is faster; the 10–90 % ranges do not overlap"
-        elif time_ratio < 1 - tol and _separated(fix, anti):
-            verdict, why = REFUTED, "the fix is slower"
+        least = 1 + tol
+        if few:
+            verdict, why = INCONCLUSIVE, "%d timed repetitions, a verdict needs %d" % (few, MIN_REPS)
+        elif rlo >= least:
+            verdict, why = CONFIRMED, "the fix is faster by %g %% or more across the whole spread" % (tol * 100)
+        elif rhi < 1:
+            verdict, why = REFUTED, "the fix is slower across the whole spread"
+        elif rhi < least:
+            verdict, why = REFUTED, "under %g %% across the whole spread" % (tol * 100)
         else:
-            verdict, why = REFUTED, "no clear difference (under %g %% or ranges overlap)" % (tol * 100)
+            verdict, why = INCONCLUSIVE, "the spread %s–%s straddles %s" % ("%.3g" % rlo, _fmt_ratio(rhi),
+                                                                            _fmt_ratio(least))
         out.update(verdict=verdict, why=why, measured=timing, value=time_ratio,
                    plot={"ratio": time_ratio, "band": None})
         return out
@@ -222,10 +301,17 @@ def evaluate_all(claims_doc, benches, env):
 
 
 def summary(rows):
-    s = {CONFIRMED: 0, REFUTED: 0, NOT_MEASURABLE: 0}
+    s = {v: 0 for v in VERDICTS}
     for r in rows:
         s[r["verdict"]] += 1
     return s
+
+
+def summary_text(s):
+    """'26 confirmed, 10 refuted, 3 not measurable here', with the inconclusive and estimated
+    claims counted between where there are any."""
+    return ", ".join("%d %s" % (s.get(v, 0), v) for v in VERDICTS
+                     if v in (CONFIRMED, REFUTED, NOT_MEASURABLE) or s.get(v))
 
 
 # --- results files --------------------------------------------------------------------------------
@@ -356,9 +442,22 @@ def step_costs(claims_doc, results_docs):
     return out
 
 
+def _by_link(ranges):
+    """[(link, [range, ...])] in the order the links first appear."""
+    out = {}
+    for r in ranges:
+        out.setdefault(r["link"], []).append(r)
+    return list(out.items())
+
+
 def severity_markdown(claims_doc, results_docs, severities):
     """The Markdown table of each rule's default severity beside its measured step cost (docs/bench.md)."""
     costs = step_costs(claims_doc, results_docs)
+    estimates = {}  # {rule: [range]}: the paper estimates of claims that need more GPUs
+    for doc in results_docs.values():
+        for c in doc.get("claims", []):
+            if c.get("verdict") == ESTIMATED and c.get("rule"):
+                estimates.setdefault(c["rule"], []).extend(c.get("estimate") or [])
     cards = sorted(results_docs)
     out = [SEVERITY_TABLE_BEGIN,
            "| rule | default | time measured (anti-pattern ÷ fix, per step or batch; %s) | configurations | "
@@ -369,6 +468,15 @@ def severity_markdown(claims_doc, results_docs, severities):
         sev, on = severities[code]
         default = sev if on else "%s, off" % sev
         rows = costs.get(code, [])
+        if not rows and code in estimates:
+            lo = min(r["ratio"][0] for r in estimates[code])
+            hi = max(r["ratio"][1] for r in estimates[code])
+            out.append("| %s | %s | estimated %s–%s (on paper, two GPUs) | 0 | not measured: %s |"
+                       % (code, default, _fmt_ratio(lo), _fmt_ratio(hi),
+                          ", ".join("%s–%s over %s" % ("%.3g" % min(r["ratio"][0] for r in rs),
+                                                       _fmt_ratio(max(r["ratio"][1] for r in rs)), link)
+                                    for link, rs in _by_link(estimates[code]))))
+            continue
         if not rows:
             out.append("| %s | %s | not measured on a step | 0 | - |" % (code, default))
             continue
@@ -440,7 +548,7 @@ def render_table(rows):
         lines.append(fmt % tuple([_cell(d[i], widths[i]) for i in range(4)] + [d[4]]))
     s = summary(rows)
     lines.append("")
-    lines.append("%d confirmed, %d refuted, %d not measurable here" % (s[CONFIRMED], s[REFUTED], s[NOT_MEASURABLE]))
+    lines.append(summary_text(s))
     return "\n".join(lines) + "\n"
 
 
@@ -456,13 +564,14 @@ def render_markdown(rows):
                                                               r.get("measured") or "-", verdict)))
     s = summary(rows)
     lines.append("")
-    lines.append("%d confirmed, %d refuted, %d not measurable here" % (s[CONFIRMED], s[REFUTED], s[NOT_MEASURABLE]))
+    lines.append(summary_text(s))
     return "\n".join(lines) + "\n"
 
 
 # --- SVG chart ------------------------------------------------------------------------------------
 
-COLORS = {CONFIRMED: "#2e7d32", REFUTED: "#c62828", NOT_MEASURABLE: "#9e9e9e"}
+COLORS = {CONFIRMED: "#2e7d32", REFUTED: "#c62828", INCONCLUSIVE: "#ef8f00", ESTIMATED: "#6a1b9a",
+          NOT_MEASURABLE: "#9e9e9e"}
 
 
 def render_svg(rows, title):
@@ -524,7 +633,7 @@ def render_svg(rows, title):
         out.append('<text x="%.1f" y="%d">%s</text>' % (max(x0, x1) + 4, y + 14, escape("%.3g×" % p["ratio"])))
     ly = height - 12
     for i, (name, color) in enumerate(COLORS.items()):
-        out.append('<rect x="%d" y="%d" width="10" height="10" fill="%s"/>' % (10 + i * 170, ly - 9, color))
-        out.append('<text x="%d" y="%d">%s</text>' % (25 + i * 170, ly, escape(name)))
+        out.append('<rect x="%d" y="%d" width="10" height="10" fill="%s"/>' % (10 + i * 150, ly - 9, color))
+        out.append('<text x="%d" y="%d">%s</text>' % (25 + i * 150, ly, escape(name)))
     out.append("</svg>")
     return "\n".join(out) + "\n"

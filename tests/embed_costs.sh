@@ -12,8 +12,9 @@ data="$src/bench/tests/data/example-synthetic.json"
 python3 "$src/bench/run" --replay "$data" --out "$tmp/judged" >/dev/null && ok || bad "replay of the example failed"
 judged=$(ls "$tmp"/judged/*.json)
 cmake -DOUT="$tmp/a.c" -DRESULTS_FILE="$judged" -DALLOW_SYNTHETIC=1 -P "$gen" && ok || bad "generator failed"
-grep -q '{"TL301", "TL301-launch-sync (rule, claimed: faster): measured 4.8× (12 → 2.5 us/launch); confirmed: ' "$tmp/a.c" && ok || bad "row for TL301: $(grep TL301 "$tmp/a.c" | head -1)"
+grep -qF '{"TL301", "TL301-launch-sync (rule, claimed: faster): measured 4.8× [4.61–5] (12 → 2.5 us/launch); confirmed: ' "$tmp/a.c" && ok || bad "row for TL301: $(grep TL301 "$tmp/a.c" | head -1)"
 grep -q '{"TL501", "003-no-sync (case study CS4, claimed: 4× fewer all-reduces): measured -; not measurable here: needs two GPUs (found 1)' "$tmp/a.c" && ok || bad "a claim not measurable is not shown with its reason"
+grep -qF '{"TL301", "003-apply-prompt (case study CS4, claimed: 2.2×): measured 2.2× [2.11–2.29] (220 → 100 ms/step); inconclusive: the spread 2.11–2.29× straddles the claimed 2.2×' "$tmp/a.c" && ok || bad "an inconclusive claim is not shown with its spread"
 grep -q 'DO NOT EDIT' "$tmp/a.c" && ok || bad "no banner"
 grep -q '{"",\|"001-compile (' "$tmp/a.c" && bad "rows for claims without a rule code" || ok
 cmake -DOUT="$tmp/b.c" -DRESULTS_FILE="$judged" -P "$gen" >/dev/null 2>&1 && bad "synthetic data accepted" || ok

@@ -5,6 +5,7 @@ Usage: test_torch_scripts.py [PYTHON]. Where PYTHON has torch but no CUDA, each 
 in CPU smoke mode (TL_BENCH_SMOKE=1, tiny sizes) to check its code paths; with CUDA nothing is run
 here (bench/run does that).
 """
+import ast
 import glob
 import json
 import os
@@ -44,6 +45,29 @@ class TorchScripts(unittest.TestCase):
             with open(s, encoding="utf-8") as f:
                 head = f.read(400)
             self.assertRegex(head, r'"""%s - ' % os.path.basename(s).replace(".", r"\."), s)
+
+    def test_at_least_five_timed_repetitions(self):
+        """Every script names its repetitions `reps` and picks them with b.pick(full, ...): the full
+        size must be 5 or more, the fewest a verdict accepts (benchlib.MIN_REPS)."""
+        sys.path.insert(0, BENCH)
+        import benchlib
+        for s in SCRIPTS:
+            with open(s, encoding="utf-8") as f:
+                tree = ast.parse(f.read())
+            full = []
+            for n in ast.walk(tree):
+                if not isinstance(n, ast.Assign):
+                    continue
+                for target in n.targets:
+                    names = [target] if isinstance(target, ast.Name) else getattr(target, "elts", [])
+                    values = [n.value] if isinstance(target, ast.Name) else getattr(n.value, "elts", [])
+                    for name, value in zip(names, values):
+                        if getattr(name, "id", None) == "reps":
+                            self.assertEqual(getattr(value.func, "attr", None), "pick", s)
+                            full.append(ast.literal_eval(value.args[0]))
+            with self.subTest(script=os.path.basename(s)):
+                self.assertTrue(full, "no `reps = b.pick(...)` in %s" % s)
+                self.assertGreaterEqual(min(full), benchlib.MIN_REPS)
 
     def test_skip_without_torch_cuda(self):
         if self.has_cuda:
