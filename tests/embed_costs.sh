@@ -40,4 +40,9 @@ cc -c -I"$src/src/app/output" "$tmp/a.c" -o "$tmp/a.o" && ok || bad "generated C
 "$bin" explain TL101 | grep -q '^## Measured cost' && ok || bad "explain lacks the measured-cost section"
 # With the committed results: every row names its GPU, date and file, or the rule says it is unmeasured.
 "$bin" explain TL101 | sed -n '/^## Measured cost/,$p' | tail -n +2 | grep -v -E '^- .*\[[^]]*; [^]]*, [0-9]{4}-[0-9]{2}-[0-9]{2}, [^]]*\.json\]$|^Not yet measured' | grep -q . && bad "a measured-cost line without GPU, date and file" || ok
+# A claim that needs two GPUs, judged on one, is shown as a paper estimate, marked so.
+if ls "$src"/bench/results/*.json >/dev/null 2>&1; then
+  "$bin" explain TL501 | grep -q '^- TL501-no-sync-time (rule, claimed: step slower): estimated for 2 GPUs: .*; needs two GPUs (found 1): a paper estimate' &&
+    ok || bad "explain TL501 does not mark its two-GPU claim as estimated"
+fi
 finish

@@ -220,7 +220,7 @@ class Verdicts(unittest.TestCase):
         self.assertAlmostEqual(links["NVLink 4"][1], (40 + 4 * 0.4 / 0.45) / (40 + 0.4 / 0.45))
         self.assertAlmostEqual(links["a 100 Gb/s network"][0], 144 / 66)
         self.assertAlmostEqual(links["a 100 Gb/s network"][1], 168 / 72)
-        self.assertIn("estimated for 2 GPUs: 1–1.07× over NVLink 4 (450 GB/s)", r["measured"])
+        self.assertTrue(r["measured"].startswith("for 2 GPUs: 1–1.07× over NVLink 4 (450 GB/s), "), r["measured"])
         self.assertIsNone(r["value"])
         _, lst = judged(example=ex)
         table = benchlib.severity_markdown(benchlib.load_claims(CLAIMS), {"card": {"claims": lst}},
@@ -554,20 +554,28 @@ class SeverityTable(unittest.TestCase):
             {"id": "b", "rule": "TL900", "test": {"type": "direction", "bench": "torch/y"}},
             {"id": "c", "rule": "TL901", "test": {"type": "speedup", "bench": "torch/z"}},
             {"id": "d", "rule": "TL902", "test": {"type": "speedup", "bench": "cuda/micro"}}]}
-        docs = {"card-a": {"claims": [{"id": "a", "rule": "TL900", "value": 1.01},
-                                      {"id": "b", "rule": "TL900", "value": 0.95},
-                                      {"id": "c", "rule": "TL901", "value": 1.30},
-                                      {"id": "d", "rule": "TL902", "value": 400.0}]},
-                "card-b": {"claims": [{"id": "c", "rule": "TL901", "value": 1.01}]}}
+        docs = {"card-a": {"claims": [{"id": "a", "rule": "TL900", "value": 1.01, "spread": [1.0, 1.015]},
+                                      {"id": "b", "rule": "TL900", "value": 0.95, "spread": [0.9, 0.99]},
+                                      {"id": "c", "rule": "TL901", "value": 1.30, "spread": [1.25, 1.35]},
+                                      {"id": "d", "rule": "TL902", "value": 400.0, "spread": [300, 500]},
+                                      {"id": "e", "rule": "TL904", "value": 1.10, "spread": [0.9, 1.3]},
+                                      {"id": "f", "rule": "TL905", "value": 1.01, "spread": [0.95, 1.06]}]},
+                "card-b": {"claims": [{"id": "c", "rule": "TL901", "value": 1.01, "spread": [1.0, 1.02]}]}}
+        claims["claims"] += [{"id": "e", "rule": "TL904", "test": {"type": "direction", "bench": "torch/e"}},
+                             {"id": "f", "rule": "TL905", "test": {"type": "direction", "bench": "torch/f"}}]
         sevs = {"TL900": ("warning", True), "TL901": ("warning", True), "TL902": ("warning", True),
-                "TL903": ("info", False)}
+                "TL903": ("info", False), "TL904": ("warning", True), "TL905": ("warning", True)}
         table = benchlib.severity_markdown(claims, docs, sevs)
         rows = {l.split(" | ")[0][2:]: l for l in table.splitlines() if l.startswith("| TL")}
         self.assertIn("under 2 % everywhere measured: no warning by default", rows["TL900"])
         self.assertIn("0.95×–1.01×", rows["TL900"])
-        self.assertIn("over 2 % in at least one configuration", rows["TL901"])
+        self.assertIn("over 2 % across the whole spread in at least one configuration", rows["TL901"])
         self.assertIn("not measured on a step", rows["TL902"])  # a microbenchmark is no step
         self.assertIn("info, off", rows["TL903"])
+        # a median over 2 % whose spread reaches under it establishes nothing, nor does a spread
+        # that straddles 2 % around a small median
+        self.assertIn("not established: medians reach 1.1×, but no spread clears 2 %", rows["TL904"])
+        self.assertIn("not established: medians under 2 %, spreads reach past it", rows["TL905"])
         self.assertIn("card-a and card-b", table)
 
 if __name__ == "__main__":
