@@ -175,8 +175,7 @@ static char *tl_lsp__label_for(tl_lsp *s, const char *abs) {
   return tl_strdup(abs);
 }
 
-/* Finds or adds the file of a URI (or of an absolute path when uri is NULL). */
-static tl_lsp_file *tl_lsp__file_get(tl_lsp *s, const char *uri, const char *abs_in) {
+tl_lsp_file *tl_lsp_file_get(tl_lsp *s, const char *uri, const char *abs_in) {
   tl_lsp_file *f = uri ? tl_lsp__lookup(s, &s->by_uri, uri) : NULL;
   if (f) return f;
   char *abs = abs_in ? tl_strdup(abs_in) : tl_lsp_uri_to_path(uri);
@@ -210,8 +209,7 @@ static void tl_lsp__mark_dirty(tl_lsp *s) {
   s->dirty = true;
 }
 
-/* The analysis gets a file's current contents: the buffer when open, else the disk. */
-static void tl_lsp__sync_file(tl_lsp *s, tl_lsp_file *f) {
+void tl_lsp_sync_file(tl_lsp *s, tl_lsp_file *f) {
   if (!s->a) return; /* before initialize made the analysis: synced when it is made */
   if (f->open) {
     tl_analysis_set_text(s->a, f->label, f->doc.text, f->doc.len);
@@ -247,7 +245,8 @@ static void tl_lsp__walk_root(tl_lsp *s, const char *r, tl_strvec *paths) {
     tl_vec_push(&ex, s->primary->extend_exclude.v[k]);
   tl_walk(arg, 1, ex.v, ex.n, paths, &d);
   tl_vec_free(&ex);
-  /* notebooks: the server has no notebook documents yet, and their findings' lines are cells' lines */
+  /* notebooks on disk are left out: the server analyses the notebooks the client opens, as
+   * notebook documents whose cells it can publish to (tl_lsp_notebook.c) */
   size_t kept = 0;
   for (size_t i = 0; i < paths->n; i++) {
     if (tl_notebook_path(paths->v[i])) free(paths->v[i]);
@@ -272,11 +271,11 @@ static void tl_lsp__add_root(tl_lsp *s, const char *root) {
   tl_lsp__walk_root(s, r, &paths);
   size_t added = 0;
   for (size_t i = 0; i < paths.n; i++) {
-    tl_lsp_file *f = tl_lsp__file_get(s, NULL, paths.v[i]);
+    tl_lsp_file *f = tl_lsp_file_get(s, NULL, paths.v[i]);
     if (f->on_disk) continue;
     f->on_disk = true;
     if (!f->open) {
-      tl_lsp__sync_file(s, f);
+      tl_lsp_sync_file(s, f);
       added += f->present;
     }
   }
@@ -298,7 +297,7 @@ static void tl_lsp__remove_root(tl_lsp *s, const char *root) {
     tl_lsp_file *f = s->files.v[i];
     if (!f->abs || strncmp(f->abs, root, n) || f->abs[n] != '/') continue;
     f->on_disk = false;
-    if (!f->open) tl_lsp__sync_file(s, f);
+    if (!f->open) tl_lsp_sync_file(s, f);
   }
 }
 
@@ -519,7 +518,7 @@ static void tl_lsp__reload_rules(tl_lsp *s) {
   for (size_t i = 0; i < s->files.n; i++) {
     tl_lsp_file *f = s->files.v[i];
     f->present = false;
-    if (f->open || f->on_disk) tl_lsp__sync_file(s, f);
+    if (f->open || f->on_disk) tl_lsp_sync_file(s, f);
   }
   tl_lsp__mark_dirty(s);
 }
@@ -537,7 +536,7 @@ static void tl_lsp__reload_config(tl_lsp *s) {
       tl_lsp_file *f = s->files.v[i];
       if (f->abs && !strncmp(f->abs, root, n) && f->abs[n] == '/') f->on_disk = false;
     }
-    for (size_t i = 0; i < paths.n; i++) tl_lsp__file_get(s, NULL, paths.v[i])->on_disk = true;
+    for (size_t i = 0; i < paths.n; i++) tl_lsp_file_get(s, NULL, paths.v[i])->on_disk = true;
     tl_strvec_free(&paths);
   }
   tl_lsp__reload_rules(s);
@@ -592,6 +591,14 @@ static cJSON *tl_lsp__capabilities(tl_lsp *s) {
   cJSON_AddStringToObject(dp, "identifier", "trainlint");
   cJSON_AddBoolToObject(dp, "interFileDependencies", 1);
   cJSON_AddBoolToObject(dp, "workspaceDiagnostics", 0);
+  /* notebooks: every notebook, its Python cells (what a `.ipynb` file holds on disk) */
+  cJSON *nsync = cJSON_AddObjectToObject(c, "notebookDocumentSync");
+  cJSON *sel = cJSON_CreateObject();
+  cJSON_AddStringToObject(sel, "notebook", "*");
+  cJSON *lang = cJSON_CreateObject();
+  cJSON_AddStringToObject(lang, "language", "python");
+  cJSON_AddItemToArray(cJSON_AddArrayToObject(sel, "cells"), lang);
+  cJSON_AddItemToArray(cJSON_AddArrayToObject(nsync, "notebookSelector"), sel);
   cJSON *ws = cJSON_AddObjectToObject(c, "workspace");
   cJSON *wf = cJSON_AddObjectToObject(ws, "workspaceFolders");
   cJSON_AddBoolToObject(wf, "supported", 1);
@@ -663,7 +670,7 @@ static void tl_lsp__on_initialize(tl_lsp *s, const cJSON *id, const cJSON *param
     s->rules = tl_lsp__make_rules(s, &err);
   }
   s->a = tl_lsp__new_analysis(s, s->rules);
-  for (size_t i = 0; i < s->files.n; i++) tl_lsp__sync_file(s, s->files.v[i]);
+  for (size_t i = 0; i < s->files.n; i++) tl_lsp_sync_file(s, s->files.v[i]);
   if (err) {
     tl_lsp__show(s, 1, err);
     free(err);
@@ -706,11 +713,11 @@ static void tl_lsp__on_did_open(tl_lsp *s, const cJSON *params) {
   bool python = (lang && !strcmp(lang, "python")) || tl_lsp__is_python_path(path ? path : uri);
   free(path);
   if (!python) return;
-  tl_lsp_file *f = tl_lsp__file_get(s, uri, NULL);
+  tl_lsp_file *f = tl_lsp_file_get(s, uri, NULL);
   f->open = true;
   f->version = cJSON_IsNumber(ver) ? (int64_t)ver->valuedouble : 0;
   tl_lsp_text_set(&f->doc, text, strlen(text));
-  tl_lsp__sync_file(s, f);
+  tl_lsp_sync_file(s, f);
 }
 
 bool tl_lsp_json_range(const tl_lsp_text *t, const cJSON *range, uint32_t *start, uint32_t *end) {
@@ -731,7 +738,7 @@ bool tl_lsp_json_range(const tl_lsp_text *t, const cJSON *range, uint32_t *start
 static void tl_lsp__on_did_change(tl_lsp *s, const cJSON *params) {
   const char *uri = tl_lsp_jstr(params, "textDocument.uri");
   tl_lsp_file *f = uri ? tl_lsp_file_by_uri(s, uri) : NULL;
-  if (!f || !f->open) {
+  if (!f || !f->open || f->notebook) {
     if (uri) tl_lsp_log(s, "didChange for %s, which is not open: ignored", uri);
     return;
   }
@@ -763,7 +770,7 @@ static void tl_lsp__on_did_change(tl_lsp *s, const cJSON *params) {
 static void tl_lsp__on_did_close(tl_lsp *s, const cJSON *params) {
   const char *uri = tl_lsp_jstr(params, "textDocument.uri");
   tl_lsp_file *f = uri ? tl_lsp_file_by_uri(s, uri) : NULL;
-  if (!f || !f->open) return;
+  if (!f || !f->open || f->notebook) return;
   f->open = false;
   tl_lsp_text_free(&f->doc);
   /* the disk's contents again (unsaved changes are gone); a file outside the workspace is forgotten */
@@ -773,7 +780,7 @@ static void tl_lsp__on_did_close(tl_lsp *s, const cJSON *params) {
       f->on_disk = !strncmp(f->abs, s->roots.v[i], n) && f->abs[n] == '/';
     }
   }
-  tl_lsp__sync_file(s, f);
+  tl_lsp_sync_file(s, f);
   tl_lsp_publish_empty(s, f);
 }
 
@@ -804,9 +811,9 @@ static void tl_lsp__on_watched(tl_lsp *s, const cJSON *params) {
     char *abs = tl_lsp_uri_to_path(uri);
     if (tl_lsp__is_pyproject(abs)) config = true;
     if (abs && tl_lsp__is_python_path(abs) && cJSON_IsNumber(type)) {
-      tl_lsp_file *f = tl_lsp__file_get(s, uri, NULL);
+      tl_lsp_file *f = tl_lsp_file_get(s, uri, NULL);
       f->on_disk = type->valueint != 3;
-      if (!f->open) tl_lsp__sync_file(s, f);
+      if (!f->open) tl_lsp_sync_file(s, f);
     }
     free(abs);
   }
@@ -929,7 +936,11 @@ static void tl_lsp__handle(tl_lsp *s, cJSON *msg) {
   else if (!strcmp(method, "textDocument/didChange")) tl_lsp__on_did_change(s, params);
   else if (!strcmp(method, "textDocument/didClose")) tl_lsp__on_did_close(s, params);
   else if (!strcmp(method, "textDocument/didSave")) tl_lsp__on_did_save(s, params);
-  else if (!strcmp(method, "workspace/didChangeConfiguration")) tl_lsp__on_configuration(s, params);
+  else if (!strcmp(method, "notebookDocument/didOpen")) tl_lsp_notebook_on_open(s, params);
+  else if (!strcmp(method, "notebookDocument/didChange")) tl_lsp_notebook_on_change(s, params);
+  else if (!strcmp(method, "notebookDocument/didClose")) tl_lsp_notebook_on_close(s, params);
+  else if (!strcmp(method, "notebookDocument/didSave")) { /* the buffer is analysed; the disk adds nothing */
+  } else if (!strcmp(method, "workspace/didChangeConfiguration")) tl_lsp__on_configuration(s, params);
   else if (!strcmp(method, "workspace/didChangeWatchedFiles")) tl_lsp__on_watched(s, params);
   else if (!strcmp(method, "workspace/didChangeWorkspaceFolders")) tl_lsp__on_folders(s, params);
   else if (strncmp(method, "$/", 2)) tl_lsp_log(s, "notification %s: not handled", method);
@@ -1072,6 +1083,7 @@ void tl_lsp_delete(tl_lsp *s) {
     free(f->uri);
     free(f->items);
     free(f->published);
+    tl_lsp_notebook_clear(f);
     tl_lsp_text_free(&f->doc);
     free(f);
   }

@@ -157,12 +157,51 @@ static void tl_lsp_features__range_put(tl_buf *b, const tl_lsp_text *t, uint32_t
   tl_buf_printf(b, "{\"start\":{\"line\":%u,\"character\":%u},\"end\":{\"line\":%u,\"character\":%u}}", l1, c1, l2, c2);
 }
 
+/* The range of a finding in a notebook cell: its cell-relative lines and code-point columns in the
+ * cell's own text (the analysis' text has magics made harmless, which moves bytes, not lines). A
+ * finding that runs into the next cell ends where it starts. */
+static void tl_lsp_features__cell_range_put(tl_buf *b, const tl_lsp_text *cell, const tl_finding *fd) {
+  uint32_t a = tl_lsp_text_offset_cp(cell, fd->line, fd->col);
+  uint32_t e = fd->end_cell == fd->cell ? tl_lsp_text_offset_cp(cell, fd->end_line, fd->end_col) : a;
+  tl_lsp_features__range_put(b, cell, a, e < a ? a : e);
+}
+
+/* A hot-chain step's location: in a known file, or in a cell of an open notebook (its line is
+ * cell-relative there). False when the step is in no file the server knows. */
+static bool tl_lsp_features__hot_put(tl_buf *b, tl_lsp *s, const tl_hot_step *h) {
+  intptr_t v;
+  if (!h->path || !tl_map_get(&s->by_label, h->path, &v) || v <= 0) return false;
+  tl_lsp_file *hf = s->files.v[v - 1];
+  const tl_lsp_text *ht = NULL;
+  const char *uri = hf->uri;
+  if (hf->notebook) {
+    tl_lsp_cell *c = tl_lsp_notebook_code_cell(hf, h->cell);
+    if (!c) return false;
+    ht = &c->doc;
+    uri = c->uri;
+  } else {
+    if (hf->aidx < 0) return false;
+    ht = tl_lsp_features__view(s, (size_t)hf->aidx);
+  }
+  uint32_t a = tl_lsp_text_offset_cp(ht, h->line, h->col), e = tl_lsp_features__word_end(ht, a);
+  tl_buf_puts(b, "{\"location\":{\"uri\":");
+  tl_lsp_features__json_put_str(b, uri);
+  tl_buf_puts(b, ",\"range\":");
+  tl_lsp_features__range_put(b, ht, a, e);
+  tl_buf_puts(b, "},\"message\":");
+  tl_lsp_features__json_put_str(b, h->what ? h->what : "");
+  tl_buf_putc(b, '}');
+  return true;
+}
+
 /* A finding as an LSP Diagnostic, written as JSON text (the diagnostics of a whole file are
- * written on every keystroke: building cJSON objects for them cost more than the text). */
-static void tl_lsp_features__diagnostic_put(tl_buf *b, tl_lsp *s, size_t ai, const tl_finding *fd) {
-  const tl_lsp_text *t = tl_lsp_features__view(s, ai);
+ * written on every keystroke: building cJSON objects for them cost more than the text). In a
+ * notebook, `cell` is the text of the cell holding it; else NULL. */
+static void tl_lsp_features__diagnostic_put(tl_buf *b, tl_lsp *s, size_t ai, const tl_finding *fd,
+                                            const tl_lsp_text *cell) {
   tl_buf_puts(b, "{\"range\":");
-  tl_lsp_features__range_put(b, t, fd->start_byte, fd->end_byte);
+  if (cell) tl_lsp_features__cell_range_put(b, cell, fd);
+  else tl_lsp_features__range_put(b, tl_lsp_features__view(s, ai), fd->start_byte, fd->end_byte);
   int sev = fd->severity == TL_SEVERITY_ERROR ? 1 : fd->severity == TL_SEVERITY_WARNING ? 2 : 3;
   tl_buf_printf(b, ",\"severity\":%d,\"code\":", sev);
   tl_lsp_features__json_put_str(b, tl_rule_code(fd->rule));
@@ -186,23 +225,10 @@ static void tl_lsp_features__diagnostic_put(tl_buf *b, tl_lsp *s, size_t ai, con
   }
   if (fd->nhot && s->cap_related) {
     tl_buf_puts(b, ",\"relatedInformation\":[");
-    bool first = true;
     for (size_t k = 0; k < fd->nhot; k++) {
-      const tl_hot_step *h = &fd->hot[k];
-      intptr_t v;
-      if (!h->path || !tl_map_get(&s->by_label, h->path, &v) || v <= 0) continue;
-      tl_lsp_file *hf = s->files.v[v - 1];
-      if (hf->aidx < 0) continue;
-      const tl_lsp_text *ht = tl_lsp_features__view(s, (size_t)hf->aidx);
-      uint32_t a = tl_lsp_text_offset_cp(ht, h->line, h->col), e = tl_lsp_features__word_end(ht, a);
-      tl_buf_puts(b, first ? "{\"location\":{\"uri\":" : ",{\"location\":{\"uri\":");
-      first = false;
-      tl_lsp_features__json_put_str(b, hf->uri);
-      tl_buf_puts(b, ",\"range\":");
-      tl_lsp_features__range_put(b, ht, a, e);
-      tl_buf_puts(b, "},\"message\":");
-      tl_lsp_features__json_put_str(b, h->what ? h->what : "");
-      tl_buf_putc(b, '}');
+      size_t mark = b->len;
+      if (b->data[b->len - 1] != '[') tl_buf_putc(b, ',');
+      if (!tl_lsp_features__hot_put(b, s, &fd->hot[k])) b->len = mark;
     }
     tl_buf_putc(b, ']');
   }
@@ -219,7 +245,7 @@ static void tl_lsp_features__diagnostic_put(tl_buf *b, tl_lsp *s, size_t ai, con
 /* The same Diagnostic as a cJSON object (code actions carry it). */
 static cJSON *tl_lsp_features__diagnostic(tl_lsp *s, size_t ai, const tl_finding *fd) {
   tl_buf b = {0};
-  tl_lsp_features__diagnostic_put(&b, s, ai, fd);
+  tl_lsp_features__diagnostic_put(&b, s, ai, fd, NULL);
   cJSON *d = cJSON_ParseWithLength(b.data, b.len);
   tl_buf_free(&b);
   return d ? d : cJSON_CreateObject();
@@ -234,7 +260,7 @@ static char *tl_lsp_features__items(tl_lsp *s, long ai) {
   for (size_t k = af->first; k < af->first + af->count; k++)
     if (tl_lsp_shown(s, k)) {
       if (out.len > 1) tl_buf_putc(&out, ',');
-      tl_lsp_features__diagnostic_put(&out, s, (size_t)ai, tl_analysis_finding(s->a, k));
+      tl_lsp_features__diagnostic_put(&out, s, (size_t)ai, tl_analysis_finding(s->a, k), NULL);
     }
   /* inputs that could not be analysed (syntax errors are left to the Python language servers) */
   const char *label = tl_analysis_file_path(s->a, (size_t)ai);
@@ -274,12 +300,74 @@ static void tl_lsp_features__publish(tl_lsp *s, tl_lsp_file *f, const char *item
   free(uri);
 }
 
+/* The diagnostics of code cell n (1-based) of a notebook as a JSON array text. A notebook that
+ * could not be read (its JSON is built by the server: only a broken cell text) shows its error on
+ * the first code cell. */
+static char *tl_lsp_features__cell_items(tl_lsp *s, tl_lsp_file *f, uint32_t n, const tl_lsp_cell *c) {
+  tl_buf out = {0};
+  tl_buf_putc(&out, '[');
+  long ai = f->aidx;
+  if (ai >= 0 && (size_t)ai < s->afiles.n) {
+    const tl_lsp_afile *af = &s->afiles.v[ai];
+    for (size_t k = af->first; k < af->first + af->count; k++) {
+      const tl_finding *fd = tl_analysis_finding(s->a, k);
+      if (fd->cell != n || !tl_lsp_shown(s, k)) continue;
+      if (out.len > 1) tl_buf_putc(&out, ',');
+      tl_lsp_features__diagnostic_put(&out, s, (size_t)ai, fd, &c->doc);
+    }
+  }
+  tl_buf_putc(&out, ']');
+  return tl_buf_take(&out);
+}
+
+/* After a run: each code cell of an open notebook gets its items, published on the cell's URI when
+ * they changed or the notebook has a new version. True when a cell's items changed while the
+ * notebook did not (a change elsewhere): a pull client should ask again. */
+static bool tl_lsp_features__notebook_after_run(tl_lsp *s, tl_lsp_file *f) {
+  bool refresh = false, new_version = f->items_version != f->version;
+  uint32_t n = 0;
+  for (size_t k = 0; k < f->cells.n; k++) {
+    tl_lsp_cell *c = &f->cells.v[k];
+    if (!c->code) continue;
+    char *items = tl_lsp_features__cell_items(s, f, ++n, c);
+    bool changed = !c->items || strcmp(items, c->items);
+    if (changed) {
+      free(c->items);
+      c->items = items;
+      c->result_id++;
+      if (!new_version) refresh = true;
+    } else {
+      free(items);
+    }
+    if (s->pull_mode || (!changed && c->published && !new_version)) continue;
+    char *uri = tl_lsp_features__json_string(c->uri);
+    tl_buf b = {0};
+    tl_buf_printf(&b,
+                  "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/publishDiagnostics\",\"params\":{\"uri\":%s,"
+                  "\"diagnostics\":",
+                  uri);
+    tl_buf_puts(&b, c->items);
+    tl_buf_puts(&b, "}}");
+    tl_lsp_send_raw(s, b.data, b.len);
+    tl_buf_free(&b);
+    free(uri);
+    free(c->published);
+    c->published = tl_strdup(c->items);
+  }
+  f->items_version = f->version;
+  return refresh;
+}
+
 void tl_lsp_after_run(tl_lsp *s) {
   tl_lsp_features__index(s);
   bool refresh = false;
   for (size_t i = 0; i < s->files.n; i++) {
     tl_lsp_file *f = s->files.v[i];
     if (!f->open) continue;
+    if (f->notebook) {
+      refresh |= tl_lsp_features__notebook_after_run(s, f);
+      continue;
+    }
     char *items = tl_lsp_features__items(s, f->aidx);
     bool changed = !f->items || strcmp(items, f->items);
     if (changed) {
@@ -324,17 +412,24 @@ void tl_lsp_on_diagnostic(tl_lsp *s, const cJSON *id, const cJSON *params) {
   }
   tl_lsp_flush(s);
   tl_lsp_file *f = tl_lsp_file_by_uri(s, uri);
+  tl_lsp_cell *cell = f ? NULL : tl_lsp_notebook_cell(s, uri, NULL);
   const char *prev = tl_lsp_jstr(params, "previousResultId");
   char *ids = cJSON_PrintUnformatted(id);
   tl_buf b = {0};
   tl_buf_printf(&b, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":", ids);
-  if (f && f->open && f->items) {
+  if (cell) { /* a notebook's cell: its items of the last run (none for markup) */
+    char rid[32];
+    snprintf(rid, sizeof rid, "%llu", (unsigned long long)cell->result_id);
+    if (prev && !strcmp(prev, rid)) tl_buf_printf(&b, "{\"kind\":\"unchanged\",\"resultId\":\"%s\"}}", rid);
+    else
+      tl_buf_printf(&b, "{\"kind\":\"full\",\"resultId\":\"%s\",\"items\":%s}}", rid, cell->items ? cell->items : "[]");
+  } else if (f && f->open && f->items && !f->notebook) {
     char rid[32];
     snprintf(rid, sizeof rid, "%llu", (unsigned long long)f->result_id);
     if (prev && !strcmp(prev, rid)) tl_buf_printf(&b, "{\"kind\":\"unchanged\",\"resultId\":\"%s\"}}", rid);
     else tl_buf_printf(&b, "{\"kind\":\"full\",\"resultId\":\"%s\",\"items\":%s}}", rid, f->items);
   } else {
-    char *items = tl_lsp_features__items(s, f ? f->aidx : -1);
+    char *items = f && f->notebook ? tl_strdup("[]") : tl_lsp_features__items(s, f ? f->aidx : -1);
     tl_buf_printf(&b, "{\"kind\":\"full\",\"items\":%s}}", items);
     free(items);
   }

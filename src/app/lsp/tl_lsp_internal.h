@@ -9,7 +9,19 @@
 #include "tl_map.h"
 #include "trainlint.h"
 
-/* A Python file the server knows: a workspace file on disk, an open buffer, or both. */
+/* A cell of an open notebook document: its own text document, with the diagnostics of the
+ * notebook's findings that fall in it. */
+typedef struct {
+  char *uri;       /* the cell's text document (a `vscode-notebook-cell:` URI, say) */
+  bool code;       /* a code cell (NotebookCellKind 2); markup cells are not analysed */
+  tl_lsp_text doc; /* its text as the client holds it */
+  char *items;     /* its diagnostics after the last run, as JSON array text (code cells) */
+  char *published; /* push: the items last published */
+  uint64_t result_id;
+} tl_lsp_cell;
+
+/* A Python file the server knows: a workspace file on disk, an open buffer, or both; or an open
+ * notebook document, analysed as the nbformat JSON of its cells (tl_lsp_notebook.c). */
 typedef struct {
   char *label;  /* its path in the analysis: relative to its workspace folder, else absolute (or the URI) */
   char *abs;    /* absolute local path; NULL for a URI that is not `file:` */
@@ -29,6 +41,8 @@ typedef struct {
   int64_t published_version;
   tl_config *cfg; /* its nearest pyproject.toml configuration (owned by the server's cache) */
   bool cfg_known; /* cfg was looked up since the configurations were last loaded */
+  bool notebook;  /* an open notebook document: doc is the JSON built from its cells */
+  TL_VEC(tl_lsp_cell) cells;
 } tl_lsp_file;
 
 /* Per analysis file, rebuilt after each run: which known file it is, its findings, its lines. */
@@ -92,6 +106,22 @@ void tl_lsp_flush(tl_lsp *s);
 tl_config *tl_lsp_file_config(tl_lsp *s, tl_lsp_file *f);
 /* Is finding k of the last run shown (enabled for its file by the configuration and the settings)? */
 bool tl_lsp_shown(const tl_lsp *s, size_t k);
+
+/* Finds or adds the known file of a URI (or of an absolute path when uri is NULL). */
+tl_lsp_file *tl_lsp_file_get(tl_lsp *s, const char *uri, const char *abs);
+/* The analysis gets a file's current contents: the buffer when open, else the disk. */
+void tl_lsp_sync_file(tl_lsp *s, tl_lsp_file *f);
+
+/* tl_lsp_notebook.c: notebook documents (LSP 3.17 notebookDocument notifications) */
+void tl_lsp_notebook_on_open(tl_lsp *s, const cJSON *params);
+void tl_lsp_notebook_on_change(tl_lsp *s, const cJSON *params);
+void tl_lsp_notebook_on_close(tl_lsp *s, const cJSON *params);
+/* The cell whose text document is `uri`, and the notebook holding it; NULL if none. */
+tl_lsp_cell *tl_lsp_notebook_cell(tl_lsp *s, const char *uri, tl_lsp_file **notebook);
+/* The code cell `n` (1-based, counting code cells only, as findings do) of a notebook, or NULL. */
+tl_lsp_cell *tl_lsp_notebook_code_cell(tl_lsp_file *f, uint32_t n);
+/* Frees a notebook's cells (when it closes, or with the server). */
+void tl_lsp_notebook_clear(tl_lsp_file *f);
 
 /* tl_lsp_features.c */
 /* After a run: index findings per file, recompute every open document's items and publish (push)
