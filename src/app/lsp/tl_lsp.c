@@ -550,7 +550,8 @@ static bool tl_lsp__is_pyproject(const char *path) {
 
 /* ---- the analysis ---- */
 
-static void tl_lsp__analyse(tl_lsp *s) {
+/* not inlined: bench/lsp/instructions.sh counts the instructions of each call (callgrind) */
+__attribute__((noinline)) static void tl_lsp__analyse(tl_lsp *s) {
   if (s->shutdown) { /* changes that came before shutdown are not analysed after it */
     s->dirty = false;
     return;
