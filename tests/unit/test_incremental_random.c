@@ -98,8 +98,14 @@ static char *dump_model(const tl_file_model *m) {
   }
   for (size_t i = 0; i < m->calls.n; i++) {
     const tl_call *c = &m->calls.v[i];
-    tl_buf_printf(&b, "call %s @%u %u:%u f%d l%d top%d g%d w%u\n", c->callee, c->byte, c->line, c->col, c->func,
-                  c->loop, c->top, c->guarded, c->work);
+    tl_buf_printf(&b, "call %s @%u %u:%u f%d l%d top%d g%d w%u splat%d args", c->callee, c->byte, c->line, c->col,
+                  c->func, c->loop, c->top, c->guarded, c->work, c->splat);
+    for (uint32_t k = 0; k < c->nargs; k++) { /* with their places (tl_values_summarise) */
+      const tl_arg *a = &m->args.v[c->arg_first + k];
+      tl_buf_printf(&b, " [%s k%u e%u d%u%s@%u p%d o%s]", a->kw ? a->kw : "-", a->kind, a->elems, a->dep.how,
+                    a->dep.elem ? "e" : "", a->dep.pos, a->param, a->option ? a->option : "-");
+    }
+    tl_buf_putc(&b, '\n');
   }
   tl_buf_printf(&b, "bindings");
   for (size_t i = 0; i < m->bindings.n; i++) dump_binding(&b, &m->bindings.v[i]);

@@ -482,6 +482,7 @@ void tl_segment_copy(tl_walk_ctx *c, const tl_seg_copy *k) {
     x.loop = TL_RL(x.loop);
     tl_vec_push(&m->calls, x);
     tl_vec_push(&c->call_nodes, (TSNode){0});
+    tl_vec_push(&c->call_old, i + 1);
   }
   for (uint32_t i = b->bindings; i < e->bindings; i++) {
     tl_binding x = o->bindings.v[i];

@@ -597,6 +597,7 @@ static void tl_walk_call(tl_walk_ctx *c, TSNode n, int depth) {
     if (!ts_node_is_null(rg) && tl_node_is(rg, "true")) call.work = 0;
     tl_vec_push(&c->m->calls, call);
     tl_vec_push(&c->call_nodes, n);
+    tl_vec_push(&c->call_old, 0);
     if (call.work && c->loop >= 0 && c->m->loops.v[c->loop].func == c->func && !call.guarded)
       c->m->loops.v[c->loop].work |= call.work;
   }
@@ -1038,6 +1039,35 @@ static void tl_model__guard_funcs(tl_file_model *m, TSNode root, const char *src
   }
 }
 
+static bool tl_model__names_same(const char *const *a, size_t na, const char *const *b, size_t nb) {
+  if (na != nb) return false;
+  for (size_t i = 0; i < na; i++)
+    if (a[i] != b[i] && strcmp(a[i], b[i])) return false;
+  return true;
+}
+
+/* May the calls a rebuild copied keep the arguments the last model found for them? Where an
+ * argument lives is read from the bindings of its own function (copied with it), of the module and
+ * of classes (their attributes), from the imports, and from which names hold loaders. So the
+ * arguments stand when the statements walked again bound nothing at module level and defined no
+ * class, the statements they replaced did neither (the counts agree), and the imports and loader
+ * names are the same. */
+static bool tl_model__args_stand(const tl_file_model *m, const tl_file_model *old, const tl_walk_ctx *c) {
+  if (!old || c->walked_defs || c->call_old.n != m->calls.n || m->classes.n != old->classes.n ||
+      m->import_log.n != old->import_log.n)
+    return false;
+  size_t top_new = 0, top_old = 0;
+  for (size_t i = 0; i < m->bindings.n; i++) top_new += m->bindings.v[i].func <= 0;
+  for (size_t i = 0; i < old->bindings.n; i++) top_old += old->bindings.v[i].func <= 0;
+  if (top_new != top_old) return false;
+  for (size_t i = 0; i < m->import_log.n; i++)
+    if (strcmp(m->import_log.v[i].alias, old->import_log.v[i].alias) ||
+        strcmp(m->import_log.v[i].qual, old->import_log.v[i].qual))
+      return false;
+  return tl_model__names_same(m->loader_names.v, m->loader_names.n, old->loader_names.v, old->loader_names.n) &&
+         tl_model__names_same(m->collate_names.v, m->collate_names.n, old->collate_names.v, old->collate_names.n);
+}
+
 /* The walk of the module, by top-level statement: copied from `old` where `old` is given and the
  * statement is outside the region (see tl_model_rebuild), else walked. Returns the number copied. */
 static long tl_model_walk(tl_file_model *m, tl_file_model *old, TSNode root, const char *src, const char *code,
@@ -1115,8 +1145,10 @@ static long tl_model_walk(tl_file_model *m, tl_file_model *old, TSNode root, con
         copied++;
         walked = false;
       } else {
-        size_t gv = c.guard_vars.n;
+        size_t gv = c.guard_vars.n, nb = m->bindings.n, ncls = m->classes.n;
         tl_walk_visit(&c, ch, 1);
+        for (size_t q = nb; q < m->bindings.n && !c.walked_defs; q++) c.walked_defs = m->bindings.v[q].func <= 0;
+        if (m->classes.n != ncls) c.walked_defs = true;
         for (size_t q = gv; q < c.guard_vars.n; q++) tl_vec_push(&m->guard_log, c.guard_vars.v[q]);
         walked = true;
       }
@@ -1150,9 +1182,11 @@ static long tl_model_walk(tl_file_model *m, tl_file_model *old, TSNode root, con
     int32_t l = m->bindings.v[i].from_loop;
     if (l >= 0) m->bindings.v[i].kind = m->loops.v[l].iterates_loader ? TL_VAL_CPU : TL_VAL_UNKNOWN;
   }
-  tl_values_summarise(m, c.call_nodes.v, c.ret_nodes.v, src);
+  tl_values_reuse ru = {old, c.call_old.v, hi_old, (int64_t)hi_new - (int64_t)hi_old};
+  tl_values_summarise(m, c.call_nodes.v, c.ret_nodes.v, src, copied && tl_model__args_stand(m, old, &c) ? &ru : NULL);
   tl_vec_free(&c.call_nodes);
   tl_vec_free(&c.ret_nodes);
+  tl_vec_free(&c.call_old);
   tl_vec_free(&c.guard_vars);
   return copied;
 }

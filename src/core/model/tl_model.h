@@ -247,7 +247,19 @@ tl_valkind tl_value_classify_dep(const tl_file_model *m, TSNode expr, const char
 /* After the walk, with the tree still there: the places of every call's arguments and of what every
  * function returns, as far as the file tells (tl_call.arg_first, tl_func.ret_kind, rdeps). The
  * nodes of the calls and returns are given, or null for those a rebuild copied. */
-void tl_values_summarise(tl_file_model *m, const TSNode *call_nodes, const TSNode *ret_nodes, const char *src);
+/* What a rebuild after an edit lets tl_values_summarise take from the last model: the arguments of
+ * the calls it copied, when nothing their places are read from has changed (tl_model.c decides). */
+typedef struct {
+  const tl_file_model *old;
+  const uint32_t *call_old; /* per call of the new model: 1 + its index in old when copied, else 0 */
+  uint32_t hi_old;          /* the edited region's end in the old text */
+  int64_t delta;            /* the shift of everything after it */
+} tl_values_reuse;
+
+/* Fills each call's arguments (with their places) and each function's return summary. With
+ * `reuse` (may be NULL), the calls it names keep their old arguments, moved with the text. */
+void tl_values_summarise(tl_file_model *m, const TSNode *call_nodes, const TSNode *ret_nodes, const char *src,
+                         const tl_values_reuse *reuse);
 
 /* Classifies the value of an expression at its place in function `func`. */
 tl_valkind tl_value_classify(const tl_file_model *m, TSNode expr, const char *src, int32_t func, int depth);

@@ -17,6 +17,8 @@ typedef struct tl_walk_ctx {
   TL_VEC(TSNode) kids;             /* a stack of the child lists being walked */
   TL_VEC(TSNode) call_nodes; /* per call of the model: its node, or a null node when copied (tl_values_summarise) */
   TL_VEC(TSNode) ret_nodes;  /* per return of the model: its value node, likewise */
+  TL_VEC(uint32_t) call_old; /* per call: 1 + its index in the old model when copied, else 0 */
+  bool walked_defs;          /* a walked statement added a module-level binding or a class */
 } tl_walk_ctx;
 
 /* Visits a node and its subtree at nesting depth `depth`, adding what it finds to c->m. */

@@ -424,12 +424,25 @@ static uint8_t tl_values__join(uint8_t a, uint8_t b) {
   return TL_VAL_UNKNOWN;
 }
 
-void tl_values_summarise(tl_file_model *m, const TSNode *call_nodes, const TSNode *ret_nodes, const char *src) {
+void tl_values_summarise(tl_file_model *m, const TSNode *call_nodes, const TSNode *ret_nodes, const char *src,
+                         const tl_values_reuse *reuse) {
   m->args.n = 0;
   m->rdeps.n = 0;
   TSSymbol call_sym = ts_language_symbol_for_name(tree_sitter_python(), "call", 4, true);
   for (size_t i = 0; i < m->calls.n; i++) {
     tl_call *c = &m->calls.v[i];
+    if (reuse && reuse->call_old[i]) { /* a copied call: its arguments, moved with the text */
+      const tl_call *oc = &reuse->old->calls.v[reuse->call_old[i] - 1];
+      c->arg_first = (uint32_t)m->args.n;
+      c->nargs = oc->nargs;
+      c->splat = oc->splat;
+      for (uint32_t k = 0; k < oc->nargs; k++) {
+        tl_arg a = reuse->old->args.v[oc->arg_first + k];
+        if (a.dep.how == TL_VDEP_CALL && a.dep.pos >= reuse->hi_old) a.dep.pos = (uint32_t)(a.dep.pos + reuse->delta);
+        tl_vec_push(&m->args, a);
+      }
+      continue;
+    }
     TSNode n = call_nodes[i];
     if (ts_node_is_null(n)) n = tl_model_find_node(m, c->byte, c->end, call_sym);
     c->arg_first = (uint32_t)m->args.n;
