@@ -142,6 +142,22 @@ dup '[tool.trainlint]\nselect = ["TL1"]\n[tool.trainlint]\nignore = ["TL101"]\n'
 dup '[tool]\ntrainlint.select = ["TL1"]\n[tool.trainlint]\nignore = ["TL101"]\n' 'pyproject.toml:3:2: error: `[tool.trainlint]` redefines the table that dotted keys on line 2 defined'
 dup '[tool.trainlint]\nselect = ["TL1"]\nselect = ["TL2"]\n' 'pyproject.toml:3:1: error: `tool.trainlint.select` is defined twice (first on line 2)'
 dup 'tool.trainlint.select = ["TL1"]\n[tool.trainlint]\n' 'pyproject.toml:2:2: error: `[tool.trainlint]` redefines the table that dotted keys on line 1 defined'
+# nothing of trainlint's is ignored in silence: an array of tables, an unknown sub-table (even empty),
+# a value that is no table
+dup '[[tool.trainlint]]\nselect = ["TL1"]\n' 'pyproject.toml:1:3: error: `[[tool.trainlint]]` is an array of tables'
+dup '[[tool.trainlint.severity]]\nTL101 = "info"\n' 'pyproject.toml:1:3: error: `[[tool.trainlint.severity]]` is an array of tables'
+dup '[tool.trainlint.lint]\n' 'pyproject.toml:1:2: error: unknown table `[tool.trainlint.lint]`'
+dup '[tool]\ntrainlint = 3\n' 'pyproject.toml:2:13: error: `tool.trainlint` must be a table'
+dup '[tool]\ntrainlint = { select = ["TL1"] }\n[tool.trainlint]\n' 'pyproject.toml:3:2: error: `[tool.trainlint]` is defined twice (first on line 2)'
+# an inline table is the same table as a header: its settings are read
+for inline in '[tool]\ntrainlint = { select = ["TL2"] }\n' 'tool = { trainlint = { select = ["TL2"] } }\n' 'tool.trainlint = { select = ["TL2"] }\n'; do
+  printf "$inline" > pyproject.toml
+  "$bin" check --exit-zero --format concise . > out 2> err; rc=$?
+  [ "$rc" = 0 ] && [ ! -s err ] && ! grep -q TL101 out && ok || bad "inline table $(printf "$inline" | tr '\n' ' ') not read: exit $rc: $(cat err out)"
+done
+printf '[tool]\ntrainlint = { select = ["TL9"] }\n' > pyproject.toml
+"$bin" check --exit-zero --format concise . > out 2> err; rc=$?
+[ "$rc" = 2 ] && grep -qF "pyproject.toml:2:25: error: \`select\`: no rule has the code or prefix 'TL9'" err && ok || bad "an inline table's bad code: exit $rc: $(cat err)"
 # and what TOML allows stays allowed: a super-table defined after its sub-table, arrays of tables
 printf '[tool.trainlint]\nselect = ["TL1"]\n[tool.trainlint.severity]\nTL101 = "info"\n[tool]\nx = 1\n[[tool.other]]\na = 1\n[[tool.other]]\na = 2\n' > pyproject.toml
 "$bin" check --exit-zero --format concise . > out 2> err; rc=$?

@@ -259,9 +259,16 @@ static void tl_config__pairs(tl_config__ctx *x, TSNode parent, const char *prefi
         if (!tl_config__defined(dotted, k.data)) tl_config__define(dotted, k.data, line);
         k.data[j] = '.';
       }
+    TSNode value = ts_node_named_child(pair, 1);
     if (!strncmp(k.data, "tool.trainlint.", 15)) {
       *found = true;
-      tl_config__pair(x, k.data + 15, keynode, ts_node_named_child(pair, 1));
+      tl_config__pair(x, k.data + 15, keynode, value);
+    } else if ((!strcmp(k.data, "tool") || !strcmp(k.data, "tool.trainlint")) && tl_config__is(value, "inline_table")) {
+      /* `trainlint = { select = [...] }` in [tool], or `tool = { trainlint = {...} }`: the same table */
+      if (!strcmp(k.data, "tool.trainlint")) *found = true;
+      tl_config__pairs(x, value, k.data, found, keys, dotted);
+    } else if (!strcmp(k.data, "tool.trainlint")) {
+      tl_config__error(x, value, "`%s` must be a table", "tool.trainlint");
     }
     tl_buf_free(&k);
   }
@@ -312,10 +319,38 @@ tl_config *tl_config_load(const char *path, bool *found, tl_diags *diags) {
     tl_config__pairs(&x, root, "", found, &keys, &dotted);
     for (uint32_t i = 0; i < ts_node_named_child_count(root); i++) {
       TSNode t = ts_node_named_child(root, i);
-      if (!tl_config__is(t, "table")) continue;
+      bool array = tl_config__is(t, "table_array_element");
+      if (!tl_config__is(t, "table") && !array) continue;
       tl_buf k = {0};
       TSNode name = ts_node_named_child(t, 0);
       tl_config__toml_key(name, src.text, &k);
+      bool ours = !strcmp(k.data, "tool.trainlint") || !strncmp(k.data, "tool.trainlint.", 15);
+      if (array || !ours || !strcmp(k.data, "tool.trainlint")) {
+        if (array && ours) { /* never read: said, not ignored */
+          *found = true;
+          char *why = tl_printf("`[[%s]]` is an array of tables: trainlint's settings are one table, `[%s]`", k.data,
+                                k.data);
+          tl_config__error(&x, name, "%s", why);
+          free(why);
+          tl_buf_free(&k);
+          continue;
+        }
+        if (array) {
+          tl_buf_free(&k);
+          continue;
+        }
+      } else {
+        /* a sub-table of [tool.trainlint]: per-file-ignores and severity are the only ones */
+        const char *sub = k.data + 15;
+        size_t n = strcspn(sub, ".");
+        bool known = (n == 16 && !strncmp(sub, "per-file-ignores", 16)) || (n == 8 && !strncmp(sub, "severity", 8));
+        if (!known) {
+          *found = true;
+          tl_config__error(&x, name, "unknown table `[%s]` (tool.trainlint has per-file-ignores and severity)", k.data);
+          tl_buf_free(&k);
+          continue;
+        }
+      }
       uint32_t line = ts_node_start_point(t).row + 1, first;
       if ((first = tl_config__defined(&headers, k.data)) || (first = tl_config__defined(&keys, k.data))) {
         char *why = tl_printf("`[%s]` is defined twice (first on line %u): TOML allows one definition", k.data, first);
