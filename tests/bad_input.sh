@@ -63,6 +63,30 @@ def train(model, loader, opt):
 def broken(:
 PY
 ( cd "$tmp/proj" && "$bin" check --format concise --no-source half.py 2>/dev/null ) | grep -q '^half.py:7:[0-9]*: TL101' && ok || bad "finding lost next to a syntax error"
+# Where findings may be lost is said: the statement holding the error, by its lines, once per
+# statement (tree-sitter-python 0.23.6 rejects a continuation line indented less than its statement,
+# valid Python, and reads the loop around it with another structure).
+cat > "$tmp/proj/dedent.py" <<'PY'
+import torch
+def train(model, loader, opt, y):
+    for x in loader:
+        loss = (model(x.cuda()) +
+    y).sum()
+        loss.backward()
+        opt.step()
+        print(loss.item())
+
+def other(:
+    pass
+
+def fine(model, loader):
+    for x in loader:
+        print(model(x.cuda()).sum().item())
+PY
+( cd "$tmp/proj" && "$bin" check --format concise --no-source dedent.py > "$tmp/dd.out" 2> "$tmp/dd.err" )
+grep -q '^dedent.py:4:[0-9]*: warning: syntax error: the statement at lines 2-8 may be read with another structure, and findings in it may be missing' "$tmp/dd.err" &&
+  [ "$(grep -c 'warning: syntax error' "$tmp/dd.err")" = 2 ] && grep -q '^dedent.py:10:[0-9]*: warning: syntax error' "$tmp/dd.err" &&
+  grep -q '^dedent.py:15:[0-9]*: TL101' "$tmp/dd.out" && ok || bad "syntax errors not said by statement: $(cat "$tmp/dd.err" "$tmp/dd.out")"
 
 # A broken rule file: file:line:col and exit 2.
 mkdir -p "$tmp/rules"

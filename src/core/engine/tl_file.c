@@ -65,25 +65,47 @@ static char *tl_module_name(const char *path, bool *is_package) {
   return m;
 }
 
+/* The syntax errors of a file, as located warnings: one per top-level statement holding an ERROR or
+ * MISSING node (up to TL_SYNTAX_REPORTS), at the first such node, naming the statement's lines.
+ * tree-sitter's recovery can read valid code around an error with another structure (a
+ * continuation line indented less than its statement ends the loop it is in), so findings of that
+ * statement may be missing; those of the other statements are not affected. */
+#define TL_SYNTAX_REPORTS 8
 static void tl_report_syntax(tl_file *f, TSNode root) {
-  /* The first ERROR or MISSING node, found without recursion. */
   TSTreeCursor cur = ts_tree_cursor_new(root);
-  bool found = false;
+  size_t reported = 0, more = 0;
+  uint32_t last_top = UINT32_MAX; /* the start of the statement reported last */
   for (;;) {
     TSNode n = ts_tree_cursor_current_node(&cur);
-    if (!strcmp(ts_node_type(n), "ERROR") || ts_node_is_missing(n)) {
-      TSPoint p = ts_node_start_point(n);
-      uint32_t line = p.row + 1, col = tl_lines_col(&f->lines, f->text, ts_node_start_byte(n));
-      if (ts_node_is_missing(n))
-        tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, line, col,
-                     "syntax error: missing '%s'; findings elsewhere in the file are still reported", ts_node_type(n));
-      else
-        tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, line, col,
-                     "syntax error; findings elsewhere in the file are still reported");
-      found = true;
-      break;
+    bool error = !strcmp(ts_node_type(n), "ERROR"), missing = ts_node_is_missing(n);
+    if (error || missing) {
+      TSNode top = n;
+      for (TSNode p = ts_node_parent(top); !ts_node_is_null(p) && !ts_node_eq(p, root); p = ts_node_parent(p)) top = p;
+      uint32_t ts = ts_node_start_byte(top), te = ts_node_end_byte(top);
+      if (ts == last_top) {
+        /* the same statement: said already */
+      } else if (reported == TL_SYNTAX_REPORTS) {
+        more++;
+      } else {
+        uint32_t s = ts_node_start_byte(n);
+        uint32_t line = tl_lines_line(&f->lines, s), col = tl_lines_col(&f->lines, f->text, s);
+        uint32_t a = tl_lines_line(&f->lines, ts), z = te > ts ? tl_lines_line(&f->lines, te - 1) : a;
+        char *what = missing ? tl_printf("syntax error: missing '%s'", ts_node_type(n)) : tl_strdup("syntax error");
+        if (z > a)
+          tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, line, col,
+                       "%s: the statement at lines %u-%u may be read with another structure, and findings in "
+                       "it may be missing; findings elsewhere in the file are still reported",
+                       what, a, z);
+        else
+          tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, line, col,
+                       "%s: findings on line %u may be missing; findings elsewhere in the file are still reported",
+                       what, a);
+        free(what);
+        reported++;
+      }
+      last_top = ts;
     }
-    if (ts_node_has_error(n) && ts_tree_cursor_goto_first_child(&cur)) continue;
+    if (!error && ts_node_has_error(n) && ts_tree_cursor_goto_first_child(&cur)) continue;
     bool moved = false;
     while (!moved) {
       if (ts_tree_cursor_goto_next_sibling(&cur)) moved = true;
@@ -92,7 +114,8 @@ static void tl_report_syntax(tl_file *f, TSNode root) {
     if (!moved) break;
   }
   ts_tree_cursor_delete(&cur);
-  if (!found) tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, 1, 1, "syntax error");
+  if (more) tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, 1, 1, "%zu more statements hold syntax errors", more);
+  if (!reported) tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, 1, 1, "syntax error");
 }
 
 /* Line and column (in code points) of a byte offset of a file, read in chunks. */
