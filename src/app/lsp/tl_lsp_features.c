@@ -287,11 +287,11 @@ static char *tl_lsp_features__json_string(const char *s) {
   return t;
 }
 
-static void tl_lsp_features__publish(tl_lsp *s, tl_lsp_file *f, const char *items, bool with_version) {
-  char *uri = tl_lsp_features__json_string(f->uri);
+void tl_lsp_publish_uri(tl_lsp *s, const char *uri_text, int64_t version, const char *items) {
+  char *uri = tl_lsp_features__json_string(uri_text);
   tl_buf b = {0};
   tl_buf_printf(&b, "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/publishDiagnostics\",\"params\":{\"uri\":%s,", uri);
-  if (with_version) tl_buf_printf(&b, "\"version\":%lld,", (long long)f->version);
+  if (version >= 0) tl_buf_printf(&b, "\"version\":%lld,", (long long)version);
   tl_buf_puts(&b, "\"diagnostics\":"); /* (not through printf: the items are long) */
   tl_buf_puts(&b, items);
   tl_buf_puts(&b, "}}");
@@ -300,9 +300,11 @@ static void tl_lsp_features__publish(tl_lsp *s, tl_lsp_file *f, const char *item
   free(uri);
 }
 
-/* The diagnostics of code cell n (1-based) of a notebook as a JSON array text. A notebook that
- * could not be read (its JSON is built by the server: only a broken cell text) shows its error on
- * the first code cell. */
+static void tl_lsp_features__publish(tl_lsp *s, tl_lsp_file *f, const char *items, bool with_version) {
+  tl_lsp_publish_uri(s, f->uri, with_version ? f->version : -1, items);
+}
+
+/* The diagnostics of code cell n (1-based) of a notebook as a JSON array text. */
 static char *tl_lsp_features__cell_items(tl_lsp *s, tl_lsp_file *f, uint32_t n, const tl_lsp_cell *c) {
   tl_buf out = {0};
   tl_buf_putc(&out, '[');
@@ -340,17 +342,7 @@ static bool tl_lsp_features__notebook_after_run(tl_lsp *s, tl_lsp_file *f) {
       free(items);
     }
     if (s->pull_mode || (!changed && c->published && !new_version)) continue;
-    char *uri = tl_lsp_features__json_string(c->uri);
-    tl_buf b = {0};
-    tl_buf_printf(&b,
-                  "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/publishDiagnostics\",\"params\":{\"uri\":%s,"
-                  "\"diagnostics\":",
-                  uri);
-    tl_buf_puts(&b, c->items);
-    tl_buf_puts(&b, "}}");
-    tl_lsp_send_raw(s, b.data, b.len);
-    tl_buf_free(&b);
-    free(uri);
+    tl_lsp_publish_uri(s, c->uri, -1, c->items);
     free(c->published);
     c->published = tl_strdup(c->items);
   }

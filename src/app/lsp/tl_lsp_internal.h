@@ -133,6 +133,8 @@ void tl_lsp_afiles_clear(tl_lsp *s);
 void tl_lsp_on_diagnostic(tl_lsp *s, const cJSON *id, const cJSON *params);
 void tl_lsp_on_code_action(tl_lsp *s, const cJSON *id, const cJSON *params);
 void tl_lsp_on_hover(tl_lsp *s, const cJSON *id, const cJSON *params);
+/* textDocument/publishDiagnostics for `uri` with the items (a JSON array text); version < 0: none. */
+void tl_lsp_publish_uri(tl_lsp *s, const char *uri, int64_t version, const char *items);
 /* Published for a closed file: no diagnostics. */
 void tl_lsp_publish_empty(tl_lsp *s, tl_lsp_file *f);
 

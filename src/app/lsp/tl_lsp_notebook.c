@@ -22,6 +22,11 @@ static void tl_lsp_notebook__cell_free(tl_lsp_cell *c) {
   memset(c, 0, sizeof *c);
 }
 
+/* A cell that goes (removed, or its notebook closed): the diagnostics pushed for it are cleared. */
+static void tl_lsp_notebook__unpublish(tl_lsp *s, const tl_lsp_cell *c) {
+  if (c->published && !s->pull_mode) tl_lsp_publish_uri(s, c->uri, -1, "[]");
+}
+
 void tl_lsp_notebook_clear(tl_lsp_file *f) {
   for (size_t i = 0; i < f->cells.n; i++) tl_lsp_notebook__cell_free(&f->cells.v[i]);
   tl_vec_free(&f->cells);
@@ -148,14 +153,8 @@ static void tl_lsp_notebook__structure(tl_lsp *s, tl_lsp_file *f, const cJSON *s
   }
   for (size_t k = at + n; k < f->cells.n; k++) tl_vec_push(&next, f->cells.v[k]);
   for (size_t k = at; k < at + n; k++) {
-    tl_lsp_cell *gone = &f->cells.v[k];
-    if (gone->published && !s->pull_mode) { /* its diagnostics go with it */
-      cJSON *p = cJSON_CreateObject();
-      cJSON_AddStringToObject(p, "uri", gone->uri);
-      cJSON_AddItemToObject(p, "diagnostics", cJSON_CreateArray());
-      tl_lsp_notify(s, "textDocument/publishDiagnostics", p);
-    }
-    tl_lsp_notebook__cell_free(gone);
+    tl_lsp_notebook__unpublish(s, &f->cells.v[k]); /* its diagnostics go with it */
+    tl_lsp_notebook__cell_free(&f->cells.v[k]);
   }
   tl_vec_free(&f->cells);
   f->cells.v = next.v;
@@ -209,15 +208,7 @@ void tl_lsp_notebook_on_change(tl_lsp *s, const cJSON *params) {
 void tl_lsp_notebook_on_close(tl_lsp *s, const cJSON *params) {
   tl_lsp_file *f = tl_lsp_notebook__find(s, tl_lsp_jstr(params, "notebookDocument.uri"));
   if (!f) return;
-  for (size_t k = 0; k < f->cells.n; k++) {
-    tl_lsp_cell *c = &f->cells.v[k];
-    if (c->published && !s->pull_mode) {
-      cJSON *p = cJSON_CreateObject();
-      cJSON_AddStringToObject(p, "uri", c->uri);
-      cJSON_AddItemToObject(p, "diagnostics", cJSON_CreateArray());
-      tl_lsp_notify(s, "textDocument/publishDiagnostics", p);
-    }
-  }
+  for (size_t k = 0; k < f->cells.n; k++) tl_lsp_notebook__unpublish(s, &f->cells.v[k]);
   tl_lsp_notebook_clear(f);
   f->open = false;
   tl_lsp_text_free(&f->doc);
