@@ -325,21 +325,18 @@ tl_config *tl_config_load(const char *path, bool *found, tl_diags *diags) {
       TSNode name = ts_node_named_child(t, 0);
       tl_config__toml_key(name, src.text, &k);
       bool ours = !strcmp(k.data, "tool.trainlint") || !strncmp(k.data, "tool.trainlint.", 15);
-      if (array || !ours || !strcmp(k.data, "tool.trainlint")) {
-        if (array && ours) { /* never read: said, not ignored */
+      if (array) { /* [[...]]: another tool's arrays of tables are its own; ours are said, not ignored */
+        if (ours) {
           *found = true;
           char *why = tl_printf("`[[%s]]` is an array of tables: trainlint's settings are one table, `[%s]`", k.data,
                                 k.data);
           tl_config__error(&x, name, "%s", why);
           free(why);
-          tl_buf_free(&k);
-          continue;
         }
-        if (array) {
-          tl_buf_free(&k);
-          continue;
-        }
-      } else {
+        tl_buf_free(&k);
+        continue;
+      }
+      if (ours && k.data[14] == '.') {
         /* a sub-table of [tool.trainlint]: per-file-ignores and severity are the only ones */
         const char *sub = k.data + 15;
         size_t n = strcspn(sub, ".");
