@@ -1015,9 +1015,12 @@ static bool tl_accelerator_evidence(const char *src, const char *code_text, size
 /* The module's functions that return a remainder test (`def divisible_by(n, d): return n % d == 0`):
  * calling one is a frequency test (tl_freq_test). Listed as "name()". */
 static void tl_model__guard_funcs(tl_file_model *m, TSNode root, const char *src) {
-  uint32_t n = ts_node_named_child_count(root);
-  for (uint32_t i = 0; i < n; i++) {
-    TSNode d = ts_node_named_child(root, i);
+  /* the module's statements through a cursor: ts_node_named_child(root, i) walks from the first
+   * child each time, a square in the number of statements */
+  TSTreeCursor cur = ts_tree_cursor_new(root);
+  for (bool more = ts_tree_cursor_goto_first_child(&cur); more; more = ts_tree_cursor_goto_next_sibling(&cur)) {
+    TSNode d = ts_tree_cursor_current_node(&cur);
+    if (!ts_node_is_named(d)) continue;
     if (tl_node_is(d, "decorated_definition")) d = TL_CHILD(d, definition);
     if (!tl_node_is(d, "function_definition")) continue;
     TSNode body = TL_CHILD(d, body), ret = {0};
@@ -1037,6 +1040,7 @@ static void tl_model__guard_funcs(tl_file_model *m, TSNode root, const char *src
     free(call);
     free(name);
   }
+  ts_tree_cursor_delete(&cur);
 }
 
 static bool tl_model__names_same(const char *const *a, size_t na, const char *const *b, size_t nb) {
