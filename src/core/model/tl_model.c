@@ -313,6 +313,45 @@ static void tl_model__inference_branch(tl_walk_ctx *c, TSNode n, TSNode cond) {
   tl_vec_push(&c->m->flag_guards, g);
 }
 
+/* Does the block end in a `return` or `raise` (comments aside)? */
+static bool tl_model__block_leaves(TSNode block) {
+  for (uint32_t i = ts_node_named_child_count(block); i-- > 0;) {
+    TSNode ch = ts_node_named_child(block, i);
+    if (!tl_node_is(ch, "comment")) return tl_node_is(ch, "return_statement") || tl_node_is(ch, "raise_statement");
+  }
+  return false;
+}
+
+/* The `elif` clauses of an `if` that test training: `elif not self.training:` runs its block only
+ * when no eager training step runs; `if self.in_export_mode: return ...` then `elif self.training:
+ * return ...` with no `else` leaves what follows the `if` to the calls that do not train (a
+ * forward that dispatches to `test_forward`), when every clause up to that test returns or
+ * raises. (The `if` clause itself: tl_model__inference_branch.) */
+static void tl_model__inference_elif(tl_walk_ctx *c, TSNode n) {
+  bool leaves = tl_model__block_leaves(TL_CHILD(n, consequence)), else_seen = false, after = false;
+  const char *why = NULL;
+  uint32_t cnt = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < cnt; i++) {
+    TSNode alt = ts_node_named_child(n, i);
+    if (tl_node_is(alt, "else_clause")) else_seen = true;
+    if (!tl_node_is(alt, "elif_clause")) continue;
+    TSNode cond = TL_CHILD(alt, condition), body = TL_CHILD(alt, consequence);
+    const char *w = NULL;
+    if (tl_model__not_training(c, cond, false, &w, 0) && !ts_node_is_null(body)) {
+      tl_flag_guard g = {ts_node_start_byte(body), ts_node_end_byte(body), c->func, w, true};
+      tl_vec_push(&c->m->flag_guards, g);
+    } else if (leaves && !after && tl_model__not_training(c, cond, true, &w, 0) && tl_model__block_leaves(body)) {
+      after = true;
+      why = w;
+    }
+    leaves = leaves && tl_model__block_leaves(body);
+  }
+  TSNode parent = ts_node_parent(n);
+  if (!after || else_seen || !tl_node_is(parent, "block") || ts_node_end_byte(parent) <= ts_node_end_byte(n)) return;
+  tl_flag_guard g = {ts_node_end_byte(n), ts_node_end_byte(parent), c->func, why, true};
+  tl_vec_push(&c->m->flag_guards, g);
+}
+
 /* `if not flag: ... else: <block>`: the `else` (and any `elif`) runs only when the flag is set. */
 static void tl_model__negated_flag(tl_walk_ctx *c, TSNode n, TSNode cond) {
   cond = tl_unparen(cond);
@@ -331,6 +370,7 @@ static void tl_walk_if(tl_walk_ctx *c, TSNode n, int depth) {
   TSNode cond = TL_CHILD(n, condition);
   tl_model__flag_guards(c, cond, TL_CHILD(n, consequence), 0);
   tl_model__inference_branch(c, n, cond);
+  tl_model__inference_elif(c, n);
   tl_model__negated_flag(c, n, cond);
   tl_walk_visit(c, cond, depth + 1);
   tl_freq f = tl_freq_test(cond, c->src, c->guard_vars.v, c->guard_vars.n);
