@@ -152,8 +152,20 @@ static uint32_t tl_exit_scope(tl_walk_ctx *c, TSNode block) {
   return 0;
 }
 
+/* Does the block end the run it is in: its last statement (comments aside) a `raise`, or a call
+ * that ends the process (`sys.exit(1)`)? Such a block (an error path: a message printed, then
+ * `raise NotImplementedError`) runs once, not every step: the exception stops the step. */
+static bool tl_model__block_raises(tl_walk_ctx *c, TSNode block) {
+  for (uint32_t i = ts_node_named_child_count(block); i-- > 0;) {
+    TSNode ch = ts_node_named_child(block, i);
+    if (!tl_node_is(ch, "comment")) return tl_node_is(ch, "raise_statement") || tl_no_return_call(c, ch);
+  }
+  return false;
+}
+
 static void tl_walk_guarded(tl_walk_ctx *c, TSNode block, bool guarded, int depth) {
   if (ts_node_is_null(block)) return;
+  guarded = guarded || tl_model__block_raises(c, block);
   uint32_t scope = guarded ? 0 : tl_exit_scope(c, block);
   if (guarded || scope) {
     tl_range r = {ts_node_start_byte(block), ts_node_end_byte(block), scope};
