@@ -2,9 +2,9 @@
 """bench.py - re-diagnosis latency of `trainlint server` while typing in a large file.
 
 usage: bench.py TRAINLINT [--lines N] [--edits FILE] [--rounds N] [--jobs N] [--debounce MS]
-                [--pin CPU] [--workdir DIR] [--json FILE] [--record]
+                [--pin CPU] [--workdir DIR] [--extra DIR] [--json FILE] [--record]
 
-Builds a workspace: a copy of examples/ plus `big.py`, a file of about N lines (default 5000)
+Builds a workspace: a copy of examples/ (and of --extra DIR, for a large project) plus `big.py`, a file of about N lines (default 5000)
 made of renamed copies of examples/train.py (step loops, DataLoaders, findings all along).
 Starts `TRAINLINT server -j N --verbose` (pinned to one CPU with taskset when --pin is given),
 opens big.py, then replays the recorded edits (bench/lsp/edits.json: one-character insertions
@@ -40,10 +40,12 @@ def uri(p):
     return "file://" + quote(p, safe="/")
 
 
-def make_workspace(workdir, lines):
+def make_workspace(workdir, lines, extra=None):
     ws = os.path.join(workdir, "workspace")
     shutil.rmtree(ws, ignore_errors=True)
     shutil.copytree(os.path.join(ROOT, "examples"), ws)
+    if extra:  # a large workspace: the server loads and analyses every file of it
+        shutil.copytree(extra, os.path.join(ws, "extra"))
     src = open(os.path.join(ROOT, "examples", "train.py"), encoding="utf-8").read()
     parts, n, i = [], 0, 0
     while n < lines:
@@ -174,12 +176,13 @@ def main():
     ap.add_argument("--debounce", type=int, default=None)
     ap.add_argument("--pin", default=None, help="CPU to pin the server to (taskset -c)")
     ap.add_argument("--workdir", default=None)
+    ap.add_argument("--extra", default=None, help="a directory copied into the workspace (a large project)")
     ap.add_argument("--json", default=None, help="also write the results as JSON to this file")
     ap.add_argument("--record", action="store_true", help="record new edits with Neovim (see above)")
     a = ap.parse_args()
 
     workdir = a.workdir or tempfile.mkdtemp(prefix="tl-lsp-bench-")
-    ws, path, text = make_workspace(workdir, a.lines)
+    ws, path, text = make_workspace(workdir, a.lines, a.extra)
     nlines = text.count("\n")
     if a.record:
         return record(a, workdir, path, text)
