@@ -559,12 +559,17 @@ TSNode tl_binding_find_value(const tl_file_model *m, const tl_binding *b) {
   return tl_model_find_node(m, b->vstart, b->vend, b->vsym);
 }
 
-bool tl_segment_state_same(const tl_file_model *m, const tl_file_model *old, const tl_segment *oj) {
-  if (m->import_log.n != oj->imports || m->guard_log.n != oj->gvars) return false;
-  for (size_t i = 0; i < m->import_log.n; i++)
+bool tl_segment_imports_same(const tl_file_model *m, const tl_file_model *old, size_t n) {
+  for (size_t i = 0; i < n; i++)
     if (strcmp(m->import_log.v[i].alias, old->import_log.v[i].alias) ||
         strcmp(m->import_log.v[i].qual, old->import_log.v[i].qual))
       return false;
+  return true;
+}
+
+bool tl_segment_state_same(const tl_file_model *m, const tl_file_model *old, const tl_segment *oj) {
+  if (m->import_log.n != oj->imports || m->guard_log.n != oj->gvars) return false;
+  if (!tl_segment_imports_same(m, old, m->import_log.n)) return false;
   for (size_t i = 0; i < m->guard_log.n; i++)
     if (strcmp(m->guard_log.v[i], old->guard_log.v[i])) return false;
   return true;

@@ -133,19 +133,21 @@ static bool tl_no_return_call(tl_walk_ctx *c, TSNode stmt) {
   return r;
 }
 
+/* The last statement of a block, comments aside (a null node when there is none). */
+static TSNode tl_model__last_statement(TSNode block) {
+  for (uint32_t i = ts_node_named_child_count(block); i-- > 0;) {
+    TSNode ch = ts_node_named_child(block, i);
+    if (!tl_node_is(ch, "comment")) return ch;
+  }
+  return (TSNode){0};
+}
+
 /* A block in a loop of the current function whose last statement leaves the loop (`break`,
  * `return`, `raise`, or a call that ends the process: `sys.exit(1)`) runs at most once per run of that loop: the loop start from which it counts as
  * rare (`break`: the loop it ends; `return`/`raise`: any loop of the function), or 0. */
 static uint32_t tl_exit_scope(tl_walk_ctx *c, TSNode block) {
   if (c->loop < 0 || c->m->loops.v[c->loop].func != c->func || ts_node_is_null(block)) return 0;
-  TSNode last = (TSNode){0};
-  for (uint32_t i = ts_node_named_child_count(block); i-- > 0;) {
-    TSNode ch = ts_node_named_child(block, i);
-    if (!tl_node_is(ch, "comment")) {
-      last = ch;
-      break;
-    }
-  }
+  TSNode last = tl_model__last_statement(block);
   if (tl_node_is(last, "break_statement")) return c->m->loops.v[c->loop].start;
   if (tl_node_is(last, "return_statement") || tl_node_is(last, "raise_statement") || tl_no_return_call(c, last))
     return c->m->funcs.v[c->func].start + 1;
@@ -156,11 +158,8 @@ static uint32_t tl_exit_scope(tl_walk_ctx *c, TSNode block) {
  * that ends the process (`sys.exit(1)`)? Such a block (an error path: a message printed, then
  * `raise NotImplementedError`) runs once, not every step: the exception stops the step. */
 static bool tl_model__block_raises(tl_walk_ctx *c, TSNode block) {
-  for (uint32_t i = ts_node_named_child_count(block); i-- > 0;) {
-    TSNode ch = ts_node_named_child(block, i);
-    if (!tl_node_is(ch, "comment")) return tl_node_is(ch, "raise_statement") || tl_no_return_call(c, ch);
-  }
-  return false;
+  TSNode last = tl_model__last_statement(block);
+  return tl_node_is(last, "raise_statement") || (!ts_node_is_null(last) && tl_no_return_call(c, last));
 }
 
 static void tl_walk_guarded(tl_walk_ctx *c, TSNode block, bool guarded, int depth) {
@@ -327,11 +326,8 @@ static void tl_model__inference_branch(tl_walk_ctx *c, TSNode n, TSNode cond) {
 
 /* Does the block end in a `return` or `raise` (comments aside)? */
 static bool tl_model__block_leaves(TSNode block) {
-  for (uint32_t i = ts_node_named_child_count(block); i-- > 0;) {
-    TSNode ch = ts_node_named_child(block, i);
-    if (!tl_node_is(ch, "comment")) return tl_node_is(ch, "return_statement") || tl_node_is(ch, "raise_statement");
-  }
-  return false;
+  TSNode last = tl_model__last_statement(block);
+  return tl_node_is(last, "return_statement") || tl_node_is(last, "raise_statement");
 }
 
 /* The `elif` clauses of an `if` that test training: `elif not self.training:` runs its block only
@@ -1116,10 +1112,7 @@ static bool tl_model__args_stand(const tl_file_model *m, const tl_file_model *ol
   for (size_t i = 0; i < m->bindings.n; i++) top_new += m->bindings.v[i].func <= 0;
   for (size_t i = 0; i < old->bindings.n; i++) top_old += old->bindings.v[i].func <= 0;
   if (top_new != top_old) return false;
-  for (size_t i = 0; i < m->import_log.n; i++)
-    if (strcmp(m->import_log.v[i].alias, old->import_log.v[i].alias) ||
-        strcmp(m->import_log.v[i].qual, old->import_log.v[i].qual))
-      return false;
+  if (!tl_segment_imports_same(m, old, m->import_log.n)) return false;
   return tl_model__names_same(m->loader_names.v, m->loader_names.n, old->loader_names.v, old->loader_names.n) &&
          tl_model__names_same(m->collate_names.v, m->collate_names.n, old->collate_names.v, old->collate_names.n);
 }

@@ -43,6 +43,8 @@ typedef struct {
 tl_segment tl_segment_end(const tl_file_model *m, size_t i);
 /* Records that the walk starts top-level statement `ch`: where its entries start in each list. */
 void tl_segment_open(tl_file_model *m, TSNode ch);
+/* Are the first n import bindings of the two models the same (alias and qualified name)? */
+bool tl_segment_imports_same(const tl_file_model *m, const tl_file_model *old, size_t n);
 /* Is the walk's state after the new model's entries so far the one `old` had before its segment
  * `oj`: the same imports bound in the same order, the same module-level frequency-test names? */
 bool tl_segment_state_same(const tl_file_model *m, const tl_file_model *old, const tl_segment *oj);
