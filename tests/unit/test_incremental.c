@@ -250,6 +250,36 @@ int main(void) {
     for (size_t i = 0; i < 6; i++) free(steps[i]);
   }
 
+  /* The mentions tl_usage.c keeps per file for the editor's runs follow the text: a function of a
+   * script that nothing calls is info until another file names it (a callback), then hot again
+   * when the name goes; each step equals a fresh analysis, which scans every text anew. */
+  {
+    const char *lib = "import torch\n"
+                      "def helper(model, loader):\n"
+                      "    for x in loader:\n"
+                      "        print(model(x.cuda()).sum().item())\n"
+                      "if __name__ == '__main__':\n"
+                      "    pass\n";
+    const char *user0 = "import lib\nhooks = []\n";
+    const char *user1 = "import lib\nhooks = [lib.helper]\n";
+    tl_options uo = {1, true, 0, NULL, 0};
+    tl_analysis *u = tl_analysis_new(rs, &uo);
+    tl_analysis_add_text(u, "lib.py", lib, strlen(lib));
+    tl_analysis_add_text(u, "user.py", user0, strlen(user0));
+    tl_analysis_run(u);
+    char *info = render_all(u);
+    edit_to(u, rs, "user.py", user0, user1, "lib.py", lib);
+    char *named = render_all(u);
+    CHECK(strcmp(info, named) != 0); /* the finding's severity moved with the mention */
+    edit_to(u, rs, "user.py", user1, user0, "lib.py", lib);
+    char *back = render_all(u);
+    CHECK_STR(back, info);
+    free(info);
+    free(named);
+    free(back);
+    tl_analysis_delete(u);
+  }
+
   /* Removing model.py: nothing left to report. */
   tl_analysis_remove(a, "model.py");
   tl_analysis_run(a);

@@ -342,6 +342,27 @@ int main(void) {
   for (size_t i = 0; i < nc; i++) {
     snprintf(dir, sizeof dir, "%s/fixtures/%s", TL_SOURCE_DIR, codes[i]);
     run_dir(rs, dir, EDITS_PER_DIR, &runs, &partial, &copied, &kept);
+    /* and each project below it (fixtures/TL101/uncalled: what tl_usage.c decides across files,
+     * from the mentions the editor's runs keep per file and the fresh analysis scans again) */
+    DIR *sp = opendir(dir);
+    char *subs[64];
+    size_t ns = 0;
+    while (sp && (de = readdir(sp)) && ns < 64) {
+      char *sub = tl_printf("%s/%s", dir, de->d_name);
+      DIR *probe = de->d_name[0] != '.' && strcmp(de->d_name, "snapshots") ? opendir(sub) : NULL;
+      if (probe) {
+        closedir(probe);
+        subs[ns++] = sub;
+      } else {
+        free(sub);
+      }
+    }
+    if (sp) closedir(sp);
+    qsort(subs, ns, sizeof *subs, cmp_str);
+    for (size_t k = 0; k < ns; k++) {
+      run_dir(rs, subs[k], EDITS_PER_DIR / 4, &runs, &partial, &copied, &kept);
+      free(subs[k]);
+    }
     free(codes[i]);
   }
   run_dir(rs, TL_SOURCE_DIR "/examples", EDITS_PER_DIR, &runs, &partial, &copied, &kept);

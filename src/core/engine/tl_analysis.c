@@ -266,6 +266,7 @@ void tl_analysis_run(tl_analysis *a) {
     for (size_t j = 0; j < sp->n; j++)
       for (size_t k = 0; k < sp->v[j].used.n; k++) sp->v[j].used.v[k] = false;
   }
+  a->project.keep_mentions = a->opts.keep_trees; /* an editor's next run reuses unchanged files' */
   tl_project_analyze(&a->project, a->files.v, a->files.n, &a->hot_functions);
   a->targets_kept += a->project.targets_kept;
   tl_findings_make(a);

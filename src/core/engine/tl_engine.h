@@ -58,13 +58,15 @@ typedef struct {
   char *path;
   char *text; /* as read (NULL when unreadable) */
   size_t len;
-  char *mem;         /* in-memory contents given by tl_analysis_add_text, else NULL */
-  bool ok;           /* read and parsed */
-  char *code;        /* the parsed text with comments and docstrings blanked (tl_code_text) once parsed */
-  bool code_is_text; /* `code` blanks `text` itself (no BOM or lone CR replaced for the parser) */
-  bool dirty;        /* changed since the last run: phase 1 must run again */
-  bool in_memory;    /* contents come from tl_analysis_add_text/set_text/edit, not the disk */
-  TSTree *tree;      /* kept for incremental re-parsing when opts.keep_trees */
+  char *mem;                    /* in-memory contents given by tl_analysis_add_text, else NULL */
+  bool ok;                      /* read and parsed */
+  char *code;                   /* the parsed text with comments and docstrings blanked (tl_code_text) once parsed */
+  bool code_is_text;            /* `code` blanks `text` itself (no BOM or lone CR replaced for the parser) */
+  bool dirty;                   /* changed since the last run: phase 1 must run again */
+  bool in_memory;               /* contents come from tl_analysis_add_text/set_text/edit, not the disk */
+  TSTree *tree;                 /* kept for incremental re-parsing when opts.keep_trees */
+  struct tl_mentions *mentions; /* tl_usage.c's index of the names its text mentions, kept with
+                                 * keep_trees for the next run while the text is the same (owned) */
   tl_lines lines;
   /* a Jupyter notebook: text is its code cells joined (tl_notebook.h); else NULL */
   struct tl_notebook *nb;
@@ -147,6 +149,7 @@ typedef struct tl_project {
   bool *test_file;          /* per file: a test module (tl_project_test_file) */
   uint16_t *eval_dir;       /* per file: length of its evaluation-package prefix ("eval/"), 0 if none */
   bool cpu_only;            /* a program that never names an accelerator */
+  bool keep_mentions;       /* keep each file's index of name mentions (tl_file.mentions) for the next run */
   size_t targets_kept;      /* call targets taken from the last run, not resolved again */
 } tl_project;
 
@@ -186,6 +189,10 @@ void tl_candidate_free(tl_candidate *c);
 /* Phase 3 (tl_findings.c): the candidates that hold become the sorted findings. */
 void tl_findings_make(tl_analysis *a);
 void tl_findings_clear(tl_analysis *a);
+
+/* Frees a file's index of name mentions (tl_usage.c). */
+struct tl_mentions;
+void tl_mentions_free(struct tl_mentions *x);
 
 /* Phase 2, the project pass (tl_project.c): resolves calls across files and marks hot functions and loops. */
 void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_strvec *hot_functions);

@@ -42,6 +42,7 @@ void tl_file_free(tl_file *f) {
   free(f->text);
   free(f->mem);
   if (f->tree) ts_tree_delete(f->tree);
+  tl_mentions_free(f->mentions);
   tl_file_reset(f);
   free(f->targets);
 }

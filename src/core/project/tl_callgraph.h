@@ -49,6 +49,10 @@ void tl_summaries_resolve(tl_project *pj, const tl_callgraph *cg);
 void tl_callgraph_programs(const tl_callgraph *cg, int32_t *out, bool *imported);
 /* The method `name` of class cls or of its project bases. */
 bool tl_callgraph_method(tl_callgraph *cg, tl_ref cls, const char *name, tl_ref *out);
+/* Once per run before the two passes below, when the project keeps mentions (editors): each file's
+ * index of the names its text mentions is dropped when the text changed, and built when the text
+ * is the one the last run saw (tl_usage.c). */
+void tl_usage_keep_mentions(const tl_project *pj);
 /* Module classes that only code which trains nothing builds (tl_usage.c): out[i][k], for class k of
  * file i, is one construction of it (file, call index), or {-1, -1} when the class is built where
  * a training may run, or where the analysis cannot tell. */

@@ -753,7 +753,9 @@ static size_t *tl_project__order(const tl_project *pj) {
 }
 
 void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_strlist *hot_functions) {
+  bool keep = pj->keep_mentions; /* the caller's choice, across the reset */
   memset(pj, 0, sizeof *pj);
+  pj->keep_mentions = keep;
   pj->files = files;
   pj->nfiles = nfiles;
   size_t nf = nfiles;
@@ -770,6 +772,7 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
   tl_callgraph_programs(&p, pj->program, pj->imported);
   tl_project__optin(pj, &p);
   tl_ref **untrained = tl_calloc(nf ? nf : 1, sizeof *untrained);
+  tl_usage_keep_mentions(pj);
   tl_usage_untrained(pj, &p, untrained);
   pj->uncalled = tl_calloc(nf ? nf : 1, sizeof *pj->uncalled);
   tl_usage_uncalled(pj, &p, pj->uncalled);

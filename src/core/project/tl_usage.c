@@ -8,8 +8,10 @@
  * the class named as a value, a string or an annotation, a construction it does not resolve), the
  * class is left as it was: a forward of a Module is per-step code. */
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "tl_cache.h"
 #include "tl_callgraph.h"
 
 /* Does the function's code, or code it calls, train? Seeded by the calls themselves: a backward
@@ -155,11 +157,25 @@ static bool tl_usage__decorated(const char *s, size_t st) {
   return b < e && (s[b] == '@' || s[b] == ')');
 }
 
-/* Counts the mentions of the names in `mentions` in one file's text, outside the statements that
- * account for them (tl_usage__accounting_stmt) and `super(Net, self)`: constructions (`Net(`, `Net.from_...(`) add one;
- * any other mention sets -1. Comments are skipped; in strings, only a string that is the name or
- * ends a dotted path with it counts (a registry may look the class up by it). */
-static void tl_usage__mentions(const char *s, size_t len, tl_map *mentions, bool funcs) {
+/* What one mention of a name does to its count (tl_usage__scan). */
+typedef enum { TL_USAGE_NOTHING, TL_USAGE_CALL, TL_USAGE_OTHER } tl_usage_ev;
+
+/* Applies one mention to a map of counts: a name absent or already -1 is left alone unless
+ * `record` (a file's own index, tl_usage__index: every name counts from 0); a construction
+ * (`Net(`, `Net.from_...(`) adds one, any other mention sets -1. */
+static void tl_usage__apply(tl_map *counts, const char *name, tl_usage_ev ev, bool record) {
+  intptr_t v = 0;
+  if (ev == TL_USAGE_NOTHING || (!tl_map_get(counts, name, &v) && !record) || v < 0) return;
+  tl_map_set(counts, name, ev == TL_USAGE_CALL ? v + 1 : -1);
+}
+
+/* Scans one file's text for the mentions of names (with `funcs`, every identifier; else those
+ * starting with a capital, class names): each one's tl_usage_ev goes to `counts` (through
+ * tl_usage__apply with `record`). Outside the statements that account for a name
+ * (tl_usage__accounting_stmt) and `super(Net, self)`, a construction counts one; any other mention
+ * is OTHER. Comments are skipped; in strings, only a string that is the name or ends a dotted path
+ * with it counts (a registry may look the class up by it). */
+static void tl_usage__scan(const char *s, size_t len, bool funcs, tl_map *counts, bool record) {
   int depth = 0;
   char quote = 0;
   bool triple = false;
@@ -202,7 +218,7 @@ static void tl_usage__mentions(const char *s, size_t len, tl_map *mentions, bool
     if (n < sizeof name && (funcs || isupper((unsigned char)ch))) {
       memcpy(name, s + at, n);
       name[n] = 0;
-      if (tl_map_get(mentions, name, &v) && v >= 0) {
+      if (record || (tl_map_get(counts, name, &v) && v >= 0)) {
         size_t e = at + n;
         while (e < len && (s[e] == ' ' || s[e] == '\t')) e++;
         bool call = !quote && ((e < len && s[e] == '(') || (e + 6 <= len && !strncmp(s + e, ".from_", 6)));
@@ -220,13 +236,72 @@ static void tl_usage__mentions(const char *s, size_t len, tl_map *mentions, bool
         bool alias = !quote && e + 3 <= len && !strncmp(s + e, "as", 2) && !tl_usage__ident(s[e + 2]);
         /* a function's own `def` line accounts for it, unless a decorator registers it */
         bool def = funcs && !quote && tl_usage__def_of(s, stmt, at);
-        if (def && tl_usage__decorated(s, stmt)) tl_map_set(mentions, name, -1);
-        else if (alias) tl_map_set(mentions, name, -1);
-        else if (!def && !skip && !tl_usage__accounting_stmt(s, stmt, len))
-          tl_map_set(mentions, name, call ? v + 1 : -1);
+        tl_usage_ev ev = TL_USAGE_NOTHING;
+        if (def && tl_usage__decorated(s, stmt)) ev = TL_USAGE_OTHER;
+        else if (alias) ev = TL_USAGE_OTHER;
+        else if (!def && !skip && !tl_usage__accounting_stmt(s, stmt, len)) ev = call ? TL_USAGE_CALL : TL_USAGE_OTHER;
+        tl_usage__apply(counts, name, ev, record);
       }
     }
     at += n;
+  }
+}
+
+/* A file's mentions of names, kept with it for the next runs while its text is the same (editors:
+ * tl_project.keep_mentions): per kind (class names, then every name), name -> constructions, or -1
+ * when mentioned otherwise. Built by the second run that finds the same text (tl_usage_keep_mentions):
+ * a file being edited is scanned as before, run after run, and the others are read from here. */
+struct tl_mentions {
+  uint64_t hash[2];
+  size_t len;
+  bool built;
+  tl_map counts[2];
+};
+
+void tl_mentions_free(struct tl_mentions *x) {
+  if (!x) return;
+  tl_map_free(&x->counts[0]);
+  tl_map_free(&x->counts[1]);
+  free(x);
+}
+
+void tl_usage_keep_mentions(const tl_project *pj) {
+  for (size_t i = 0; pj->keep_mentions && i < pj->nfiles; i++) {
+    tl_file *f = &pj->files[i];
+    if (!f->text) continue;
+    tl_cache_text_hash(f);
+    struct tl_mentions *x = f->mentions;
+    if (!x || x->len != f->len || x->hash[0] != f->text_hash[0] || x->hash[1] != f->text_hash[1]) {
+      tl_mentions_free(x); /* a new text: scanned this run, indexed if the next run finds it again */
+      x = f->mentions = tl_calloc(1, sizeof *x);
+      x->hash[0] = f->text_hash[0];
+      x->hash[1] = f->text_hash[1];
+      x->len = f->len;
+    } else if (!x->built) {
+      tl_usage__scan(f->text, f->len, false, &x->counts[0], true);
+      tl_usage__scan(f->text, f->len, true, &x->counts[1], true);
+      x->built = true;
+    }
+  }
+}
+
+/* Adds file i's mentions of the names in `mentions` (name -> count, -1 once mentioned otherwise):
+ * from the file's kept index where tl_usage_keep_mentions built one, else by scanning its text.
+ * Both give the same counts: a file's mentions add up whatever the other files say. */
+static void tl_usage__mentions(const tl_project *pj, size_t i, tl_map *mentions, bool funcs) {
+  const tl_file *f = &pj->files[i];
+  if (!f->text) return;
+  const struct tl_mentions *x = pj->keep_mentions ? f->mentions : NULL;
+  if (!x || !x->built) {
+    tl_usage__scan(f->text, f->len, funcs, mentions, false);
+    return;
+  }
+  const tl_map *c = &x->counts[funcs];
+  for (size_t k = 0; k < c->cap; k++) {
+    const tl_map_entry *e = &c->slots[k];
+    intptr_t v;
+    if (!e->key || !tl_map_get(mentions, e->key, &v) || v < 0) continue;
+    tl_map_set(mentions, e->key, e->value < 0 ? -1 : v + e->value);
   }
 }
 
@@ -303,8 +378,7 @@ void tl_usage_untrained(const tl_project *pj, tl_callgraph *cg, tl_ref **out) {
     for (size_t k = 0; k < m->classes.n; k++)
       if (site[i][k].file >= 0) tl_map_set(&mentions, m->classes.v[k].name, 0);
   }
-  for (size_t i = 0; i < nf && mentions.count; i++)
-    if (pj->files[i].text) tl_usage__mentions(pj->files[i].text, pj->files[i].len, &mentions, false);
+  for (size_t i = 0; i < nf && mentions.count; i++) tl_usage__mentions(pj, i, &mentions, false);
   /* a construction the graph did not resolve to the class (a name it shadows) may be anywhere */
   for (size_t i = 0; i < nf && mentions.count; i++) {
     const tl_file_model *m = &pj->files[i].model;
@@ -394,8 +468,7 @@ void tl_usage_uncalled(const tl_project *pj, const tl_callgraph *cg, bool **out)
   }
   /* and so is one whose name appears anywhere but its definition, an import or `__all__` (a call
    * the graph does not resolve, a callback, a registry, a string naming it, a decorator) */
-  for (size_t i = 0; i < nf && mentions.count; i++)
-    if (pj->files[i].text) tl_usage__mentions(pj->files[i].text, pj->files[i].len, &mentions, true);
+  for (size_t i = 0; i < nf && mentions.count; i++) tl_usage__mentions(pj, i, &mentions, true);
   for (size_t i = 0; i < nf; i++) {
     const tl_file_model *m = &pj->files[i].model;
     for (size_t f = 1; f < m->funcs.n; f++) {
