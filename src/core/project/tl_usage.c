@@ -157,23 +157,11 @@ static bool tl_usage__decorated(const char *s, size_t st) {
   return b < e && (s[b] == '@' || s[b] == ')');
 }
 
-/* What one mention of a name does to its count (tl_usage__scan). */
-typedef enum { TL_USAGE_NOTHING, TL_USAGE_CALL, TL_USAGE_OTHER } tl_usage_ev;
-
-/* Applies one mention to a map of counts: a name absent or already -1 is left alone unless
- * `record` (a file's own index, tl_usage__index: every name counts from 0); a construction
- * (`Net(`, `Net.from_...(`) adds one, any other mention sets -1. */
-static void tl_usage__apply(tl_map *counts, const char *name, tl_usage_ev ev, bool record) {
-  intptr_t v = 0;
-  if (ev == TL_USAGE_NOTHING || (!tl_map_get(counts, name, &v) && !record) || v < 0) return;
-  tl_map_set(counts, name, ev == TL_USAGE_CALL ? v + 1 : -1);
-}
-
 /* Scans one file's text for the mentions of names (with `funcs`, every identifier; else those
- * starting with a capital, class names): each one's tl_usage_ev goes to `counts` (through
- * tl_usage__apply with `record`). Outside the statements that account for a name
- * (tl_usage__accounting_stmt) and `super(Net, self)`, a construction counts one; any other mention
- * is OTHER. Comments are skipped; in strings, only a string that is the name or ends a dotted path
+ * starting with a capital, class names) and counts them in `counts`: only the names it holds, or,
+ * with `record` (a file's kept index, struct tl_mentions), every name from 0. Outside the
+ * statements that account for a name (tl_usage__accounting_stmt) and `super(Net, self)`, a
+ * construction (`Net(`, `Net.from_...(`) adds one and any other mention sets -1, which stays. Comments are skipped; in strings, only a string that is the name or ends a dotted path
  * with it counts (a registry may look the class up by it). */
 static void tl_usage__scan(const char *s, size_t len, bool funcs, tl_map *counts, bool record) {
   int depth = 0;
@@ -214,11 +202,12 @@ static void tl_usage__scan(const char *s, size_t len, bool funcs, tl_map *counts
     size_t n = 0;
     while (at + n < len && tl_usage__ident(s[at + n])) n++;
     char name[128];
-    intptr_t v;
     if (n < sizeof name && (funcs || isupper((unsigned char)ch))) {
       memcpy(name, s + at, n);
       name[n] = 0;
-      if (record || (tl_map_get(counts, name, &v) && v >= 0)) {
+      intptr_t v = 0;
+      bool have = tl_map_get(counts, name, &v);
+      if ((have || record) && v >= 0) {
         size_t e = at + n;
         while (e < len && (s[e] == ' ' || s[e] == '\t')) e++;
         bool call = !quote && ((e < len && s[e] == '(') || (e + 6 <= len && !strncmp(s + e, ".from_", 6)));
@@ -236,11 +225,8 @@ static void tl_usage__scan(const char *s, size_t len, bool funcs, tl_map *counts
         bool alias = !quote && e + 3 <= len && !strncmp(s + e, "as", 2) && !tl_usage__ident(s[e + 2]);
         /* a function's own `def` line accounts for it, unless a decorator registers it */
         bool def = funcs && !quote && tl_usage__def_of(s, stmt, at);
-        tl_usage_ev ev = TL_USAGE_NOTHING;
-        if (def && tl_usage__decorated(s, stmt)) ev = TL_USAGE_OTHER;
-        else if (alias) ev = TL_USAGE_OTHER;
-        else if (!def && !skip && !tl_usage__accounting_stmt(s, stmt, len)) ev = call ? TL_USAGE_CALL : TL_USAGE_OTHER;
-        tl_usage__apply(counts, name, ev, record);
+        if ((def && tl_usage__decorated(s, stmt)) || alias) tl_map_set(counts, name, -1);
+        else if (!def && !skip && !tl_usage__accounting_stmt(s, stmt, len)) tl_map_set(counts, name, call ? v + 1 : -1);
       }
     }
     at += n;
