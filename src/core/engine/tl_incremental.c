@@ -118,7 +118,7 @@ static bool tl_model_same_outside(const tl_region *g, const tl_file_model *a, co
     if (i == a->calls.n || j == b->calls.n) break;
     const tl_call *x = &a->calls.v[i], *y = &b->calls.v[j];
     if (!tl_str_eq0(x->callee, y->callee) || x->func != y->func || x->loop != y->loop || x->top != y->top ||
-        x->guarded != y->guarded || x->work != y->work || !tl_pos_eq(g, x->byte, y->byte))
+        x->guarded != y->guarded || x->stmt != y->stmt || x->work != y->work || !tl_pos_eq(g, x->byte, y->byte))
       return false;
     i++, j++;
   }

@@ -636,6 +636,7 @@ static void tl_walk_call(tl_walk_ctx *c, TSNode n, int depth) {
                     .loop = c->loop,
                     .top = c->loop < 0 || c->m->loops.v[c->loop].func != c->func,
                     .guarded = c->guard_depth > 0,
+                    .stmt = c->stmt_call[0] == ts_node_start_byte(n) && c->stmt_call[1] == ts_node_end_byte(n),
                     .work = tl_call_work(callee)};
     /* loss.backward(retain_graph=True) keeps the graph for another backward pass over the same
      * forward (a loss in parts, or gradients taken per output for attribution): a step only where
@@ -977,6 +978,14 @@ void tl_walk_visit(tl_walk_ctx *c, TSNode n, int depth) {
       bool format = false;
       for (; isalpha((unsigned char)*p) && !format; p++) format = *p == 'f' || *p == 'F';
       if (!format) return;
+    }
+    break;
+  case 'e':
+    /* `evaluate(cfg)`, `await run()`: a call whose value the statement discards */
+    if (!strcmp(t, "expression_statement") && ts_node_named_child_count(n) == 1) {
+      TSNode v = ts_node_named_child(n, 0);
+      if (tl_node_is(v, "await") && ts_node_named_child_count(v) == 1) v = ts_node_named_child(v, 0);
+      if (tl_node_is(v, "call")) c->stmt_call[0] = ts_node_start_byte(v), c->stmt_call[1] = ts_node_end_byte(v);
     }
     break;
   case 'r':

@@ -89,6 +89,7 @@ typedef struct {
   int32_t func, loop;
   bool top;      /* not inside any loop of its function */
   bool guarded;  /* under a frequency guard inside its function */
+  bool stmt;     /* a statement of its own (`evaluate(cfg)`, `await f()`): its value is discarded */
   unsigned work; /* TL_WORK_* */
 } tl_call;
 

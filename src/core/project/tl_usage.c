@@ -10,22 +10,41 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "tl_cache.h"
 #include "tl_callgraph.h"
 
+/* Is a function (or class) of this (last) name one that trains: a word of it (split at `_`, and
+ * before a capital: `trainIters`) is `train`, `training`, `trainer`, `pretrain`, `finetune` or `fit`
+ * (`train_sp`, `run_training`, `model.fit`, `Trainer`), and none says it loads (`load_pretrain`)? */
+static bool tl_usage__train_name(const char *name, size_t n) {
+  static const char *const words[] = {"train",       "training", "trainer",    "trainers", "pretrain",
+                                      "pretraining", "finetune", "finetuning", "fit",      NULL};
+  bool hit = false;
+  size_t a = 0;
+  while (a < n && name[a] == '_') a++;
+  while (a < n) {
+    size_t b = a + 1;
+    while (b < n && name[b] != '_' && !isupper((unsigned char)name[b])) b++;
+    if (b - a == 4 && !strncasecmp(name + a, "load", 4)) return false;
+    for (size_t w = 0; words[w] && !hit; w++)
+      hit = strlen(words[w]) == b - a && !strncasecmp(name + a, words[w], b - a);
+    a = b;
+    while (a < n && name[a] == '_') a++;
+  }
+  return hit;
+}
+
 /* Does the function's code, or code it calls, train? Seeded by the calls themselves: a backward
- * pass, an optimizer step, clearing gradients, or a call named after training (`trainer.train()`,
- * `model.fit(...)`, `run_training(cfg)`) that may train in a library. */
-static bool tl_usage__trainish(const tl_call *cl) {
+ * pass, an optimizer step, clearing gradients, or a call named after training that leads out of
+ * the project (`trainer.train()`, `model.fit(...)`: a library may train there). A project function
+ * named after training is a seed of its own (tl_usage__may_train), not its callers'. */
+static bool tl_usage__trainish(const tl_call *cl, bool resolved) {
   if (cl->work & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP | TL_WORK_GRAD)) return true;
   size_t n;
   const char *last = tl_dotted_last(cl->callee, &n);
-  char low[64];
-  if (!n || n >= sizeof low) return false;
-  for (size_t k = 0; k < n; k++) low[k] = (char)tolower((unsigned char)last[k]);
-  low[n] = 0;
-  return !strcmp(low, "fit") || (strstr(low, "train") && !strstr(low, "pretrained"));
+  return !resolved && tl_usage__train_name(last, n);
 }
 
 /* The class a call constructs: `Net(...)`, `models.Net(...)`, `Net.from_pretrained(...)`. Only a
@@ -46,6 +65,32 @@ static bool tl_usage__constructs(const tl_callgraph *cg, int32_t fi, const tl_ca
 }
 
 typedef TL_VEC(tl_ref) tl_usage__refs;
+
+/* Is the dotted name d (`model.adapter`, `model.add_module`) an attribute of a parameter of
+ * function f, not `self`? With `method`, d must be a call that adds to what it holds. */
+static bool tl_usage__of_param(const tl_file_model *m, int32_t f, const char *d, bool method) {
+  const char *dot = strchr(d, '.');
+  if (!dot || f <= 0 || (method && strcmp(dot + 1, "add_module") && strncmp(dot + 1, "register_", 9))) return false;
+  size_t n = (size_t)(dot - d);
+  const tl_func *fn = &m->funcs.v[f];
+  for (size_t p = 0; p < fn->nparams; p++) {
+    const char *name = m->params.v[fn->param_first + p];
+    if (strlen(name) == n && !strncmp(name, d, n)) return strcmp(name, "self") && strcmp(name, "cls");
+  }
+  return false;
+}
+
+/* Marks in sets (file i's function f at base + f) the functions that set what one of their
+ * parameters holds: `model.adapter = Adapter()`, `model.add_module("head", head)`, `setattr(...)`. */
+static void tl_usage__sets_param(const tl_file_model *m, bool *sets) {
+  for (size_t b = 0; b < m->bindings.n; b++)
+    if (tl_usage__of_param(m, m->bindings.v[b].func, m->bindings.v[b].name, false)) sets[m->bindings.v[b].func] = true;
+  for (size_t c = 0; c < m->calls.n; c++) {
+    const tl_call *cl = &m->calls.v[c];
+    if (cl->func > 0 && (!strcmp(cl->callee, "setattr") || tl_usage__of_param(m, cl->func, cl->callee, true)))
+      sets[cl->func] = true;
+  }
+}
 
 /* The functions of the project numbered from 0: file i's function f is base[i] + f. */
 typedef struct {
@@ -84,16 +129,30 @@ static void tl_usage__may_train(const tl_project *pj, tl_callgraph *cg, tl_ref *
   size_t nf = pj->nfiles, n = x->n;
   const bool *imported = pj->imported;
   bool *trains = tl_calloc(n + 1, 1), *called = tl_calloc(n + 1, 1), *out = tl_calloc(n + 1, 1);
-  TL_VEC(uint32_t) up = {0}, down = {0}; /* callee -> caller (every call); caller -> callee (not opt-in) */
+  /* callee -> caller (every call); caller -> callee (not opt-in); the latter where the call can hand
+   * the callee's objects back (not a function's call whose value is discarded) */
+  TL_VEC(uint32_t) up = {0}, down = {0}, carry = {0};
+  bool *sets = tl_calloc(n + 1, 1);
+  for (size_t i = 0; i < nf; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    tl_usage__sets_param(m, sets + x->base[i]);
+    /* `train_sp(args, config)`: a function named after training may train where the call graph
+     * does not follow (a trainer whose updater is handed in) */
+    for (size_t f = 1; f < m->funcs.n; f++)
+      trains[x->base[i] + f] = tl_usage__train_name(m->funcs.v[f].name, strlen(m->funcs.v[f].name));
+  }
   for (size_t i = 0; i < nf; i++) {
     const tl_file_model *m = &pj->files[i].model;
     bool skip = tl_project_test_file(pj, i) || tl_project_eval_file(pj, i);
     for (size_t f = 0; f < m->funcs.n; f++) out[x->base[i] + f] = skip;
     for (size_t c = 0; c < m->calls.n; c++) {
       uint32_t from = (uint32_t)(x->base[i] + (size_t)m->calls.v[c].func);
-      if (tl_usage__trainish(&m->calls.v[c])) trains[from] = true;
       tl_ref ts[TL_MAX_TARGETS + 1];
       size_t nt = tl_callgraph_targets(cg, (int32_t)i, c, ts, TL_MAX_TARGETS);
+      /* a call named after training trains where it leads out of the project (a library's
+       * `trainer.train()`), and so does building a trainer (`Trainer(cfg)`, whose methods the
+       * graph may not follow); a project function of that name trains if its code does */
+      if (tl_usage__trainish(&m->calls.v[c], nt > 0 && ctor[i][c].file < 0)) trains[from] = true;
       if (ctor[i][c].file >= 0 && tl_callgraph_method(cg, ctor[i][c], "__init__", &ts[nt])) nt++;
       /* a call in a branch off by default runs only on request: it passes no training on */
       bool optin = pj->call_optin && pj->call_optin[i][c];
@@ -105,26 +164,46 @@ static void tl_usage__may_train(const tl_project *pj, tl_callgraph *cg, tl_ref *
         if (optin) continue;
         tl_vec_push(&down, from);
         tl_vec_push(&down, to);
+        /* `evaluate(cfg)` as a statement builds nothing its caller gets; a method's call (`self.
+         * build()`) may set what its object holds, a function may set what its arguments hold
+         * (`add_adapter(model)`), and a construction builds the object */
+        const tl_func *fn = &pj->files[ts[k].file].model.funcs.v[ts[k].idx];
+        if (m->calls.v[c].stmt && fn->cls < 0 && !sets[to]) continue;
+        tl_vec_push(&carry, from);
+        tl_vec_push(&carry, to);
       }
     }
   }
-  bool *none = tl_calloc(n + 1, 1);
+  bool *none = tl_calloc(n + 1, 1), *own = tl_calloc(n + 1, 1);
+  memcpy(own, trains, n);
   tl_usage__reach(up.v, up.n / 2, n, trains, none); /* a caller of code that trains trains */
-  /* the seeds: code that trains, a module that others import (its body runs in their programs), a
-   * function no resolved call reaches (run from outside the project, or through a call the graph
-   * does not follow), each outside the test modules and evaluation packages */
+  /* the seeds: code that trains and a module that others import (its body runs in their programs),
+   * followed along every call; then a function no resolved call reaches (run from outside the
+   * project, or through a call the graph does not follow), whose caller may train what it returns
+   * or builds, followed along the calls that can hand an object back: a `main()` that dispatches
+   * to `evaluate(cfg)` trains nothing `evaluate` builds. Each outside the test modules and
+   * evaluation packages. */
+  bool *entry = tl_calloc(n + 1, 1);
   for (size_t i = 0; i < nf; i++)
     for (size_t f = 0; f < pj->files[i].model.funcs.n; f++) {
       size_t k = x->base[i] + f;
-      t[k] = !out[k] && (trains[k] || (f == 0 ? imported[i] || !pj->files[i].ok : !called[k]));
+      t[k] = !out[k] && (own[k] || (f == 0 && (imported[i] || !pj->files[i].ok)));
+      entry[k] = !out[k] && ((f != 0 && !called[k]) || trains[k]);
     }
   tl_usage__reach(down.v, down.n / 2, n, t, out);
+  for (size_t k = 0; k < n; k++) out[k] |= t[k];
+  tl_usage__reach(carry.v, carry.n / 2, n, entry, out);
+  for (size_t k = 0; k < n; k++) t[k] |= entry[k];
+  free(entry);
+  free(sets);
+  free(own);
   free(none);
   free(trains);
   free(called);
   free(out);
   tl_vec_free(&up);
   tl_vec_free(&down);
+  tl_vec_free(&carry);
 }
 
 static bool tl_usage__ident(char ch) { return isalnum((unsigned char)ch) || ch == '_'; }
