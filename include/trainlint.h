@@ -114,9 +114,13 @@ typedef struct {
   /* a directory for the persistent cache of per-file and whole-run results (docs/cache.md), made
    * when missing; NULL: no cache. Only files read from disk use it. Copied by tl_analysis_new. */
   const char *cache_dir;
-  /* the time one file's rule matching may take (docs/limits.md): past it the file's matching stops,
-   * with a warning at the line it reached, and the file's results are not cached; 0: 60 s */
+  /* the time one file's analysis (its model, then its rule matching) may take (docs/limits.md): past
+   * it the file stops, with a warning at the line it reached, and the file's results are not
+   * cached; 0: 60 s */
   unsigned file_budget_ms;
+  /* the syntax nodes the model of one file may visit (docs/limits.md): past it the file stops
+   * likewise; 0: 2^26 */
+  unsigned file_node_budget;
 } tl_options;
 
 /* One edit of a fix: bytes [start, end) of the file's text (as tl_analysis_file_text returns it)

@@ -60,7 +60,7 @@ int main(void) {
   const tl_rule *tl101 = tl_ruleset_find(rs, "TL101");
   EXPECT(tl101 && !strcmp(tl_rule_code(tl101), "TL101") && tl_rule_enabled(tl101));
 
-  tl_options opts = {1, false, 0, NULL, 0};
+  tl_options opts = {1, false, 0, NULL, 0, 0};
   tl_analysis *a = tl_analysis_new(rs, &opts);
   tl_analysis_add_text(a, "train.py", train_py, strlen(train_py));
   tl_analysis_add_text(a, "data.py", "x = 1\n\0\n", 8); /* a NUL byte: not analysed */

@@ -101,7 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > 256 * 1024) return -1;
   fuzz_piece pieces[FUZZ_MAX_PIECES];
   size_t np = fuzz_split((const char *)data, size, pieces);
-  tl_options opts = {1, false, 0, NULL, 0};
+  tl_options opts = {1, false, 0, NULL, 0, 0};
   tl_analysis *a = tl_analysis_new(rules, &opts);
   for (size_t i = 0; i < np; i++) tl_analysis_add_text(a, pieces[i].name, pieces[i].text, pieces[i].len);
   tl_analysis_run(a);

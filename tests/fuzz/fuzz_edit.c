@@ -100,7 +100,7 @@ static void same(const char *incremental, const char *fresh, bool excused) {
 }
 
 static char *fresh_report(fuzz_piece *pieces, size_t np, const char *text0, size_t len0) {
-  tl_options opts = {1, false, 0, NULL, 0};
+  tl_options opts = {1, false, 0, NULL, 0, 0};
   tl_analysis *a = tl_analysis_new(rules, &opts);
   tl_analysis_add_text(a, pieces[0].name, text0, len0);
   for (size_t i = 1; i < np; i++) tl_analysis_add_text(a, pieces[i].name, pieces[i].text, pieces[i].len);
@@ -156,7 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   memcpy(neu + start + inslen, old + start + del, oldlen - start - del);
   neu[newlen] = 0;
 
-  tl_options opts = {1, true, 0, NULL, 0};
+  tl_options opts = {1, true, 0, NULL, 0, 0};
   tl_analysis *a = tl_analysis_new(rules, &opts);
   for (size_t i = 0; i < np; i++) tl_analysis_add_text(a, pieces[i].name, pieces[i].text, pieces[i].len);
   tl_analysis_run(a);

@@ -73,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (ok && tl_ruleset_count(rs)) {
     size_t len;
     char *code = python_blocks(text, size, &len);
-    tl_options opts = {1, false, 0, NULL, 0};
+    tl_options opts = {1, false, 0, NULL, 0, 0};
     tl_analysis *a = tl_analysis_new(rs, &opts);
     tl_analysis_add_text(a, "example.py", code, len);
     tl_analysis_run(a);

@@ -1,7 +1,7 @@
-/* test_budget.c - the time budget of one file's rule matching (tl_options.file_budget_ms,
- * docs/limits.md): past it the file's matching stops with a warning located where it stopped, the
- * other files are still analysed in full, and nothing of the cut file is cached (a faster run would
- * report more); within it, every finding is reported. */
+/* test_budget.c - the budgets of one file's analysis (tl_options.file_budget_ms for its model and
+ * rule matching, file_node_budget for its model; docs/limits.md): past one the file stops with a
+ * warning located where it stopped, the other files are still analysed in full, and nothing of the
+ * cut file is cached (a faster run would report more); within them, every finding is reported. */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <ftw.h>
 #include <stdio.h>
@@ -34,8 +34,8 @@ typedef struct {
   size_t hits;
 } outcome;
 
-static outcome run(const tl_ruleset *rs, unsigned budget_ms, const char *cache, tl_analysis **keep) {
-  tl_options o = {1, false, 0, cache, budget_ms};
+static outcome run(const tl_ruleset *rs, unsigned budget_ms, unsigned nodes, const char *cache, tl_analysis **keep) {
+  tl_options o = {1, false, 0, cache, budget_ms, nodes};
   tl_analysis *a = tl_analysis_new(rs, &o);
   tl_analysis_add_path(a, "big.py");
   tl_analysis_add_path(a, "small.py");
@@ -75,14 +75,14 @@ int main(void) {
 
   /* within the default budget: everything */
   tl_analysis *a;
-  outcome full = run(rs, 0, NULL, &a);
+  outcome full = run(rs, 0, 0, NULL, &a);
   CHECK_INT(full.big, LINES);
   CHECK_INT(full.small, 1);
   CHECK(full.stop == NULL);
   tl_analysis_delete(a);
 
   /* a budget of 1 ms: big.py stops part of the way, located; small.py is whole */
-  outcome cut = run(rs, 1, "cache", &a);
+  outcome cut = run(rs, 1, 0, "cache", &a);
   CHECK(cut.stop != NULL);
   CHECK(cut.big < LINES);
   CHECK_INT(cut.small, 1);
@@ -96,15 +96,33 @@ int main(void) {
 
   /* nothing of the cut file was cached: the next run analyses it again (and whole, within the
    * default budget), and takes only small.py from the cache */
-  outcome again = run(rs, 0, "cache", &a);
+  outcome again = run(rs, 0, 0, "cache", &a);
   CHECK(!again.results);
   CHECK_INT(again.hits, 1);
   CHECK_INT(again.big, LINES);
   CHECK(again.stop == NULL);
   tl_analysis_delete(a);
-  outcome warm = run(rs, 0, "cache", &a);
+  outcome warm = run(rs, 0, 0, "cache", &a);
   CHECK(warm.results);
   CHECK_INT(warm.big, LINES);
+  tl_analysis_delete(a);
+
+  /* a budget of 2,000 nodes for the model: big.py (about 10 per line) stops where its walk reached,
+   * with none of its findings; small.py is whole; nothing of big.py is cached */
+  outcome nodes = run(rs, 0, 2000, "nodes-cache", &a);
+  CHECK(nodes.stop != NULL);
+  CHECK_INT(nodes.big, 0);
+  CHECK_INT(nodes.small, 1);
+  if (nodes.stop) {
+    CHECK_STR(nodes.stop->path, "big.py");
+    CHECK(strstr(nodes.stop->message, "2000 syntax nodes") != NULL);
+    CHECK(nodes.stop->line > 4 && nodes.stop->line <= LINES + 4);
+  }
+  tl_analysis_delete(a);
+  outcome after = run(rs, 0, 0, "nodes-cache", &a);
+  CHECK_INT(after.hits, 1);
+  CHECK_INT(after.big, LINES);
+  CHECK(after.stop == NULL);
   tl_analysis_delete(a);
 
   tl_ruleset_delete(rs);

@@ -46,7 +46,7 @@ static char *render(const tl_analysis *a) {
 
 /* One run over the copies; the rendering, and the files the cache gave in *hits. */
 static char *run(const tl_ruleset *rs, const char *cache_dir, size_t *hits) {
-  tl_options o = {2, false, 0, cache_dir, 0};
+  tl_options o = {2, false, 0, cache_dir, 0, 0};
   tl_analysis *a = tl_analysis_new(rs, &o);
   for (size_t i = 0; i < files.n; i++) tl_analysis_add_path(a, files.v[i]);
   tl_analysis_run(a);

@@ -23,7 +23,7 @@ static char *render(tl_analysis *a) {
 }
 
 static char *fresh(tl_ruleset *rs, const char *p1, const char *t1, const char *p2, const char *t2) {
-  tl_options o = {1, false, 0, NULL, 0};
+  tl_options o = {1, false, 0, NULL, 0, 0};
   tl_analysis *a = tl_analysis_new(rs, &o);
   tl_analysis_add_text(a, p1, t1, strlen(t1));
   if (p2) tl_analysis_add_text(a, p2, t2, strlen(t2));
@@ -56,7 +56,7 @@ static void edit_to(tl_analysis *a, tl_ruleset *rs, const char *path, const char
   tl_analysis_edit(a, path, (uint32_t)p, (uint32_t)(ol - q), (uint32_t)(nl - q), new, nl);
   tl_analysis_run(a);
   char *got = render_all(a);
-  tl_options o = {1, false, 0, NULL, 0};
+  tl_options o = {1, false, 0, NULL, 0, 0};
   tl_analysis *f = tl_analysis_new(rs, &o);
   tl_analysis_add_text(f, other_path, other, strlen(other));
   tl_analysis_add_text(f, path, new, nl);
@@ -88,7 +88,7 @@ static const char *model_v1 = "def helper(t):\n"
 int main(void) {
   tl_ruleset *rs = tl_ruleset_new();
   CHECK(tl_ruleset_add_builtin(rs) && tl_ruleset_compile(rs));
-  tl_options o = {1, true, 0, NULL, 0};
+  tl_options o = {1, true, 0, NULL, 0, 0};
   tl_analysis *a = tl_analysis_new(rs, &o);
   tl_analysis_add_text(a, "train.py", train_v1, strlen(train_v1));
   tl_analysis_add_text(a, "model.py", model_v1, strlen(model_v1));
@@ -180,7 +180,7 @@ int main(void) {
     char *after = tl_test_read_file(TL_SOURCE_DIR "/tests/unit/data/error_stmt_after.txt", NULL);
     CHECK(before && after);
     if (before && after) {
-      tl_options eo = {1, true, 0, NULL, 0};
+      tl_options eo = {1, true, 0, NULL, 0, 0};
       tl_analysis *e = tl_analysis_new(rs, &eo);
       tl_analysis_add_text(e, "train.py", before, strlen(before));
       tl_analysis_run(e);
@@ -232,7 +232,7 @@ int main(void) {
     char *z = strstr(steps[0], "z = 3");
     steps[4] = tl_printf("%.*selse:\n    z = 3\n%s", (int)(z - steps[0]), steps[0], z + 6); /* the `if` grows */
     steps[5] = tl_strdup(base_text);
-    tl_options io = {1, true, 0, NULL, 0};
+    tl_options io = {1, true, 0, NULL, 0, 0};
     tl_analysis *e = tl_analysis_new(rs, &io);
     tl_analysis_add_text(e, "train.py", base_text, strlen(base_text));
     tl_analysis_add_text(e, "model.py", model_v1, strlen(model_v1));
@@ -262,7 +262,7 @@ int main(void) {
                       "    pass\n";
     const char *user0 = "import lib\nhooks = []\n";
     const char *user1 = "import lib\nhooks = [lib.helper]\n";
-    tl_options uo = {1, true, 0, NULL, 0};
+    tl_options uo = {1, true, 0, NULL, 0, 0};
     tl_analysis *u = tl_analysis_new(rs, &uo);
     tl_analysis_add_text(u, "lib.py", lib, strlen(lib));
     tl_analysis_add_text(u, "user.py", user0, strlen(user0));

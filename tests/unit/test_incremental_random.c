@@ -168,7 +168,7 @@ static void check_models(tl_analysis *a) {
 }
 
 static char *fresh(const tl_ruleset *rs, const doc *docs, size_t n) {
-  tl_options o = {1, false, 0, NULL, 0};
+  tl_options o = {1, false, 0, NULL, 0, 0};
   tl_analysis *a = tl_analysis_new(rs, &o);
   for (size_t i = 0; i < n; i++) tl_analysis_add_text(a, docs[i].path, docs[i].text, docs[i].len);
   tl_analysis_run(a);
@@ -286,7 +286,7 @@ static void run_dir(const tl_ruleset *rs, const char *dir, int nruns, size_t *ru
     free(names[i]);
   }
   if (!nn) return;
-  tl_options o = {1, true, 0, NULL, 0};
+  tl_options o = {1, true, 0, NULL, 0, 0};
   tl_analysis *a = tl_analysis_new(rs, &o);
   for (size_t i = 0; i < nn; i++) tl_analysis_add_text(a, docs[i].path, docs[i].text, docs[i].len);
   tl_analysis_run(a);

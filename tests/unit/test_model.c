@@ -20,7 +20,7 @@ static tl_ruleset *rules(void) {
 
 /* Runs the files as one project; returns "path:line CODE | hot chain" lines joined by '\n'. */
 static char *run(tl_ruleset *rs, const src_file *files, size_t n) {
-  tl_options o = {1, false, 0, NULL, 0};
+  tl_options o = {1, false, 0, NULL, 0, 0};
   tl_analysis *a = tl_analysis_new(rs, &o);
   for (size_t i = 0; i < n; i++) tl_analysis_add_text(a, files[i].path, files[i].text, strlen(files[i].text));
   tl_analysis_run(a);
@@ -406,7 +406,7 @@ static void test_eval_loop(tl_ruleset *rs) {
                      "        opt.step()\n"
                      "        record(loss)\n"
                      "        print(loss.item())\n"; /* 15: warning */
-  tl_options o = {1, false, 0, NULL, 0};
+  tl_options o = {1, false, 0, NULL, 0, 0};
   tl_analysis *a = tl_analysis_new(rs, &o);
   tl_analysis_add_text(a, "e/train.py", text, strlen(text));
   tl_analysis_run(a);

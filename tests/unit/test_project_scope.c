@@ -45,7 +45,7 @@ static const char *steps_amp = /* mixed precision in another file silences the r
     "    opt.step()\n";
 
 static char *run(tl_ruleset *rs, unsigned threads, bool reversed) {
-  tl_options o = {threads, false, 0, NULL, 0};
+  tl_options o = {threads, false, 0, NULL, 0, 0};
   tl_analysis *a = tl_analysis_new(rs, &o);
   const char *paths[] = {"b_train.py", "a_fit.py", "steps.py"};
   const char *texts[] = {loop_b, loop_a, steps_v1};
@@ -79,7 +79,7 @@ int main(void) {
   free(r4);
 
   /* The editor path: mixed precision appears in steps.py, goes away, a file is removed. */
-  tl_options o = {2, true, 0, NULL, 0};
+  tl_options o = {2, true, 0, NULL, 0, 0};
   tl_analysis *a = tl_analysis_new(rs, &o);
   tl_analysis_add_text(a, "b_train.py", loop_b, strlen(loop_b));
   tl_analysis_add_text(a, "a_fit.py", loop_a, strlen(loop_a));
@@ -149,7 +149,7 @@ int main(void) {
       "```query\n((call function: (identifier) @f) @finding (#eq? @f \"print\") (#not-project-match? \"logging\"))\n```\n";
   CHECK(tl_ruleset_add_text(user, "TL992.md", rule, strlen(rule)));
   CHECK(tl_ruleset_compile(user));
-  tl_options o1 = {1, false, 0, NULL, 0};
+  tl_options o1 = {1, false, 0, NULL, 0, 0};
   a = tl_analysis_new(user, &o1);
   const char *z = "print(1)\nprint(2)\n", *y = "x = 1\nprint(3)\n";
   tl_analysis_add_text(a, "z.py", z, strlen(z));

@@ -40,7 +40,7 @@ static const char *src = "foo()\n"
                          "    pass\n";
 
 static char *run(tl_ruleset *rs) {
-  tl_options o = {1, false, 0, NULL, 0};
+  tl_options o = {1, false, 0, NULL, 0, 0};
   tl_analysis *a = tl_analysis_new(rs, &o);
   tl_analysis_add_text(a, "m.py", src, strlen(src));
   tl_analysis_run(a);

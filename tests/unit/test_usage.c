@@ -39,7 +39,7 @@ static const char *sample = /* sample.py: builds Sampler and trains nothing */
 
 /* "path:line severity" of each TL101 finding, then the chain's outermost step of the first one */
 static char *run(tl_ruleset *rs, const char *const *files, size_t n) {
-  tl_options o = {1, false, 0, NULL, 0};
+  tl_options o = {1, false, 0, NULL, 0, 0};
   tl_analysis *a = tl_analysis_new(rs, &o);
   for (size_t i = 0; i < n; i++) tl_analysis_add_text(a, files[2 * i], files[2 * i + 1], strlen(files[2 * i + 1]));
   tl_analysis_run(a);

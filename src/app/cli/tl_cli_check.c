@@ -206,7 +206,7 @@ static char *tl_cli_check__cache_dir(const tl_cli *c, const tl_config *primary) 
 static tl_analysis *tl_cli_check__analyse(const tl_cli *c, const tl_ruleset *rs, const tl_config *primary,
                                           const tl_strvec *files) {
   char *cache = tl_cli_check__cache_dir(c, primary);
-  tl_options opts = {c->jobs, false, c->max_file_bytes, cache, 0};
+  tl_options opts = {c->jobs, false, c->max_file_bytes, cache, 0, 0};
   tl_analysis *a = tl_analysis_new(rs, &opts);
   free(cache);
   if (primary) {

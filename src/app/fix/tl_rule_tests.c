@@ -112,7 +112,7 @@ void tl_rule_tests_annotations(tl_rule_tests *st, FILE *out, const tl_analysis *
 
 tl_analysis *tl_rule_tests_analyse(const tl_ruleset *rs, const tl_strvec *files, const char *const *texts,
                                    const size_t *lens) {
-  tl_options o = {1, false, 0, NULL, 0};
+  tl_options o = {1, false, 0, NULL, 0, 0};
   tl_analysis *a = tl_analysis_new(rs, &o);
   for (size_t i = 0; i < files->n; i++) {
     if (texts && texts[i]) tl_analysis_add_text(a, files->v[i], texts[i], lens[i]);

@@ -7,7 +7,8 @@
 /* Limits of phase 1 (docs/limits.md): one file's parse, and the query's matches in progress. */
 #define TL_PARSE_TIMEOUT_US (20u * 1000u * 1000u)
 #define TL_QUERY_MATCH_LIMIT 4096u
-#define TL_FILE_BUDGET_MS (60u * 1000u) /* one file's rule matching (tl_options.file_budget_ms) */
+#define TL_FILE_BUDGET_MS (60u * 1000u) /* one file's model and rule matching (tl_options.file_budget_ms) */
+#define TL_FILE_NODE_BUDGET (1u << 26)  /* the nodes one file's model visits (tl_options.file_node_budget) */
 
 /* A project predicate of a match, evaluated once the whole project is known: the predicate and
  * its capture's byte range. */

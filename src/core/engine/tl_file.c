@@ -274,6 +274,11 @@ static void tl_file__run(tl_analysis *a, tl_worker *w, tl_file *f, tl_prev *prev
   f->code = tl_code_text(parse_text, f->len, true);
   f->code_is_text = parse_text == f->text;
   const char *code = ts_node_end_byte(root) == f->len ? f->code : NULL;
+  /* one budget of time for the model and the matching, and one of nodes for the model */
+  unsigned budget = a->opts.file_budget_ms ? a->opts.file_budget_ms : TL_FILE_BUDGET_MS;
+  f->deadline_ns = tl_now_ns() + (uint64_t)budget * 1000000u;
+  f->model.walk_deadline_ns = f->deadline_ns;
+  f->model.walk_node_budget = a->opts.file_node_budget ? a->opts.file_node_budget : TL_FILE_NODE_BUDGET;
   /* the model: the top-level statements outside the region copied from the last run's */
   long copied = partial ? tl_model_rebuild(&f->model, &prev->model, root, parse_text, code, module, is_pkg, &f->diags,
                                            f->path, g.rs, g.re_old, g.re_new)
@@ -288,9 +293,15 @@ static void tl_file__run(tl_analysis *a, tl_worker *w, tl_file *f, tl_prev *prev
   if (a->opts.keep_trees) tl_incremental_snapshot(f); /* for the next run's tl_region_holds: editors only */
   if (partial) partial = tl_region_holds(&g, prev, f, w);
   bool exceeded = false;
-  unsigned budget = a->opts.file_budget_ms ? a->opts.file_budget_ms : TL_FILE_BUDGET_MS;
-  f->deadline_ns = tl_now_ns() + (uint64_t)budget * 1000000u;
-  if (rs->query) {
+  if (f->model.walk_stopped) { /* too complex to model: nothing of the file is matched */
+    partial = false;
+    f->stopped_at = f->model.walk_stop_byte;
+    tl_diags_add(&f->diags, TL_DIAG_WARNING, f->path, tl_lines_line(&f->lines, f->stopped_at),
+                 tl_lines_col(&f->lines, f->text, f->stopped_at),
+                 "too complex to analyse: modelling the file took longer than %u ms or visited more than %u syntax "
+                 "nodes and stopped here; none of the file's findings are reported",
+                 budget, f->model.walk_node_budget);
+  } else if (rs->query) {
     if (partial && tl_match_file(a, f, w, root, parse_text, g.rs, g.re_new)) { /* redo it all, as a fresh run would */
       partial = false;
       for (size_t i = 0; i < f->cands.n; i++) tl_candidate_free(&f->cands.v[i]);

@@ -886,7 +886,15 @@ static void tl_walk_loop(tl_walk_ctx *c, TSNode n, int depth) {
 }
 
 void tl_walk_visit(tl_walk_ctx *c, TSNode n, int depth) {
-  if (ts_node_is_null(n)) return;
+  if (ts_node_is_null(n) || c->m->walk_stopped) return;
+  /* the file's budgets (tl_file_model.walk_deadline_ns, walk_node_budget): the walk stops here */
+  c->visits++;
+  if ((c->m->walk_node_budget && c->visits > c->m->walk_node_budget) ||
+      (c->m->walk_deadline_ns && !(c->visits & 1023) && tl_now_ns() > c->m->walk_deadline_ns)) {
+    c->m->walk_stopped = true;
+    c->m->walk_stop_byte = ts_node_start_byte(n);
+    return;
+  }
   if (depth > TL_MAX_DEPTH) {
     /* The top-level statement around it is left out of the matching too: the query cursor's cost
      * grows with the depth of every node it visits, quadratic on such a statement. */
@@ -1241,7 +1249,8 @@ static long tl_model_walk(tl_file_model *m, tl_file_model *old, TSNode root, con
     if (l >= 0) m->bindings.v[i].kind = m->loops.v[l].iterates_loader ? TL_VAL_CPU : TL_VAL_UNKNOWN;
   }
   tl_values_reuse ru = {old, c.call_old.v, hi_old, (int64_t)hi_new - (int64_t)hi_old};
-  tl_values_summarise(m, c.call_nodes.v, c.ret_nodes.v, src, copied && tl_model__args_stand(m, old, &c) ? &ru : NULL);
+  if (!m->walk_stopped) /* a stopped walk's file reports nothing: its calls keep no arguments */
+    tl_values_summarise(m, c.call_nodes.v, c.ret_nodes.v, src, copied && tl_model__args_stand(m, old, &c) ? &ru : NULL);
   tl_vec_free(&c.call_nodes);
   tl_vec_free(&c.ret_nodes);
   tl_vec_free(&c.call_old);

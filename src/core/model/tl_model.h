@@ -189,7 +189,11 @@ typedef struct tl_file_model {
   TL_VEC(const char *) loop_iters; /* per loop: dotted text of the iterated object (or NULL); read by #loader-trains? */
   TSNode lazy_root;                /* the tree where lazy bindings' values are found (null when the tree is gone) */
   bool deep;                       /* nesting too deep somewhere (a diagnostic was given) */
-  TL_VEC(tl_range) deep_stmts;     /* the top-level statements that hold it, in order: not matched */
+  uint64_t walk_deadline_ns;       /* when the walk must stop (0: never), set by the caller */
+  uint32_t walk_node_budget;       /* the nodes the walk may visit (0: any number), set by the caller */
+  bool walk_stopped;               /* the walk stopped at walk_stop_byte, past its deadline or budget */
+  uint32_t walk_stop_byte;
+  TL_VEC(tl_range) deep_stmts; /* the top-level statements that hold it, in order: not matched */
 } tl_file_model;
 
 /* A binding's value node. The statements an editor's re-run copies from the last run's model find

@@ -20,6 +20,7 @@ typedef struct tl_walk_ctx {
   TL_VEC(uint32_t) call_old; /* per call: 1 + its index in the old model when copied, else 0 */
   bool walked_defs;          /* a walked statement added a module-level binding or a class */
   uint32_t stmt_call[2];     /* start and end byte of the call that is the current expression statement */
+  uint64_t visits;           /* nodes visited (tl_file_model.walk_node_budget) */
 } tl_walk_ctx;
 
 /* Visits a node and its subtree at nesting depth `depth`, adding what it finds to c->m. */
