@@ -54,8 +54,9 @@ bool tl_callgraph_method(tl_callgraph *cg, tl_ref cls, const char *name, tl_ref 
  * is the one the last run saw (tl_usage.c). */
 void tl_usage_keep_mentions(const tl_project *pj);
 /* Module classes that only code which trains nothing builds (tl_usage.c): out[i][k], for class k of
- * file i, is one construction of it (file, call index), or {-1, -1} when the class is built where
- * a training may run, or where the analysis cannot tell. */
+ * file i, is one construction of it (file, call index), {i, -1} when the class is of an application
+ * and nothing builds or names it, or {-1, -1} when the class is built where a training may run, or
+ * where the analysis cannot tell. */
 void tl_usage_untrained(const tl_project *pj, tl_callgraph *cg, tl_ref **out);
 /* Functions nothing in the project runs (tl_usage.c): out[i][f] (allocated here, one array per
  * file) for a function of a module's body, outside tests and not a dunder (`__getattr__`), that no

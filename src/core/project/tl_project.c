@@ -938,6 +938,10 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
         r.why = tl_printf("`%s` generates with gradients off (a forward under no_grad that runs a loop of model "
                           "calls): no training step calls it, only an evaluation or inference",
                           fu->display);
+      } else if (site.file >= 0 && site.idx < 0) {
+        r.why = tl_printf("`%s` runs only if something outside the project builds `%s`: it is neither built nor "
+                          "named anywhere else in the project",
+                          fu->display, m->classes.v[fu->cls].name);
       } else if (site.file >= 0) {
         /* A model that only code which trains nothing builds (tl_usage.c) */
         const tl_call *cl = &pj->files[site.file].model.calls.v[site.idx];

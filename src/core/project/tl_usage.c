@@ -376,6 +376,19 @@ static bool tl_usage__before(const tl_project *pj, tl_ref a, tl_ref b) {
   return d ? d < 0 : a.idx < b.idx;
 }
 
+/* Per file: is it part of an application, a program (files connected by imports) with an entry
+ * point (`if __name__ == "__main__":`)? A library's code is there to be used from outside. */
+static bool *tl_usage__applications(const tl_project *pj) {
+  size_t nf = pj->nfiles;
+  bool *entry = tl_calloc(nf + 1, 1), *app = tl_calloc(nf + 1, 1);
+  for (size_t i = 0; i < nf; i++)
+    if (pj->files[i].model.has_main && pj->program && pj->program[i] >= 0 && (size_t)pj->program[i] < nf)
+      entry[pj->program[i]] = true;
+  for (size_t i = 0; i < nf; i++) app[i] = pj->program && pj->program[i] >= 0 && entry[pj->program[i]];
+  free(entry);
+  return app;
+}
+
 void tl_usage_untrained(const tl_project *pj, tl_callgraph *cg, tl_ref **out) {
   size_t nf = pj->nfiles;
   for (size_t i = 0; i < nf; i++) {
@@ -429,19 +442,27 @@ void tl_usage_untrained(const tl_project *pj, tl_callgraph *cg, tl_ref **out) {
         *s = (tl_ref){(int32_t)i, (int32_t)c}; /* the first by path: the same for any order of files */
     }
   }
-  /* a class not built, decorated, or of an unknown kind, keeps its subclasses' classes trained */
+  /* a class decorated keeps its subclasses' classes trained; so does one not built, unless it is a
+   * Module of an application (a program with an entry point, as for tl_usage_uncalled) outside the
+   * tests: it may be named nowhere (-4, below) */
+  bool *app = tl_usage__applications(pj);
   for (size_t i = 0; i < nf; i++) {
     const tl_file_model *m = &pj->files[i].model;
-    for (size_t k = 0; k < m->classes.n; k++)
-      if (site[i][k].file == -1 || m->classes.v[k].decorated) site[i][k].file = -2;
+    for (size_t k = 0; k < m->classes.n; k++) {
+      if (m->classes.v[k].decorated) site[i][k].file = -2;
+      if (site[i][k].file != -1) continue;
+      bool module = tl_callgraph_class_kind(cg, (tl_ref){(int32_t)i, (int32_t)k}) & TL_CK_MODULE;
+      site[i][k].file = module && app[i] && !tl_project_test_file(pj, i) ? -4 : -2;
+    }
   }
+  free(app);
   /* every mention of a name that is neither a construction, an import, a base nor a definition
    * (`register(Net)`, `{"net": Net}`, `isinstance(x, Net)`, "Net" in a string) may build it */
   tl_map mentions = {0}; /* name -> mentions as constructions; -1: mentioned otherwise */
   for (size_t i = 0; i < nf; i++) {
     const tl_file_model *m = &pj->files[i].model;
     for (size_t k = 0; k < m->classes.n; k++)
-      if (site[i][k].file >= 0) tl_map_set(&mentions, m->classes.v[k].name, 0);
+      if (site[i][k].file >= 0 || site[i][k].file == -4) tl_map_set(&mentions, m->classes.v[k].name, 0);
   }
   for (size_t i = 0; i < nf && mentions.count; i++) tl_usage__mentions(pj, i, &mentions, false);
   /* a construction the graph did not resolve to the class (a name it shadows) may be anywhere */
@@ -449,6 +470,10 @@ void tl_usage_untrained(const tl_project *pj, tl_callgraph *cg, tl_ref **out) {
     const tl_file_model *m = &pj->files[i].model;
     for (size_t k = 0; k < m->classes.n; k++) {
       intptr_t v, b = 0;
+      if (site[i][k].file == -4) { /* not built: named nowhere, or built by a name the analysis misses */
+        if (!tl_map_get(&mentions, m->classes.v[k].name, &v) || v != 0) site[i][k].file = -2;
+        continue;
+      }
       if (site[i][k].file < 0 || !tl_map_get(&mentions, m->classes.v[k].name, &v)) continue;
       tl_map_get(&built, m->classes.v[k].name, &b);
       if (v < 0 || v > b) site[i][k].file = -2;
@@ -477,7 +502,8 @@ void tl_usage_untrained(const tl_project *pj, tl_callgraph *cg, tl_ref **out) {
   for (size_t i = 0; i < nf; i++) {
     const tl_file_model *m = &pj->files[i].model;
     for (size_t k = 0; k < m->classes.n; k++)
-      if (site[i][k].file >= 0 && (tl_callgraph_class_kind(cg, (tl_ref){(int32_t)i, (int32_t)k}) & TL_CK_MODULE))
+      if (site[i][k].file == -4) out[i][k] = (tl_ref){(int32_t)i, -1}; /* named nowhere */
+      else if (site[i][k].file >= 0 && (tl_callgraph_class_kind(cg, (tl_ref){(int32_t)i, (int32_t)k}) & TL_CK_MODULE))
         out[i][k] = site[i][k];
   }
   tl_map_free(&built);
@@ -494,19 +520,14 @@ void tl_usage_untrained(const tl_project *pj, tl_callgraph *cg, tl_ref **out) {
 
 void tl_usage_uncalled(const tl_project *pj, const tl_callgraph *cg, bool **out) {
   size_t nf = pj->nfiles;
-  /* programs (files connected by imports, tl_project.program) with an entry point */
-  bool *entry = tl_calloc(nf + 1, 1);
-  for (size_t i = 0; i < nf; i++) {
-    out[i] = tl_calloc(pj->files[i].model.funcs.n + 1, 1);
-    if (pj->files[i].model.has_main && pj->program && pj->program[i] >= 0 && (size_t)pj->program[i] < nf)
-      entry[pj->program[i]] = true;
-  }
+  bool *app = tl_usage__applications(pj);
+  for (size_t i = 0; i < nf; i++) out[i] = tl_calloc(pj->files[i].model.funcs.n + 1, 1);
   /* the candidates: functions of a module's body, outside tests, in a program that runs as a
    * script (a library's functions are there to be called from outside) */
   tl_map mentions = {0}; /* name -> 0 while no mention but its definition is seen */
   for (size_t i = 0; i < nf; i++) {
     const tl_file_model *m = &pj->files[i].model;
-    if (tl_project_test_file(pj, i) || !pj->program || pj->program[i] < 0 || !entry[pj->program[i]]) continue;
+    if (tl_project_test_file(pj, i) || !app[i]) continue;
     for (size_t f = 1; f < m->funcs.n; f++)
       if (m->funcs.v[f].outer == 0 && m->funcs.v[f].cls < 0 && strncmp(m->funcs.v[f].name, "__", 2)) {
         intptr_t v;
@@ -545,5 +566,5 @@ void tl_usage_uncalled(const tl_project *pj, const tl_callgraph *cg, bool **out)
   }
   free(fire);
   tl_map_free(&mentions);
-  free(entry);
+  free(app);
 }
