@@ -345,3 +345,94 @@ static tl_freq tl_freq__test(TSNode cond, const char *src, const char *const *gu
 tl_freq tl_freq_test(TSNode cond, const char *src, const char *const *guard_names, size_t nguard) {
   return tl_freq__test(cond, src, guard_names, nguard, 0);
 }
+
+/* ---- blocks that fill a cache ---- */
+
+/* Is n the attribute `self.<name>` (one level)? */
+static bool tl_freq__self_attr(TSNode n, const char *src) {
+  return tl_node_is(n, "attribute") && tl_node_text_eq(TL_CHILD(n, object), src, "self") &&
+         tl_node_is(TL_CHILD(n, attribute), "identifier");
+}
+
+static bool tl_freq__same_text(TSNode a, TSNode b, const char *src) {
+  uint32_t al = ts_node_end_byte(a) - ts_node_start_byte(a), bl = ts_node_end_byte(b) - ts_node_start_byte(b);
+  return al == bl && !memcmp(src + ts_node_start_byte(a), src + ts_node_start_byte(b), al);
+}
+
+/* Does the subtree n mention the text of attr (`self.cache`)? */
+static bool tl_freq__mentions(TSNode n, TSNode attr, const char *src, int depth) {
+  if (ts_node_is_null(n) || depth > 32) return false;
+  if (tl_node_is(n, "attribute") && tl_freq__same_text(n, attr, src)) return true;
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+    if (tl_freq__mentions(ts_node_named_child(n, i), attr, src, depth + 1)) return true;
+  return false;
+}
+
+/* The attribute whose emptiness the condition tests: `self.x is None`, `not hasattr(self, "x")`
+ * (then *name holds "x" and the null node is returned), `not self.x` (*flag set: the block must
+ * set it to True), or such a test `or` one that mentions the same attribute (`self.x is None or
+ * n != self.x.size(0)`: the cache no longer fits). */
+static TSNode tl_freq__empty_test(TSNode cond, const char *src, TSNode *name, bool *flag, int depth) {
+  TSNode none = {0};
+  if (depth > 8 || ts_node_is_null(cond)) return none;
+  if (tl_node_is(cond, "parenthesized_expression"))
+    return tl_freq__empty_test(tl_unparen(cond), src, name, flag, depth + 1);
+  if (tl_node_is(cond, "comparison_operator") && ts_node_named_child_count(cond) == 2 &&
+      ts_node_child_count(cond) == 3 && tl_freq__self_attr(ts_node_named_child(cond, 0), src) &&
+      tl_node_is(ts_node_named_child(cond, 1), "none") && !strcmp(ts_node_type(ts_node_child(cond, 1)), "is"))
+    return ts_node_named_child(cond, 0);
+  if (tl_node_is(cond, "not_operator")) {
+    TSNode a = TL_CHILD(cond, argument);
+    if (tl_freq__self_attr(a, src)) {
+      *flag = true;
+      return a;
+    }
+    TSNode fn = tl_node_is(a, "call") ? TL_CHILD(a, function) : none;
+    TSNode args = tl_node_is(a, "call") ? TL_CHILD(a, arguments) : none;
+    if (!ts_node_is_null(fn) && tl_node_text_eq(fn, src, "hasattr") && ts_node_named_child_count(args) == 2 &&
+        tl_node_text_eq(ts_node_named_child(args, 0), src, "self") &&
+        tl_node_is(ts_node_named_child(args, 1), "string"))
+      *name = ts_node_named_child(args, 1);
+    return none;
+  }
+  if (tl_node_is(cond, "boolean_operator")) {
+    TSNode op = TL_CHILD(cond, operator), l = TL_CHILD(cond, left), r = TL_CHILD(cond, right);
+    if (ts_node_is_null(op) || strncmp(src + ts_node_start_byte(op), "or", 2)) return none;
+    TSNode a = tl_freq__empty_test(l, src, name, flag, depth + 1);
+    if (!ts_node_is_null(a) && !*flag && tl_freq__mentions(r, a, src, 0)) return a;
+    return none;
+  }
+  return none;
+}
+
+/* Does the block assign the attribute (`self.x = ...`; with `flag`, `self.x = True`; with a name
+ * from hasattr, `self.<name> = ...`)? */
+static bool tl_freq__assigns(TSNode n, TSNode attr, TSNode name, bool flag, const char *src, int depth) {
+  if (ts_node_is_null(n) || depth > 24 || tl_node_is(n, "function_definition") || tl_node_is(n, "class_definition"))
+    return false;
+  if (tl_node_is(n, "assignment")) {
+    TSNode left = TL_CHILD(n, left), right = TL_CHILD(n, right);
+    bool same = false;
+    if (!ts_node_is_null(attr)) {
+      same = tl_freq__same_text(left, attr, src);
+    } else if (tl_freq__self_attr(left, src)) {
+      TSNode an = TL_CHILD(left, attribute);
+      uint32_t s = ts_node_start_byte(name), e = ts_node_end_byte(name),
+               al = ts_node_end_byte(an) - ts_node_start_byte(an);
+      /* the string's text less its quotes: "x" or 'x' */
+      same = e - s == al + 2 && !memcmp(src + s + 1, src + ts_node_start_byte(an), al);
+    }
+    if (same && (!flag || tl_node_is(tl_unparen(right), "true"))) return true;
+  }
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+    if (tl_freq__assigns(ts_node_named_child(n, i), attr, name, flag, src, depth + 1)) return true;
+  return false;
+}
+
+bool tl_freq_fills_once(TSNode cond, TSNode block, const char *src) {
+  TSNode name = {0};
+  bool flag = false;
+  TSNode attr = tl_freq__empty_test(cond, src, &name, &flag, 0);
+  if (ts_node_is_null(attr) && ts_node_is_null(name)) return false;
+  return tl_freq__assigns(block, attr, name, flag, src, 0);
+}

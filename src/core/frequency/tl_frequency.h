@@ -21,5 +21,10 @@ bool tl_freq_has_remainder(TSNode n, const char *src);
  * assigned such a test), and a call of a function listed there as "name()" (one that returns
  * such a test: `divisible_by(step, every)`). */
 tl_freq tl_freq_test(TSNode cond, const char *src, const char *const *guard_names, size_t nguard);
+/* Does the `if` (condition cond, then block `block`) fill a cache of its object once: the block of
+ * `if self.x is None:`, `if not hasattr(self, "x"):` or `if self.x is None or n != self.x.size(0):`
+ * that assigns `self.x`, or of `if not self.ready:` that sets `self.ready = True`? After the first
+ * call the test fails (until the cache no longer fits): the block is rare. */
+bool tl_freq_fills_once(TSNode cond, TSNode block, const char *src);
 
 #endif

@@ -382,6 +382,8 @@ static void tl_walk_if(tl_walk_ctx *c, TSNode n, int depth) {
   tl_model__negated_flag(c, n, cond);
   tl_walk_visit(c, cond, depth + 1);
   tl_freq f = tl_freq_test(cond, c->src, c->guard_vars.v, c->guard_vars.n);
+  if (f == TL_FREQ_NONE && c->cls >= 0 && tl_freq_fills_once(cond, TL_CHILD(n, consequence), c->src))
+    f = TL_FREQ_RARE_THEN; /* a cache of the object, filled once */
   tl_walk_guarded(c, TL_CHILD(n, consequence), f == TL_FREQ_RARE_THEN, depth + 1);
   /* elif/else clauses (by type: ts_node_field_name_for_child misreports repeated fields) */
   uint32_t cnt = ts_node_named_child_count(n);
