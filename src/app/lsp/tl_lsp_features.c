@@ -243,9 +243,9 @@ static void tl_lsp_features__diagnostic_put(tl_buf *b, tl_lsp *s, size_t ai, con
 }
 
 /* The same Diagnostic as a cJSON object (code actions carry it). */
-static cJSON *tl_lsp_features__diagnostic(tl_lsp *s, size_t ai, const tl_finding *fd) {
+static cJSON *tl_lsp_features__diagnostic(tl_lsp *s, size_t ai, const tl_finding *fd, const tl_lsp_text *cell) {
   tl_buf b = {0};
-  tl_lsp_features__diagnostic_put(&b, s, ai, fd, NULL);
+  tl_lsp_features__diagnostic_put(&b, s, ai, fd, cell);
   cJSON *d = cJSON_ParseWithLength(b.data, b.len);
   tl_buf_free(&b);
   return d ? d : cJSON_CreateObject();
@@ -430,6 +430,117 @@ void tl_lsp_on_diagnostic(tl_lsp *s, const cJSON *id, const cJSON *params) {
   free(ids);
 }
 
+/* ---- the document of a request: a file, or a code cell of an open notebook ---- */
+
+/* A request's document. For a cell: the notebook's analysis file holds the cells' code joined
+ * (`code`, with its line index); the cell's findings are those with its number (`n`, counting code
+ * cells), and a line of the joined code is a line of the cell less `first` - 1 (the cell starts at
+ * line `first` of the code, found from one of its findings). */
+typedef struct {
+  tl_lsp_file *file; /* the file, or the notebook */
+  tl_lsp_cell *cell; /* NULL for a file */
+  uint32_t n;
+  size_t ai;
+  const tl_lsp_text *text; /* the document's text: the file's view, or the cell's */
+  const tl_lsp_text *code; /* for a cell: the joined code */
+} tl_lsp_features__target;
+
+static bool tl_lsp_features__target_of(tl_lsp *s, const char *uri, tl_lsp_features__target *tg) {
+  memset(tg, 0, sizeof *tg);
+  tl_lsp_file *f = uri ? tl_lsp_file_by_uri(s, uri) : NULL;
+  if (f && !f->notebook) {
+    if (f->aidx < 0) return false;
+    tg->file = f;
+    tg->ai = (size_t)f->aidx;
+    tg->text = tl_lsp_features__view(s, tg->ai);
+    return true;
+  }
+  tl_lsp_file *nb = NULL;
+  tl_lsp_cell *c = uri ? tl_lsp_notebook_cell(s, uri, &nb) : NULL;
+  if (!c || !c->code || nb->aidx < 0) return false;
+  for (size_t k = 0; k < nb->cells.n; k++) {
+    tg->n += nb->cells.v[k].code;
+    if (&nb->cells.v[k] == c) break;
+  }
+  tg->file = nb;
+  tg->cell = c;
+  tg->ai = (size_t)nb->aidx;
+  tg->text = &c->doc;
+  tl_lsp_afile *af = &s->afiles.v[tg->ai];
+  if (!af->have_lines) {
+    tl_lines_init(&af->view.lines, af->view.text, af->view.len);
+    af->have_lines = true;
+  }
+  tg->code = &af->view;
+  return true;
+}
+
+/* A finding's bytes in the target's text; false when it is in another cell. */
+static bool tl_lsp_features__span(const tl_lsp_features__target *tg, const tl_finding *fd, uint32_t *a, uint32_t *b) {
+  if (!tg->cell) {
+    *a = fd->start_byte;
+    *b = fd->end_byte;
+    return true;
+  }
+  if (fd->cell != tg->n) return false;
+  *a = tl_lsp_text_offset_cp(tg->text, fd->line, fd->col);
+  *b = fd->end_cell == fd->cell ? tl_lsp_text_offset_cp(tg->text, fd->end_line, fd->end_col) : *a;
+  if (*b < *a) *b = *a;
+  return true;
+}
+
+/* A line of the joined code (1-based) as a line of the target's text (0 when it is outside the
+ * cell); 0 stands for the finding's own line. */
+static uint32_t tl_lsp_features__line(const tl_lsp_features__target *tg, const tl_finding *fd, uint32_t code_line) {
+  if (!tg->cell) return code_line ? code_line : fd->line;
+  if (!code_line) return fd->line;
+  uint32_t first = tl_lines_line(&tg->code->lines, fd->start_byte) - fd->line + 1;
+  if (code_line < first || code_line - first + 1 > tg->text->lines.count) return 0;
+  return code_line - first + 1;
+}
+
+/* An edit's bytes of the joined code as bytes of the target's text: the same line and byte column
+ * in the cell (IPython syntax moves no byte of a line a fix may touch: such fixes are dropped). */
+static void tl_lsp_features__edit_span(const tl_lsp_features__target *tg, const tl_finding *fd, const tl_edit *ed,
+                                       uint32_t *a, uint32_t *b) {
+  if (!tg->cell) {
+    *a = ed->start;
+    *b = ed->end;
+    return;
+  }
+  uint32_t at[2] = {ed->start, ed->end};
+  for (int k = 0; k < 2; k++) {
+    uint32_t cl = tl_lines_line(&tg->code->lines, at[k]);
+    uint32_t col = at[k] - tg->code->lines.starts[cl - 1];
+    uint32_t line = tl_lsp_features__line(tg, fd, cl);
+    uint32_t start = line ? tg->text->lines.starts[line - 1] : (uint32_t)tg->text->len;
+    at[k] = start + col > tg->text->len ? (uint32_t)tg->text->len : start + col;
+  }
+  *a = at[0];
+  *b = at[1] < at[0] ? at[0] : at[1];
+}
+
+/* Can each edit of the finding's fix be placed in the target's text: in the cell, on a line of the
+ * cell whose bytes are those of the joined code? */
+static bool tl_lsp_features__fix_maps(const tl_lsp_features__target *tg, const tl_finding *fd) {
+  if (!tg->cell) return true;
+  for (size_t j = 0; j < fd->nfix; j++) {
+    uint32_t at[2] = {fd->fix[j].start, fd->fix[j].end};
+    for (int k = 0; k < 2; k++) {
+      uint32_t cl = tl_lines_line(&tg->code->lines, at[k]), line = tl_lsp_features__line(tg, fd, cl);
+      if (!line) return false;
+      uint32_t cs = tg->code->lines.starts[cl - 1], ts = tg->text->lines.starts[line - 1];
+      uint32_t ce = cl < tg->code->lines.count ? tg->code->lines.starts[cl] : (uint32_t)tg->code->len;
+      uint32_t te = line < tg->text->lines.count ? tg->text->lines.starts[line] : (uint32_t)tg->text->len;
+      /* the line's bytes, less a last newline the cell's last line may lack */
+      uint32_t cn = ce - cs, tn = te - ts;
+      if (cn && tg->code->text[ce - 1] == '\n' && !(tn && tg->text->text[te - 1] == '\n')) cn--;
+      if (cn != tn || memcmp(tg->code->text + cs, tg->text->text + ts, cn)) return false;
+    }
+  }
+  return true;
+}
+
 /* ---- code actions ---- */
 
 static bool tl_lsp_features__kind_wanted(const cJSON *only, const char *kind) {
@@ -450,19 +561,22 @@ static cJSON *tl_lsp_features__text_edit(const tl_lsp_text *t, uint32_t a, uint3
   return e;
 }
 
-static cJSON *tl_lsp_features__workspace_edit(tl_lsp *s, const tl_lsp_file *f, cJSON *edits) {
+/* The edits of one document: the file's, or a notebook cell's (whose version the server does not
+ * track: null, as for a file not open). */
+static cJSON *tl_lsp_features__workspace_edit(tl_lsp *s, const tl_lsp_file *f, const tl_lsp_cell *cell, cJSON *edits) {
   cJSON *we = cJSON_CreateObject();
+  const char *uri = cell ? cell->uri : f->uri;
   if (s->cap_doc_changes) {
     cJSON *dc = cJSON_AddArrayToObject(we, "documentChanges");
     cJSON *tde = cJSON_CreateObject();
     cJSON *td = cJSON_AddObjectToObject(tde, "textDocument");
-    cJSON_AddStringToObject(td, "uri", f->uri);
-    if (f->open) cJSON_AddNumberToObject(td, "version", (double)f->version);
+    cJSON_AddStringToObject(td, "uri", uri);
+    if (f->open && !cell) cJSON_AddNumberToObject(td, "version", (double)f->version);
     else cJSON_AddNullToObject(td, "version");
     cJSON_AddItemToObject(tde, "edits", edits);
     cJSON_AddItemToArray(dc, tde);
   } else {
-    cJSON_AddItemToObject(cJSON_AddObjectToObject(we, "changes"), f->uri, edits);
+    cJSON_AddItemToObject(cJSON_AddObjectToObject(we, "changes"), uri, edits);
   }
   return we;
 }
@@ -480,14 +594,16 @@ static cJSON *tl_lsp_features__action(const char *title, const char *kind, cJSON
 void tl_lsp_on_code_action(tl_lsp *s, const cJSON *id, const cJSON *params) {
   const char *uri = tl_lsp_jstr(params, "textDocument.uri");
   tl_lsp_flush(s);
-  tl_lsp_file *f = uri ? tl_lsp_file_by_uri(s, uri) : NULL;
+  tl_lsp_features__target tg;
   cJSON *out = cJSON_CreateArray();
-  if (!f || f->aidx < 0) {
+  if (!tl_lsp_features__target_of(s, uri, &tg)) {
     tl_lsp_reply(s, id, out);
     return;
   }
-  size_t ai = (size_t)f->aidx;
-  const tl_lsp_text *t = tl_lsp_features__view(s, ai);
+  tl_lsp_file *f = tg.file;
+  tl_lsp_cell *cell = tg.cell;
+  size_t ai = tg.ai;
+  const tl_lsp_text *t = tg.text;
   uint32_t ra, rb;
   if (!tl_lsp_json_range(t, tl_lsp_jpath(params, "range"), &ra, &rb)) {
     cJSON_Delete(out);
@@ -503,7 +619,8 @@ void tl_lsp_on_code_action(tl_lsp *s, const cJSON *id, const cJSON *params) {
   bool *hit = tl_calloc(af->count + 1, sizeof *hit);
   for (size_t k = af->first; k < af->first + af->count; k++) {
     const tl_finding *fd = tl_analysis_finding(s->a, k);
-    hit[k - af->first] = tl_lsp_shown(s, k) && !(fd->start_byte > rb || ra > fd->end_byte);
+    uint32_t fa, fb;
+    hit[k - af->first] = tl_lsp_features__span(&tg, fd, &fa, &fb) && tl_lsp_shown(s, k) && !(fa > rb || ra > fb);
   }
   const cJSON *cd;
   cJSON_ArrayForEach(cd, tl_lsp_jpath(params, "context.diagnostics")) {
@@ -512,7 +629,9 @@ void tl_lsp_on_code_action(tl_lsp *s, const cJSON *id, const cJSON *params) {
     if (!code || !tl_lsp_json_range(t, tl_lsp_jpath(cd, "range"), &da, &db)) continue;
     for (size_t k = af->first; k < af->first + af->count; k++) {
       const tl_finding *fd = tl_analysis_finding(s->a, k);
-      if (fd->start_byte == da && !strcmp(code, tl_rule_code(fd->rule)) && tl_lsp_shown(s, k))
+      uint32_t fa, fb;
+      if (tl_lsp_features__span(&tg, fd, &fa, &fb) && fa == da && !strcmp(code, tl_rule_code(fd->rule)) &&
+          tl_lsp_shown(s, k))
         hit[k - af->first] = true;
     }
   }
@@ -520,21 +639,26 @@ void tl_lsp_on_code_action(tl_lsp *s, const cJSON *id, const cJSON *params) {
     const tl_finding *fd = tl_analysis_finding(s->a, k);
     if (!hit[k - af->first]) continue;
     const char *code = tl_rule_code(fd->rule);
-    if (fd->nfix && fd->fix_safety != TL_FIXSAFE_NONE) {
+    if (fd->nfix && fd->fix_safety != TL_FIXSAFE_NONE && tl_lsp_features__fix_maps(&tg, fd)) {
       cJSON *edits = cJSON_CreateArray();
-      for (size_t j = 0; j < fd->nfix; j++)
-        cJSON_AddItemToArray(edits, tl_lsp_features__text_edit(t, fd->fix[j].start, fd->fix[j].end, fd->fix[j].text));
+      for (size_t j = 0; j < fd->nfix; j++) {
+        uint32_t ea, eb;
+        tl_lsp_features__edit_span(&tg, fd, &fd->fix[j], &ea, &eb);
+        cJSON_AddItemToArray(edits, tl_lsp_features__text_edit(t, ea, eb, fd->fix[j].text));
+      }
       const char *ft = tl_rule_fix_title(fd->rule);
       bool safe = fd->fix_safety == TL_FIXSAFE_SAFE;
       char *title = *ft ? tl_printf("%s (%s)%s", ft, code, safe ? "" : " [unsafe]")
                         : tl_printf("Fix %s: %s%s", code, tl_rule_name(fd->rule), safe ? "" : " [unsafe]");
-      cJSON_AddItemToArray(out, tl_lsp_features__action(title, "quickfix", tl_lsp_features__diagnostic(s, ai, fd),
-                                                        tl_lsp_features__workspace_edit(s, f, edits), safe));
+      cJSON_AddItemToArray(out, tl_lsp_features__action(
+                                    title, "quickfix", tl_lsp_features__diagnostic(s, ai, fd, cell ? &cell->doc : NULL),
+                                    tl_lsp_features__workspace_edit(s, f, cell, edits), safe));
       free(title);
     }
     /* `  # noqa: CODE` at the end of the statement's last line, or the code merged into its comment */
     tl_edit sup = {0, 0, NULL};
-    if (tl_suppress_add(t->text, t->len, &t->lines, fd->stmt_last_line ? fd->stmt_last_line : fd->line, code, &sup)) {
+    uint32_t sl = tl_lsp_features__line(&tg, fd, fd->stmt_last_line ? fd->stmt_last_line : 0);
+    if (sl && tl_suppress_add(t->text, t->len, &t->lines, sl, code, &sup)) {
       /* one suppression per code and line, however many findings it covers */
       bool dup = false;
       for (size_t m = af->first; m < k && !dup; m++) {
@@ -545,15 +669,17 @@ void tl_lsp_on_code_action(tl_lsp *s, const cJSON *id, const cJSON *params) {
         cJSON *edits = cJSON_CreateArray();
         cJSON_AddItemToArray(edits, tl_lsp_features__text_edit(t, sup.start, sup.end, sup.text));
         char *title = tl_printf("Suppress %s on this line", code);
-        cJSON_AddItemToArray(out, tl_lsp_features__action(title, "quickfix", tl_lsp_features__diagnostic(s, ai, fd),
-                                                          tl_lsp_features__workspace_edit(s, f, edits), false));
+        cJSON_AddItemToArray(out,
+                             tl_lsp_features__action(title, "quickfix",
+                                                     tl_lsp_features__diagnostic(s, ai, fd, cell ? &cell->doc : NULL),
+                                                     tl_lsp_features__workspace_edit(s, f, cell, edits), false));
         free(title);
       }
     }
     free(sup.text);
   }
   free(hit);
-  if (want_all) {
+  if (want_all && !cell) { /* a cell's fixes are offered one by one */
     /* the safe fixes of the file; a finding whose edits overlap one already taken waits (as --fix does) */
     tl_edits taken = {0};
     cJSON *edits = cJSON_CreateArray();
@@ -572,7 +698,7 @@ void tl_lsp_on_code_action(tl_lsp *s, const cJSON *id, const cJSON *params) {
     if (taken.n)
       cJSON_AddItemToArray(out,
                            tl_lsp_features__action("Fix all trainlint issues in this file", "source.fixAll.trainlint",
-                                                   NULL, tl_lsp_features__workspace_edit(s, f, edits), false));
+                                                   NULL, tl_lsp_features__workspace_edit(s, f, NULL, edits), false));
     else cJSON_Delete(edits);
     tl_vec_free(&taken);
   }
@@ -589,22 +715,28 @@ void tl_lsp_on_hover(tl_lsp *s, const cJSON *id, const cJSON *params) {
     return;
   }
   tl_lsp_flush(s);
-  tl_lsp_file *f = tl_lsp_file_by_uri(s, uri);
-  if (!f || f->aidx < 0) {
+  tl_lsp_features__target tg;
+  if (!tl_lsp_features__target_of(s, uri, &tg)) {
     tl_lsp_reply(s, id, NULL);
     return;
   }
-  size_t ai = (size_t)f->aidx;
-  const tl_lsp_text *t = tl_lsp_features__view(s, ai);
+  const tl_lsp_text *t = tg.text;
   uint32_t off = tl_lsp_text_offset(t, (uint32_t)line->valuedouble, (uint32_t)ch->valuedouble);
-  const tl_lsp_afile *af = &s->afiles.v[ai];
+  const tl_lsp_afile *af = &s->afiles.v[tg.ai];
   tl_buf md = {0};
   const tl_finding *first = NULL;
+  uint32_t first_a = 0, first_b = 0;
   for (size_t k = af->first; k < af->first + af->count; k++) {
     const tl_finding *fd = tl_analysis_finding(s->a, k);
-    if (off < fd->start_byte || off > fd->end_byte || !tl_lsp_shown(s, k)) continue;
-    if (first) tl_buf_puts(&md, "\n\n---\n\n");
-    else first = fd;
+    uint32_t fa, fb;
+    if (!tl_lsp_features__span(&tg, fd, &fa, &fb) || off < fa || off > fb || !tl_lsp_shown(s, k)) continue;
+    if (first) {
+      tl_buf_puts(&md, "\n\n---\n\n");
+    } else {
+      first = fd;
+      first_a = fa;
+      first_b = fb;
+    }
     tl_buf_printf(&md, "**%s** `%s` (%s)\n\n%s\n", tl_rule_code(fd->rule), tl_rule_name(fd->rule),
                   tl_severity_name(fd->severity), fd->message);
     if (fd->nhot) {
@@ -623,7 +755,7 @@ void tl_lsp_on_hover(tl_lsp *s, const cJSON *id, const cJSON *params) {
   cJSON *c = cJSON_AddObjectToObject(res, "contents");
   cJSON_AddStringToObject(c, "kind", s->cap_markdown ? "markdown" : "plaintext");
   cJSON_AddStringToObject(c, "value", md.data);
-  cJSON_AddItemToObject(res, "range", tl_lsp_features__range_json(t, first->start_byte, first->end_byte));
+  cJSON_AddItemToObject(res, "range", tl_lsp_features__range_json(t, first_a, first_b));
   tl_buf_free(&md);
   tl_lsp_reply(s, id, res);
 }
