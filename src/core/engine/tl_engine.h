@@ -28,11 +28,12 @@ typedef struct {
   uint32_t stmt_start, stmt_end; /* the statement (or compound header) holding the finding */
   char *message;
   tl_edits edits;
-  int severity;                 /* -1: the rule's; else a tl_severity set by #set-severity! */
-  bool vinfo;                   /* info because the place of a value was unknown in its file (#device-or-info?) */
-  int vsev;                     /* with vinfo: the severity had the place been known (-1: the rule's) */
-  tl_vdep vdep;                 /* what that value's place depends on (TL_VDEP_NONE: nothing found) */
-  uint8_t vkind;                /* its place once the project pass has solved the summaries (tl_valkind) */
+  int severity;  /* -1: the rule's; else a tl_severity set by #set-severity! */
+  bool vinfo;    /* info because the place of a value was unknown in its file (#device-or-info?) */
+  bool vneed;    /* reported only if the summaries place vdep's value on the device (#tensor-or-device?) */
+  int vsev;      /* with vinfo: the severity had the place been known (-1: the rule's) */
+  tl_vdep vdep;  /* what that value's place depends on (TL_VDEP_NONE: nothing found) */
+  uint8_t vkind; /* its place once the project pass has solved the summaries (tl_valkind) */
   TL_VEC(tl_deferred) deferred; /* project predicates still to hold */
 } tl_candidate;
 

@@ -245,6 +245,8 @@ void tl_findings_make(tl_analysis *a) {
       if (rule->needs_accel && a->project.cpu_only) continue;
       /* a value its file could not place, placed by the summaries: on the host, it syncs nothing */
       if (c->vinfo && (c->vkind == TL_VAL_CPU || c->vkind == TL_VAL_PY || c->vkind == TL_VAL_LIST)) continue;
+      /* a value only the summaries can tell a tensor: a device value of a caller, or no finding */
+      if (c->vneed && c->vkind != TL_VAL_DEVICE) continue;
       size_t slot = tl_pick_slot(a, c->rule, fi);
       if (rule->project_scope && (picks[slot] != fi + 1 || pick_cand[slot] != ci)) continue;
       if (c->deferred.n && !tl_project_deferred_hold(a, fi, c, md)) continue;

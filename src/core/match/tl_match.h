@@ -43,11 +43,12 @@ struct tl_match_env {
   const tl_ruleset *rules;
   const TSQueryMatch *match;
   tl_worker *w;
-  TSNode focus, configured;     /* @focus and @configured, when a predicate set them */
-  int severity;                 /* -1: the rule's; else a tl_severity set by #set-severity! */
-  bool vinfo;                   /* #device-or-info? lowered the severity: the value's place is unknown */
-  int vsev;                     /* the severity before it did (-1: the rule's) */
-  tl_vdep vdep;                 /* what it depends on */
+  TSNode focus, configured; /* @focus and @configured, when a predicate set them */
+  int severity;             /* -1: the rule's; else a tl_severity set by #set-severity! */
+  bool vinfo;               /* #device-or-info? lowered the severity: the value's place is unknown */
+  bool vneed;   /* #tensor-or-device?: the match stands only if the summaries place vdep's value on the device */
+  int vsev;     /* the severity before it did (-1: the rule's) */
+  tl_vdep vdep; /* what it depends on */
   const tl_strlist *frameworks; /* configured frameworks, or empty: all */
   tl_filematches *fmatch;       /* #file-match? verdicts of this file, computed once each */
   TL_VEC(tl_deferred) deferred; /* project predicates, checked after the project pass */

@@ -494,6 +494,7 @@ static void tl_match__pattern(tl_analysis *a, tl_file *f, tl_worker *w, const TS
   e.focus = e.configured = (TSNode){0};
   e.severity = -1;
   e.vinfo = false;
+  e.vneed = false;
   e.vsev = -1;
   e.vdep.how = TL_VDEP_NONE;
   e.vdep.pos = 0;
@@ -557,6 +558,7 @@ static void tl_match__pattern(tl_analysis *a, tl_file *f, tl_worker *w, const TS
   c.func = tl_model_func_at(&f->model, c.start);
   c.severity = e.severity;
   c.vinfo = e.vinfo;
+  c.vneed = e.vneed;
   c.vsev = e.vsev;
   c.vdep = e.vdep;
   c.vkind = TL_VAL_UNKNOWN;

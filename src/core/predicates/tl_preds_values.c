@@ -706,6 +706,47 @@ static tl_verdict tl_values__tensor(tl_match_env *e, const tl_pred *p, TSNode a)
   return tl_verdict_of(tl_values__is_tensor(e, a));
 }
 
+/* #tensor-or-device? @a: as #tensor?, or, failing that, a value its file cannot place that depends
+ * on a parameter or a call (`float(loss_dict["loss"])` in a helper handed the loss dictionary): the
+ * match stands only if the project's summaries place that value on the device, as a tensor (a
+ * number there is no host read). */
+/* Does the expression read a tensor's metadata, which the host holds (`x.shape[1] ** 0.5`,
+ * `len(x)`, `x.size(0) // 2`), itself or through the local names it reads (`n = x.shape[0]`, then
+ * `n // 2`)? */
+static bool tl_values__metadata(const tl_match_env *e, TSNode n, int depth) {
+  const char *src = e->src;
+  if (ts_node_is_null(n) || depth > 16) return false;
+  if (tl_node_is(n, "identifier")) {
+    char *d = tl_node_text(n, src);
+    const tl_binding *b = d ? tl_model_binding(e->m, d, e->func, ts_node_start_byte(n)) : NULL;
+    free(d);
+    TSNode v = b ? tl_bvalue(e->m, b) : (TSNode){0};
+    return !ts_node_is_null(v) && tl_values__metadata(e, v, depth + 4);
+  }
+  static const char *const attrs[] = {"shape", "ndim", "dtype", "device", "size", "dim", "numel", NULL};
+  if (tl_node_is(n, "attribute")) {
+    TSNode at = TL_CHILD(n, attribute);
+    uint32_t s = ts_node_start_byte(at);
+    if (tl_str_in(src + s, ts_node_end_byte(at) - s, attrs)) return true;
+  }
+  if (tl_node_is(n, "call") && tl_node_text_eq(TL_CHILD(n, function), src, "len")) return true;
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+    if (tl_values__metadata(e, ts_node_named_child(n, i), depth + 1)) return true;
+  return false;
+}
+
+static tl_verdict tl_values__tensor_or_device(tl_match_env *e, const tl_pred *p, TSNode a) {
+  (void)p;
+  if (tl_values__is_tensor(e, a)) return TL_PRED_TRUE;
+  if (tl_values__metadata(e, a, 0)) return TL_PRED_FALSE;
+  tl_vdep dep;
+  if (tl_value_classify_dep(e->m, a, e->src, e->func, &dep) != TL_VAL_UNKNOWN || dep.how == TL_VDEP_NONE)
+    return TL_PRED_FALSE;
+  e->vneed = true;
+  e->vdep = dep;
+  return TL_PRED_TRUE;
+}
+
 /* #passes-tensor? @args: an argument, or a value formatted into one, is a tensor (#tensor?) */
 static tl_verdict tl_values__passes(tl_match_env *e, const tl_pred *p, TSNode a) {
   (void)p;
@@ -757,6 +798,7 @@ const tl_pred_def tl_preds_values[] = {
     {"maybe-device?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__maybe_device, NULL, NULL},
     {"device-or-info?", 1, 0, -1, TL_GATE_NONE, TL_PF_IMPURE, tl_values__device_or_info, NULL, NULL},
     {"tensor?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__tensor, NULL, NULL},
+    {"tensor-or-device?", 1, 0, -1, TL_GATE_NONE, TL_PF_IMPURE, tl_values__tensor_or_device, NULL, NULL},
     {"passes-tensor?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__passes, NULL, NULL},
     {"has-reduction?", 1, 0, -1, TL_GATE_NONE, TL_PF_IMPURE, tl_values__has_reduction, NULL, NULL},
     {"tensor-condition?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__tensor_cond, NULL, NULL},
