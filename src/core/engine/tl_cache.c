@@ -224,14 +224,19 @@ static void x__model(tl_codec *c, tl_file_model *m) {
   X_BINDINGS(c, &m->bindings);
   X_STRS(c, &m->params);
   X_VEC(c, &m->param_off);
+  X_STRS(c, &m->param_lit);
   X_VEC(c, &m->flag_guards);
-  for (size_t i = 0; i < m->flag_guards.n && !c->bad; i++) tl_codec_str(c, &m->flag_guards.v[i].flag);
+  for (size_t i = 0; i < m->flag_guards.n && !c->bad; i++) {
+    tl_codec_str(c, &m->flag_guards.v[i].flag);
+    tl_codec_str(c, &m->flag_guards.v[i].lit);
+  }
   X_STRS(c, &m->off_names);
   X_VEC(c, &m->rets);
   X_VEC(c, &m->args);
   for (size_t i = 0; i < m->args.n && !c->bad; i++) {
     tl_codec_str(c, &m->args.v[i].kw);
     tl_codec_str(c, &m->args.v[i].option);
+    tl_codec_str(c, &m->args.v[i].lit);
   }
   X_VEC(c, &m->rdeps);
   bool order = m->bind_first != NULL;
@@ -330,7 +335,7 @@ static void x__diags(tl_codec *c, tl_diags *d, const char *path) {
 static bool x__valid(const tl_file *f, const tl_ruleset *rs) {
   const tl_file_model *m = &f->model;
   size_t nf = m->funcs.n, nl = m->loops.n, nb = m->bindings.n, len = f->len;
-  if (!nf || m->loop_iters.n != nl || m->param_off.n != m->params.n) return false;
+  if (!nf || m->loop_iters.n != nl || m->param_off.n != m->params.n || m->param_lit.n != m->params.n) return false;
   for (size_t i = 0; i < nf; i++) {
     const tl_func *x = &m->funcs.v[i];
     if (!X_IN(x->outer, -1, nf) || !X_IN(x->cls, -1, m->classes.n) || x->start > x->end || x->end > len ||

@@ -446,6 +446,7 @@ void tl_segment_copy(tl_walk_ctx *c, const tl_seg_copy *k) {
   for (uint32_t i = b->params; i < e->params; i++) {
     tl_vec_push(&m->params, o->params.v[i]);
     tl_vec_push(&m->param_off, o->param_off.v[i]);
+    tl_vec_push(&m->param_lit, o->param_lit.v[i]);
   }
   for (uint32_t i = b->flags; i < e->flags; i++) {
     tl_flag_guard g = o->flag_guards.v[i];

@@ -6,6 +6,7 @@
 #include "tl_vocab.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 #define TL_MAX_DEPTH 1500 /* deeper constructs are parsed but not modelled (see docs/limits.md) */
@@ -238,6 +239,27 @@ static void tl_model__flag_guards(tl_walk_ctx *c, TSNode cond, TSNode block, int
     tl_model__flag_guards(c, TL_CHILD(cond, right), block, depth + 1);
     return;
   }
+  /* `reduction == "mean"`, `mode != "train"`, `dim_size is None`: runs only for some values of a
+   * name (the project pass asks which values its calls pass) */
+  if (tl_node_is(cond, "comparison_operator") && ts_node_named_child_count(cond) == 2 &&
+      ts_node_child_count(cond) == 3) {
+    const char *op = ts_node_type(ts_node_child(cond, 1));
+    TSNode a = ts_node_named_child(cond, 0), b = ts_node_named_child(cond, 1);
+    if (!tl_node_is(a, "identifier")) {
+      TSNode t = a;
+      a = b, b = t;
+    }
+    const char *lit = NULL;
+    bool eq = !strcmp(op, "==") || !strcmp(op, "is");
+    if (tl_node_is(a, "identifier") && (eq || !strcmp(op, "!=")) && (strcmp(op, "is") || tl_node_is(b, "none")))
+      lit = tl_model_literal(c->m, b, c->src);
+    if (lit) {
+      const char *d = tl_strtab_take(&c->m->strs, tl_node_text(a, c->src));
+      tl_flag_guard g = {ts_node_start_byte(block), ts_node_end_byte(block), c->func, d, false, lit, eq};
+      tl_vec_push(&c->m->flag_guards, g);
+      return;
+    }
+  }
   if (tl_node_is(cond, "comparison_operator") && ts_node_named_child_count(cond) == 2 &&
       tl_node_is(ts_node_named_child(cond, 1), "none")) {
     bool is_not = false;
@@ -254,7 +276,7 @@ static void tl_model__flag_guards(tl_walk_ctx *c, TSNode cond, TSNode block, int
   if (!tl_node_is(cond, "identifier") && !tl_node_is(cond, "attribute")) return;
   const char *d = tl_strtab_take(&c->m->strs, tl_dotted(cond, c->src));
   if (!d) return;
-  tl_flag_guard g = {ts_node_start_byte(block), ts_node_end_byte(block), c->func, d, false};
+  tl_flag_guard g = {ts_node_start_byte(block), ts_node_end_byte(block), c->func, d, false, NULL, false};
   tl_vec_push(&c->m->flag_guards, g);
 }
 
@@ -320,7 +342,7 @@ static void tl_model__inference_branch(tl_walk_ctx *c, TSNode n, TSNode cond) {
   } else {
     return;
   }
-  tl_flag_guard g = {start, end, c->func, why, true};
+  tl_flag_guard g = {start, end, c->func, why, true, NULL, false};
   tl_vec_push(&c->m->flag_guards, g);
 }
 
@@ -346,7 +368,7 @@ static void tl_model__inference_elif(tl_walk_ctx *c, TSNode n) {
     TSNode cond = TL_CHILD(alt, condition), body = TL_CHILD(alt, consequence);
     const char *w = NULL;
     if (tl_model__not_training(c, cond, false, &w, 0) && !ts_node_is_null(body)) {
-      tl_flag_guard g = {ts_node_start_byte(body), ts_node_end_byte(body), c->func, w, true};
+      tl_flag_guard g = {ts_node_start_byte(body), ts_node_end_byte(body), c->func, w, true, NULL, false};
       tl_vec_push(&c->m->flag_guards, g);
     } else if (leaves && !after && tl_model__not_training(c, cond, true, &w, 0) && tl_model__block_leaves(body)) {
       after = true;
@@ -356,7 +378,7 @@ static void tl_model__inference_elif(tl_walk_ctx *c, TSNode n) {
   }
   TSNode parent = ts_node_parent(n);
   if (!after || else_seen || !tl_node_is(parent, "block") || ts_node_end_byte(parent) <= ts_node_end_byte(n)) return;
-  tl_flag_guard g = {ts_node_end_byte(n), ts_node_end_byte(parent), c->func, why, true};
+  tl_flag_guard g = {ts_node_end_byte(n), ts_node_end_byte(parent), c->func, why, true, NULL, false};
   tl_vec_push(&c->m->flag_guards, g);
 }
 
@@ -370,8 +392,40 @@ static void tl_model__negated_flag(tl_walk_ctx *c, TSNode n, TSNode cond) {
   if (tl_node_text_eq(t, c->src, "self.training")) return; /* tl_model__inference_branch's */
   const char *d = tl_strtab_take(&c->m->strs, tl_dotted(t, c->src));
   if (!d) return;
-  tl_flag_guard g = {ts_node_start_byte(alt), ts_node_end_byte(n), c->func, d, false};
+  tl_flag_guard g = {ts_node_start_byte(alt), ts_node_end_byte(n), c->func, d, false, NULL, false};
   tl_vec_push(&c->m->flag_guards, g);
+}
+
+const char *tl_model_literal(tl_file_model *m, TSNode n, const char *src) {
+  n = tl_unparen(n);
+  if (ts_node_is_null(n)) return NULL;
+  if (tl_node_is(n, "none")) return tl_strtab_intern(&m->strs, "k:None", 6);
+  if (tl_node_is(n, "true")) return tl_strtab_intern(&m->strs, "k:True", 6);
+  if (tl_node_is(n, "false")) return tl_strtab_intern(&m->strs, "k:False", 7);
+  uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+  bool neg = tl_node_is(n, "unary_operator") && src[s] == '-' && ts_node_named_child_count(n) == 1;
+  TSNode num = neg ? ts_node_named_child(n, 0) : n;
+  if (tl_node_is(num, "integer") || tl_node_is(num, "float")) {
+    uint32_t ns = ts_node_start_byte(num), nl = ts_node_end_byte(num) - ns;
+    if (nl > 64) return NULL;
+    char buf[72];
+    snprintf(buf, sizeof buf, "n:%s%.*s", neg ? "-" : "", (int)nl, src + ns);
+    return tl_strtab_intern(&m->strs, buf, strlen(buf));
+  }
+  if (!tl_node_is(n, "string") || e - s < 2) return NULL;
+  uint32_t q = s;
+  while (q < e && (src[q] == 'r' || src[q] == 'R' || src[q] == 'u' || src[q] == 'U')) q++;
+  if (q >= e || (src[q] != '"' && src[q] != '\'')) return NULL; /* f-strings, bytes */
+  uint32_t ql = e - q >= 6 && src[q + 1] == src[q] && src[q + 2] == src[q] ? 3 : 1;
+  if (e - q < 2 * ql) return NULL;
+  uint32_t cs = q + ql, ce = e - ql;
+  if (ce - cs > 256 || memchr(src + cs, '\\', ce - cs)) return NULL;
+  char *t = tl_malloc(ce - cs + 3);
+  t[0] = 's', t[1] = ':';
+  memcpy(t + 2, src + cs, ce - cs);
+  const char *out = tl_strtab_intern(&m->strs, t, ce - cs + 2);
+  free(t);
+  return out;
 }
 
 static void tl_walk_if(tl_walk_ctx *c, TSNode n, int depth) {
@@ -722,6 +776,8 @@ static void tl_walk_function(tl_walk_ctx *c, TSNode n, int depth) {
                     : (TSNode){0};
     tl_vec_push(&c->m->params, tl_strtab_take(&c->m->strs, tl_node_text(q, c->src)));
     tl_vec_push(&c->m->param_off, (uint8_t)(!ts_node_is_null(dv) && tl_model__off_literal(dv, c->src)));
+    const char *lit = ts_node_is_null(dv) ? NULL : tl_model_literal(c->m, dv, c->src);
+    tl_vec_push(&c->m->param_lit, ts_node_is_null(dv) ? NULL : lit ? lit : tl_model__str(c->m, "?"));
     f.nparams++;
   }
   tl_vec_push(&c->m->funcs, f);
@@ -1299,6 +1355,7 @@ void tl_model_free(tl_file_model *m) {
   tl_vec_free(&m->bindings);
   tl_vec_free(&m->params);
   tl_vec_free(&m->param_off);
+  tl_vec_free(&m->param_lit);
   tl_vec_free(&m->flag_guards);
   tl_vec_free(&m->off_names);
   tl_vec_free(&m->rets);

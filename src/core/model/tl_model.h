@@ -43,6 +43,7 @@ typedef struct {
                    * (`debug=debug`), not rebound; else -1 */
   const char *option; /* the value is a setting of a configuration object (`cfg.use_bias`,
                        * `args.model.use_bias`; not `self.x`): its last name, else NULL */
+  const char *lit;    /* the value is a literal (tl_model_literal): its normalised text, else NULL */
 } tl_arg;
 
 /* A `return` with a value, and the value node's range and symbol (found again in an edited tree). */
@@ -62,6 +63,10 @@ typedef struct {
   int32_t func;
   const char *flag; /* dotted name: "profile", "args.dump", "self.autobalance" */
   bool inference;
+  /* With lit: the block runs only when the flag (a parameter) equals the literal (`eq`: `if
+   * reduction == "mean":`, `if dim_size is None:`) or differs from it (`if mode != "train":`). */
+  const char *lit;
+  bool eq;
 } tl_flag_guard;
 
 /* A binding of a local name at a point of a function, in source order. */
@@ -164,6 +169,9 @@ typedef struct tl_file_model {
   TL_VEC(tl_binding) bindings;
   TL_VEC(const char *) params; /* every function's parameters, in order (tl_func.param_first) */
   TL_VEC(uint8_t) param_off;   /* per parameter: its default is off (False, None, 0, "") */
+  TL_VEC(const char *)
+  param_lit; /* per parameter: its default as tl_model_literal gives it, "?" for
+                                   * another default, NULL for none */
   TL_VEC(tl_flag_guard) flag_guards;
   TL_VEC(const char *)
   off_names;                         /* module-level names bound to False/None/0 ("profile"), argparse
@@ -248,6 +256,10 @@ bool tl_value_lib_not_tensor(const char *qualified);
 /* Evidence that an expression is a framework tensor, wherever it lives (tl_values.c). */
 bool tl_value_is_tensor(const tl_file_model *m, TSNode expr, const char *src, int32_t func, int depth);
 /* The same, and when the place is unknown, what it depends on (a call's result, a parameter). */
+/* A literal's normalised text in the model's strings, or NULL for another expression: "s:" and a
+ * plain string's content (no prefix but r/u, no escape), "n:" and a number's text (a leading minus
+ * kept), "k:None", "k:True", "k:False". Two literals are equal values when their texts are. */
+const char *tl_model_literal(tl_file_model *m, TSNode n, const char *src);
 tl_valkind tl_value_classify_dep(const tl_file_model *m, TSNode expr, const char *src, int32_t func, tl_vdep *dep);
 /* After the walk, with the tree still there: the places of every call's arguments and of what every
  * function returns, as far as the file tells (tl_call.arg_first, tl_func.ret_kind, rdeps). The

@@ -493,9 +493,38 @@ static bool tl_project__off(const tl_project *pj, size_t fi, const tl_flag_guard
 /* Does the block of flag guard g (file fi) run only on request: a flag off by default
  * (tl_project__off) that no call turns on, a parameter every call leaves off
  * (tl_project__param_off), or a branch taken only when not training? */
+/* Does the block of a value guard (tl_flag_guard.lit) of parameter p of function fn (file i) run
+ * at no known call: every call passes p a literal, or leaves it to a literal default, that fails
+ * the test (`if reduction == "mean":` where every call passes reduction="none")? A call that passes
+ * anything else, or forwards `*args`, may take the branch; so may a function with no known call. */
+static bool tl_project__value_dead(const tl_project *pj, size_t i, int32_t fn, uint16_t p, const tl_flag_guard *g,
+                                   const tl_flag_index *x) {
+  const tl_file_model *m = &pj->files[i].model;
+  const tl_func *f = &m->funcs.v[fn];
+  const tl_refs *cs = &x->callers[i][fn];
+  if (!cs->n) return false;
+  for (size_t k = 0; k < cs->n; k++) {
+    const tl_file_model *cm = &pj->files[cs->v[k].file].model;
+    const tl_call *cl = &cm->calls.v[cs->v[k].idx];
+    bool method = f->cls >= 0 && (strchr(cl->callee, '.') || !strcmp(f->name, "__init__"));
+    const tl_arg *by;
+    const char *v = tl_project__passes(cm, cl, p, m->params.v[f->param_first + p], method, &by)
+                        ? (by ? by->lit : NULL)
+                        : m->param_lit.v[f->param_first + p];
+    if (!v || !strcmp(v, "?") || (strcmp(v, g->lit) == 0) == g->eq) return false;
+  }
+  return true;
+}
+
 static bool tl_project__guard_optin(const tl_project *pj, size_t i, const tl_flag_guard *g, const tl_flag_index *x) {
   if (g->inference) return true; /* not training: never a step */
   const tl_file_model *m = &pj->files[i].model;
+  if (g->lit) { /* a value guard: of a parameter not bound again before it, at every known call */
+    const tl_func *f = g->func > 0 && !tl_model_binding(m, g->flag, g->func, g->start) ? &m->funcs.v[g->func] : NULL;
+    for (uint16_t p = 0; f && p < f->nparams; p++)
+      if (!strcmp(m->params.v[f->param_first + p], g->flag)) return tl_project__value_dead(pj, i, g->func, p, g, x);
+    return false;
+  }
   if (!strchr(g->flag, '.') && g->func > 0) { /* a parameter: off at every call? */
     const tl_func *f = &m->funcs.v[g->func];
     for (uint16_t p = 0; p < f->nparams; p++)

@@ -453,7 +453,7 @@ void tl_values_summarise(tl_file_model *m, const TSNode *call_nodes, const TSNod
     bool positional = true; /* no position is known after a *args */
     for (uint32_t k = 0; k < ts_node_named_child_count(args) && c->nargs < UINT16_MAX; k++) {
       TSNode a = ts_node_named_child(args, k);
-      tl_arg arg = {NULL, TL_VAL_UNKNOWN, TL_VAL_UNKNOWN, {TL_VDEP_NONE, false, 0}, -1, NULL};
+      tl_arg arg = {NULL, TL_VAL_UNKNOWN, TL_VAL_UNKNOWN, {TL_VDEP_NONE, false, 0}, -1, NULL, NULL};
       if (tl_node_is(a, "keyword_argument")) {
         TSNode kn = TL_CHILD(a, name);
         uint32_t ks = ts_node_start_byte(kn);
@@ -477,6 +477,7 @@ void tl_values_summarise(tl_file_model *m, const TSNode *call_nodes, const TSNod
         uint32_t as = ts_node_start_byte(an);
         arg.option = tl_strtab_intern(&m->strs, src + as, ts_node_end_byte(an) - as);
       }
+      arg.lit = tl_model_literal(m, a, src);
       tl_vdep dep;
       arg.kind = (uint8_t)tl_value_classify_dep(m, a, src, c->func, &dep);
       arg.dep = dep;
