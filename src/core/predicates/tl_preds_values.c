@@ -90,6 +90,29 @@ static bool tl_values__is_tensor_at(const tl_match_env *e, TSNode n, int depth);
 static bool tl_values__is_tensor(const tl_match_env *e, TSNode n) { return tl_values__is_tensor_at(e, n, 0); }
 bool tl_preds_is_tensor(const tl_match_env *e, TSNode n) { return tl_values__is_tensor_at(e, n, 0); }
 
+/* Is n `self.<name>` where a method of its class registers the buffer `<name>`
+ * (`self.register_buffer("queue_ptr", torch.zeros(1, dtype=torch.long))`)? A buffer is a tensor,
+ * and it moves with its module. */
+static bool tl_values__buffer(const tl_match_env *e, TSNode n) {
+  const tl_file_model *m = e->m;
+  if (!tl_node_is(n, "attribute") || !tl_node_text_eq(TL_CHILD(n, object), e->src, "self") || e->func <= 0)
+    return false;
+  int32_t cls = m->funcs.v[e->func].cls;
+  TSNode at = TL_CHILD(n, attribute);
+  uint32_t as = ts_node_start_byte(at), al = ts_node_end_byte(at) - as;
+  if (cls < 0 || !tl_node_is(at, "identifier")) return false;
+  for (size_t c = 0; c < m->calls.n; c++) {
+    const tl_call *cl = &m->calls.v[c];
+    if (!cl->nargs || cl->func <= 0 || m->funcs.v[cl->func].cls != cls || strcmp(cl->callee, "self.register_buffer"))
+      continue;
+    const char *lit = m->args.v[cl->arg_first].lit;
+    if (!m->args.v[cl->arg_first].kw && lit && strlen(lit) == al + 2 && !strncmp(lit, "s:", 2) &&
+        !memcmp(lit + 2, e->src + as, al))
+      return true;
+  }
+  return false;
+}
+
 static bool tl_values__is_tensor_at(const tl_match_env *e, TSNode n, int depth) {
   if (depth > 8 || ts_node_is_null(n)) return false;
   if (tl_values__contains_call_to(n, e->src, tl_vocab_host_value_methods, 0)) return false;
@@ -119,6 +142,7 @@ static bool tl_values__is_tensor_at(const tl_match_env *e, TSNode n, int depth) 
     }
     return false;
   }
+  if (tl_values__buffer(e, n)) return true;
   if (tl_node_is(n, "identifier") || tl_node_is(n, "attribute")) {
     /* bound to a library call: torch.nn.utils.clip_grad_norm_(...), F.cross_entropy(...) */
     char *d = tl_dotted(n, e->src);
