@@ -334,15 +334,31 @@ static bool tl_syntax__binds(TSNode n, const char *src, const char *name, uint32
   return false;
 }
 
-/* An augmented assignment in `n` (not in a nested function) whose target is a name the loop binds. */
+/* Does the arithmetic n (operators and parentheses down to names) use the name t? */
+static bool tl_syntax__uses_name(TSNode n, TSNode t, const char *src, int depth) {
+  n = tl_unparen(n);
+  if (ts_node_is_null(n) || depth > 16) return false;
+  if (tl_node_is(n, "identifier"))
+    return ts_node_end_byte(n) - ts_node_start_byte(n) == ts_node_end_byte(t) - ts_node_start_byte(t) &&
+           !memcmp(src + ts_node_start_byte(n), src + ts_node_start_byte(t),
+                   ts_node_end_byte(t) - ts_node_start_byte(t));
+  if (!tl_node_is(n, "binary_operator")) return false;
+  return tl_syntax__uses_name(TL_CHILD(n, left), t, src, depth + 1) ||
+         tl_syntax__uses_name(TL_CHILD(n, right), t, src, depth + 1);
+}
+
+/* An augmented assignment in `n` (not in a nested function) whose target is a name the loop binds,
+ * or an assignment of arithmetic on that name to it (`v = decay * v + (1 - decay) * w`). */
 static bool tl_syntax__updates(TSNode n, TSNode left, const char *src, int depth) {
   if (depth > 64) return false;
   for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
     TSNode k = ts_node_named_child(n, i);
     if (tl_node_is(k, "function_definition") || tl_node_is(k, "class_definition")) continue;
-    if (tl_node_is(k, "augmented_assignment")) {
-      TSNode t = TL_CHILD(k, left);
+    bool aug = tl_node_is(k, "augmented_assignment");
+    if (aug || tl_node_is(k, "assignment")) {
+      TSNode t = TL_CHILD(k, left), r = tl_unparen(TL_CHILD(k, right));
       if (tl_node_is(t, "identifier") &&
+          (aug || (tl_node_is(r, "binary_operator") && tl_syntax__uses_name(r, t, src, 0))) &&
           tl_syntax__binds(left, src, src + ts_node_start_byte(t), ts_node_end_byte(t) - ts_node_start_byte(t), 0))
         return true;
     }
