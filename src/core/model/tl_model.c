@@ -88,6 +88,17 @@ static void tl_model_import(tl_walk_ctx *c, TSNode n) {
   uint32_t cnt = ts_node_named_child_count(n);
   for (uint32_t i = 0; i < cnt; i++) {
     TSNode ch = ts_node_named_child(n, i);
+    if (from && base && tl_node_is(ch, "wildcard_import")) {
+      /* `from .ema import *`: every public name of the module, found there by the project pass
+       * (the imports hold it as "*0", "*1", ... in order) */
+      char key[24];
+      intptr_t v;
+      int k = 0;
+      do snprintf(key, sizeof key, "*%d", k++);
+      while (tl_map_get(&c->m->imports, key, &v) && k < 64);
+      if (k < 64) tl_walk_set_import(c->m, key, base);
+      continue;
+    }
     if ((!tl_node_is(ch, "dotted_name") && !tl_node_is(ch, "aliased_import")) ||
         (!ts_node_is_null(modnode) && ts_node_eq(ch, modnode)))
       continue;

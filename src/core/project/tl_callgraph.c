@@ -5,6 +5,7 @@
  * through project bases. */
 #include "tl_callgraph.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "tl_vocab.h"
@@ -111,6 +112,17 @@ static bool tl_lookup_qual_at(const tl_callgraph *p, const char *qual, int32_t *
       bool hit = strcmp(from, qual + i) && strcmp(from, qual) && tl_lookup_qual_at(p, from, file, ent, depth + 1);
       free(from);
       if (hit) return true;
+      /* `from .ema import *` in the module: the name may be one of that module's */
+      intptr_t star;
+      char key[24];
+      for (int k = 0; !strchr(qual + i, '.') && k < 64; k++) {
+        snprintf(key, sizeof key, "*%d", k);
+        if (!tl_map_get(&p->files[fi].model.imports, key, &star)) break;
+        char *in = tl_printf("%s.%s", (const char *)star, qual + i);
+        hit = strcmp(in, qual) && tl_lookup_qual_at(p, in, file, ent, depth + 1);
+        free(in);
+        if (hit) return true;
+      }
     }
   }
   return false;
