@@ -374,6 +374,17 @@ static bool tl_project__forwards_off(const tl_project *pj, const tl_flag_index *
   return tl_project__param_off(pj, fi, cl->func, (uint16_t)arg->param, x, depth + 1);
 }
 
+/* Known call `at` of function fn (file i): does it pass parameter p, and with which argument (*by;
+ * NULL for a forwarded `*args`/`**kwargs`)? */
+static bool tl_project__call_passes(const tl_project *pj, size_t i, int32_t fn, uint16_t p, tl_ref at,
+                                    const tl_arg **by) {
+  const tl_file_model *m = &pj->files[i].model, *cm = &pj->files[at.file].model;
+  const tl_func *f = &m->funcs.v[fn];
+  const tl_call *cl = &cm->calls.v[at.idx];
+  bool method = f->cls >= 0 && (strchr(cl->callee, '.') || !strcmp(f->name, "__init__"));
+  return tl_project__passes(cm, cl, p, m->params.v[f->param_first + p], method, by);
+}
+
 /* Is parameter p of function fn (file i) off at every call: each call passes an off parameter of
  * its own function, forwarded as it is (tl_project__forwards_off), or leaves it to a default that
  * is off? A function with no known call may be called with anything. */
@@ -384,11 +395,9 @@ static bool tl_project__param_off(const tl_project *pj, size_t i, int32_t fn, ui
   const tl_refs *cs = &x->callers[i][fn];
   if (!cs->n) return false;
   for (size_t k = 0; k < cs->n; k++) {
-    const tl_file_model *cm = &pj->files[cs->v[k].file].model;
-    const tl_call *cl = &cm->calls.v[cs->v[k].idx];
-    bool method = f->cls >= 0 && (strchr(cl->callee, '.') || !strcmp(f->name, "__init__"));
     const tl_arg *by;
-    if (tl_project__passes(cm, cl, p, m->params.v[f->param_first + p], method, &by)) {
+    if (tl_project__call_passes(pj, i, fn, p, cs->v[k], &by)) {
+      const tl_call *cl = &pj->files[cs->v[k].file].model.calls.v[cs->v[k].idx];
       if (!tl_project__forwards_off(pj, x, (size_t)cs->v[k].file, cl, by, depth)) return false;
     } else if (!m->param_off.v[f->param_first + p]) {
       return false;
@@ -490,9 +499,6 @@ static bool tl_project__off(const tl_project *pj, size_t fi, const tl_flag_guard
   return v == 1; /* declared off, and nowhere on */
 }
 
-/* Does the block of flag guard g (file fi) run only on request: a flag off by default
- * (tl_project__off) that no call turns on, a parameter every call leaves off
- * (tl_project__param_off), or a branch taken only when not training? */
 /* Does the block of a value guard (tl_flag_guard.lit) of parameter p of function fn (file i) run
  * at no known call: every call passes p a literal, or leaves it to a literal default, that fails
  * the test (`if reduction == "mean":` where every call passes reduction="none")? A call that passes
@@ -504,18 +510,18 @@ static bool tl_project__value_dead(const tl_project *pj, size_t i, int32_t fn, u
   const tl_refs *cs = &x->callers[i][fn];
   if (!cs->n) return false;
   for (size_t k = 0; k < cs->n; k++) {
-    const tl_file_model *cm = &pj->files[cs->v[k].file].model;
-    const tl_call *cl = &cm->calls.v[cs->v[k].idx];
-    bool method = f->cls >= 0 && (strchr(cl->callee, '.') || !strcmp(f->name, "__init__"));
     const tl_arg *by;
-    const char *v = tl_project__passes(cm, cl, p, m->params.v[f->param_first + p], method, &by)
-                        ? (by ? by->lit : NULL)
-                        : m->param_lit.v[f->param_first + p];
+    const char *v = tl_project__call_passes(pj, i, fn, p, cs->v[k], &by) ? (by ? by->lit : NULL)
+                                                                         : m->param_lit.v[f->param_first + p];
     if (!v || !strcmp(v, "?") || (strcmp(v, g->lit) == 0) == g->eq) return false;
   }
   return true;
 }
 
+/* Does the block of flag guard g (file fi) run only on request: a flag off by default
+ * (tl_project__off) that no call turns on, a parameter every call leaves off
+ * (tl_project__param_off), a branch taken only when not training, or a
+ * value guard no known call takes (tl_project__value_dead)? */
 static bool tl_project__guard_optin(const tl_project *pj, size_t i, const tl_flag_guard *g, const tl_flag_index *x) {
   if (g->inference) return true; /* not training: never a step */
   const tl_file_model *m = &pj->files[i].model;
