@@ -253,6 +253,7 @@ static void x__model(tl_codec *c, tl_file_model *m) {
   X_VEC(c, &m->guards);
   X_VAL(c, m->uses_accel);
   X_VAL(c, m->has_main);
+  X_VAL(c, m->registers_buffers);
   X_STRS(c, &m->loader_names);
   X_STRS(c, &m->collate_names);
   x__suppressions(c, &m->suppressions);

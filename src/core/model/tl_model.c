@@ -1304,6 +1304,9 @@ static long tl_model_walk(tl_file_model *m, tl_file_model *old, TSNode root, con
     for (size_t i = 0; i < m->bindings.n; i++) m->bind_order[next[m->bindings.v[i].func]++] = (uint32_t)i;
     free(next);
   }
+  m->registers_buffers = false;
+  for (size_t i = 0; i < m->calls.n && !m->registers_buffers; i++)
+    m->registers_buffers = !strcmp(m->calls.v[i].callee, "self.register_buffer");
   m->funcs_sorted = true;
   for (size_t i = 2; i < m->funcs.n && m->funcs_sorted; i++)
     m->funcs_sorted = m->funcs.v[i - 1].start <= m->funcs.v[i].start;

@@ -185,6 +185,7 @@ typedef struct tl_file_model {
   TL_VEC(tl_range) guards;           /* frequency-guarded byte ranges */
   bool uses_accel;                   /* the code (not comments/docstrings) names an accelerator (docs/hot-code.md) */
   bool has_main;                     /* the code tests `__name__ == "__main__"`: an entry point of a program */
+  bool registers_buffers;            /* a call `self.register_buffer(...)` somewhere (#tensor?'s buffers) */
   TL_VEC(const char *) loader_names; /* names/attributes bound to DataLoader(...) */
   TL_VEC(const char *) collate_names;
   TL_VEC(char *) step_iterables; /* configured extra loader names (borrowed) */

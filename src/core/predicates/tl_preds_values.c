@@ -95,7 +95,8 @@ bool tl_preds_is_tensor(const tl_match_env *e, TSNode n) { return tl_values__is_
  * and it moves with its module. */
 static bool tl_values__buffer(const tl_match_env *e, TSNode n) {
   const tl_file_model *m = e->m;
-  if (!tl_node_is(n, "attribute") || !tl_node_text_eq(TL_CHILD(n, object), e->src, "self") || e->func <= 0)
+  if (!m->registers_buffers || !tl_node_is(n, "attribute") || !tl_node_text_eq(TL_CHILD(n, object), e->src, "self") ||
+      e->func <= 0)
     return false;
   int32_t cls = m->funcs.v[e->func].cls;
   TSNode at = TL_CHILD(n, attribute);
