@@ -161,6 +161,66 @@ static bool tl_project__option_one(tl_analysis *a, size_t file, const tl_pred *p
   return one && one == on && !off;
 }
 
+/* Does every declaration of the option `name` (argparse's "--name", a settings dataclass's field)
+ * default to off (0, None, False), with at least one declaration? The declarations of `file` itself
+ * when it has some (a script that parses its own arguments), else those of its program: the
+ * example scripts that one package connects into a program each declare their own.
+ * tl_project__option_count counts them in one file: those off by default in *off, others in *on. */
+static void tl_project__option_count(const tl_file_model *m, const char *name, size_t *on, size_t *off) {
+  size_t n = strlen(name);
+  for (size_t k = 0; k < m->off_names.n; k++) {
+    const char *o = m->off_names.v[k];
+    size_t skip = o[0] == '!';
+    if (!strncmp(o, "=1", 2) || strncmp(o + skip, "--", 2) || strlen(o + skip + 2) != n ||
+        memcmp(o + skip + 2, name, n))
+      continue;
+    if (skip) (*on)++;
+    else (*off)++;
+  }
+}
+
+static bool tl_project__option_off(tl_analysis *a, size_t file, const char *name) {
+  size_t on = 0, off = 0;
+  tl_project__option_count(&a->files.v[file].model, name, &on, &off);
+  if (on || off) return !on;
+  int32_t program = a->project.program ? a->project.program[file] : -1;
+  for (size_t i = 0; i < a->files.n; i++)
+    if (i != file && (program < 0 || a->project.program[i] == program))
+      tl_project__option_count(&a->files.v[i].model, name, &on, &off);
+  return off && !on;
+}
+
+/* #loader-workers? @call: the DataLoader call loads in worker processes as the program runs by
+ * default: it passes `num_workers` (or six positional arguments) with a value that is not the
+ * literal 0 nor an option every declaration of which defaults to 0 (`--dataloader_num_workers`,
+ * default 0). Without workers, `pin_memory=True` pins each batch on the training thread, in the
+ * step, so pinning hides no copy behind the step. */
+static bool tl_project__loader_workers(tl_analysis *a, size_t file, const tl_pred *p, uint32_t start, uint32_t end,
+                                       pcre2_match_data *md) {
+  (void)p;
+  (void)end;
+  (void)md;
+  if (file >= a->files.n) return true;
+  const tl_file_model *m = &a->files.v[file].model;
+  for (size_t c = 0; c < m->calls.n; c++) {
+    const tl_call *cl = &m->calls.v[c];
+    if (cl->byte != start) continue;
+    uint16_t positional = 0;
+    for (uint16_t i = 0; i < cl->nargs; i++) {
+      const tl_arg *arg = &m->args.v[cl->arg_first + i];
+      if (!arg->kw) {
+        if (++positional >= 6) return true;
+        continue;
+      }
+      if (strcmp(arg->kw, "num_workers")) continue;
+      if (arg->lit) return strcmp(arg->lit, "n:0") != 0;
+      return !(arg->option && tl_project__option_off(a, file, arg->option));
+    }
+    return cl->splat;
+  }
+  return true;
+}
+
 /* name, captures, strings, regex, gate, flags, function, project function, prepare */
 const tl_pred_def tl_preds_project[] = {
     {"project-match?", 0, 1, 0, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_MULTILINE | TL_PF_IMPURE, NULL, tl_project__match,
@@ -171,5 +231,6 @@ const tl_pred_def tl_preds_project[] = {
     {"option-one?", 1, 0, -1, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_IMPURE, NULL, tl_project__option_one, NULL},
     {"in-model-code?", 1, 0, -1, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_IMPURE, NULL, tl_project__in_model_code, NULL},
     {"loader-trains?", 1, 0, -1, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_IMPURE, NULL, tl_project__loader_trains, NULL},
+    {"loader-workers?", 1, 0, -1, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_IMPURE, NULL, tl_project__loader_workers, NULL},
     {NULL, 0, 0, -1, TL_GATE_NONE, 0, NULL, NULL, NULL},
 };
