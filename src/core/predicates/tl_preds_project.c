@@ -126,10 +126,35 @@ static bool tl_project__loader_trains(tl_analysis *a, size_t file, const tl_pred
   return !seen;
 }
 
+/* The declarations of the option `name` (`n` bytes: argparse's "--name", a settings dataclass's
+ * field) in a file's model, added to c: c[0] those that default to 1, c[1] those not off by default
+ * (those of c[0] included), c[2] those off by default (0, None, False). */
+static void tl_project__option_count(const tl_file_model *m, const char *name, size_t n, size_t c[3]) {
+  for (size_t k = 0; k < m->off_names.n; k++) {
+    const char *o = m->off_names.v[k];
+    size_t skip = !strncmp(o, "=1", 2) ? 2 : o[0] == '!';
+    if (strncmp(o + skip, "--", 2) || strlen(o + skip + 2) != n || memcmp(o + skip + 2, name, n)) continue;
+    c[skip == 2 ? 0 : skip == 1 ? 1 : 2]++;
+  }
+}
+
+/* The declarations of the option `name` that a use in `file` sees: the file's own when it has some
+ * (a script that parses its own arguments), else those of its program (the example scripts that
+ * one package connects into a program each declare their own). */
+static void tl_project__option_counts(tl_analysis *a, size_t file, const char *name, size_t n, size_t c[3]) {
+  c[0] = c[1] = c[2] = 0;
+  tl_project__option_count(&a->files.v[file].model, name, n, c);
+  if (c[1] || c[2]) return;
+  int32_t program = a->project.program ? a->project.program[file] : -1;
+  for (size_t i = 0; i < a->files.n; i++)
+    if (i != file && (program < 0 || a->project.program[i] == program))
+      tl_project__option_count(&a->files.v[i].model, name, n, c);
+}
+
 /* #option-one? @n: @n is a name or attribute (`args.gradient_accumulation_steps`, `self.accum`)
- * whose last part names an option or setting of the match's program (an argparse option, a field
- * of a settings dataclass) whose every declaration defaults to 1: a count that changes nothing
- * unless the user raises it. */
+ * whose last part names an option or setting (an argparse option, a field of a settings
+ * dataclass) whose every declaration that the use sees (tl_project__option_counts) defaults to 1: a
+ * count that changes nothing unless the user raises it. */
 static bool tl_project__option_one(tl_analysis *a, size_t file, const tl_pred *p, uint32_t start, uint32_t end,
                                    pcre2_match_data *md) {
   (void)p;
@@ -142,57 +167,16 @@ static bool tl_project__option_one(tl_analysis *a, size_t file, const tl_pred *p
     if (*q == '.') last = q + 1;
     else if (!(isalnum((unsigned char)*q) || *q == '_')) return false;
   }
-  size_t n = (size_t)(f->text + end - last);
+  size_t n = (size_t)(f->text + end - last), c[3];
   if (!n || isdigit((unsigned char)*last)) return false;
-  int32_t program = a->project.program ? a->project.program[file] : -1;
-  size_t one = 0, on = 0, off = 0;
-  for (size_t i = 0; i < a->files.n; i++) {
-    if (program >= 0 && a->project.program[i] != program) continue;
-    const tl_file_model *m = &a->files.v[i].model;
-    for (size_t k = 0; k < m->off_names.n; k++) {
-      const char *o = m->off_names.v[k];
-      size_t skip = !strncmp(o, "=1", 2) ? 2 : o[0] == '!';
-      if (strncmp(o + skip, "--", 2) || strlen(o + skip + 2) != n || memcmp(o + skip + 2, last, n)) continue;
-      if (skip == 2) one++;
-      else if (skip == 1) on++;
-      else off++;
-    }
-  }
-  return one && one == on && !off;
-}
-
-/* Does every declaration of the option `name` (argparse's "--name", a settings dataclass's field)
- * default to off (0, None, False), with at least one declaration? The declarations of `file` itself
- * when it has some (a script that parses its own arguments), else those of its program: the
- * example scripts that one package connects into a program each declare their own.
- * tl_project__option_count counts them in one file: those off by default in *off, others in *on. */
-static void tl_project__option_count(const tl_file_model *m, const char *name, size_t *on, size_t *off) {
-  size_t n = strlen(name);
-  for (size_t k = 0; k < m->off_names.n; k++) {
-    const char *o = m->off_names.v[k];
-    size_t skip = o[0] == '!';
-    if (!strncmp(o, "=1", 2) || strncmp(o + skip, "--", 2) || strlen(o + skip + 2) != n ||
-        memcmp(o + skip + 2, name, n))
-      continue;
-    if (skip) (*on)++;
-    else (*off)++;
-  }
-}
-
-static bool tl_project__option_off(tl_analysis *a, size_t file, const char *name) {
-  size_t on = 0, off = 0;
-  tl_project__option_count(&a->files.v[file].model, name, &on, &off);
-  if (on || off) return !on;
-  int32_t program = a->project.program ? a->project.program[file] : -1;
-  for (size_t i = 0; i < a->files.n; i++)
-    if (i != file && (program < 0 || a->project.program[i] == program))
-      tl_project__option_count(&a->files.v[i].model, name, &on, &off);
-  return off && !on;
+  tl_project__option_counts(a, file, last, n, c);
+  return c[0] && c[0] == c[1] && !c[2];
 }
 
 /* #loader-workers? @call: the DataLoader call loads in worker processes as the program runs by
  * default: it passes `num_workers` (or six positional arguments) with a value that is not the
- * literal 0 nor an option every declaration of which defaults to 0 (`--dataloader_num_workers`,
+ * literal 0 nor an option every declaration of which that the call sees (tl_project__option_counts)
+ * defaults to 0 (`--dataloader_num_workers`,
  * default 0). Without workers, `pin_memory=True` pins each batch on the training thread, in the
  * step, so pinning hides no copy behind the step. */
 static bool tl_project__loader_workers(tl_analysis *a, size_t file, const tl_pred *p, uint32_t start, uint32_t end,
@@ -214,7 +198,9 @@ static bool tl_project__loader_workers(tl_analysis *a, size_t file, const tl_pre
       }
       if (strcmp(arg->kw, "num_workers")) continue;
       if (arg->lit) return strcmp(arg->lit, "n:0") != 0;
-      return !(arg->option && tl_project__option_off(a, file, arg->option));
+      size_t decl[3] = {0, 0, 0};
+      if (arg->option) tl_project__option_counts(a, file, arg->option, strlen(arg->option), decl);
+      return !(decl[2] && !decl[1]);
     }
     return cl->splat;
   }
