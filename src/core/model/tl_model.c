@@ -628,6 +628,42 @@ static bool tl_is_dataloader_callee(const tl_file_model *m, const char *callee) 
   return hit;
 }
 
+/* The object each element of a container holds, where one class makes them all: `C(...)` for
+ * `x[k] = C(...)`, the value of `{k: C(...) for k in keys}` or of a dict display whose values are
+ * all made by one callee (`{"loss": Meter(), "acc": Meter()}`); a null node otherwise. */
+static TSNode tl_model__element_maker(const tl_walk_ctx *c, TSNode right) {
+  TSNode none = {0};
+  right = tl_unparen(right);
+  if (tl_node_is(right, "dictionary_comprehension")) {
+    TSNode body = tl_unparen(TL_CHILD(right, body));
+    TSNode v = tl_node_is(body, "pair") ? tl_unparen(TL_CHILD(body, value)) : none;
+    return tl_node_is(v, "call") ? v : none;
+  }
+  if (!tl_node_is(right, "dictionary")) return none;
+  TSNode first = none;
+  for (uint32_t i = 0; i < ts_node_named_child_count(right); i++) {
+    TSNode pr = ts_node_named_child(right, i);
+    if (tl_node_is(pr, "comment")) continue;
+    TSNode v = tl_node_is(pr, "pair") ? tl_unparen(TL_CHILD(pr, value)) : none;
+    if (!tl_node_is(v, "call")) return none;
+    TSNode f = TL_CHILD(v, function), f0 = ts_node_is_null(first) ? f : TL_CHILD(first, function);
+    uint32_t a = ts_node_start_byte(f), al = ts_node_end_byte(f) - a, b = ts_node_start_byte(f0),
+             bl = ts_node_end_byte(f0) - b;
+    if (al != bl || memcmp(c->src + a, c->src + b, al)) return none;
+    if (ts_node_is_null(first)) first = v;
+  }
+  return first;
+}
+
+/* `x[k] = Meter()`, `x = {k: Meter() for k in keys}`: "x[]" is bound to the element's maker, so
+ * that a call `x[k].update(v)` resolves to the class's method (tl_callgraph.c). */
+static void tl_model__bind_elements(tl_walk_ctx *c, const char *container, uint32_t at, TSNode maker) {
+  if (ts_node_is_null(maker) || !container) return;
+  char *d = tl_concat(container, "", "[]");
+  tl_add_binding(c, d, at, maker, TL_VAL_UNKNOWN);
+  free(d);
+}
+
 static void tl_walk_assignment(tl_walk_ctx *c, TSNode n, int depth) {
   TSNode left = TL_CHILD(n, left);
   TSNode right = tl_unparen(TL_CHILD(n, right)); /* `x = (f(y))`, as black writes a long line */
@@ -638,6 +674,7 @@ static void tl_walk_assignment(tl_walk_ctx *c, TSNode n, int depth) {
     char *d = tl_dotted(left, c->src);
     if (!d) return;
     tl_add_binding(c, d, at, right, TL_VAL_UNKNOWN);
+    tl_model__bind_elements(c, d, at, tl_model__element_maker(c, right));
     if (c->func == 0 && c->cls >= 0 && tl_node_is(left, "identifier")) tl_model__field(c, n, d, right);
     if (c->func == 0 && c->cls < 0 && tl_node_is(left, "identifier")) { /* a module-level flag: off, or set */
       char *on = tl_concat("!", "", d);
@@ -684,6 +721,10 @@ static void tl_walk_assignment(tl_walk_ctx *c, TSNode n, int depth) {
       }
       free(d);
     }
+  } else if (tl_node_is(left, "subscript") && tl_node_is(right, "call")) {
+    char *d = tl_dotted(TL_CHILD(left, value), c->src);
+    tl_model__bind_elements(c, d, at, right);
+    free(d);
   } else {
     tl_bind_targets(c, left, at, TL_VAL_UNKNOWN, 0);
   }

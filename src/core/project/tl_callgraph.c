@@ -243,6 +243,15 @@ static tl_target tl_resolve(tl_callgraph *p, int32_t fi, const tl_call *c) {
     }
     return t;
   }
+  const char *sub = strchr(callee, '[');
+  if (sub && sub[1] == ']' && sub[2] == '.' && !strpbrk(sub + 2, "([") && !strchr(sub + 3, '.') &&
+      !memchr(callee, '(', (size_t)(sub - callee))) {
+    /* meters[k].update(v): a method of what the container's elements are made by */
+    char *recv = tl_strndup(callee, (size_t)(sub + 2 - callee));
+    if (tl_instance_class(p, fi, c->func, recv, c->byte, &inst)) tl_method(p, inst, sub + 3, &t.tgt, 0);
+    free(recv);
+    return t;
+  }
   if (strpbrk(callee, "([")) return t;
   const char *dot = strrchr(callee, '.');
   if (!strcmp(callee, "self") && cls >= 0) {
