@@ -238,16 +238,77 @@ static void tl_model__option(tl_walk_ctx *c, TSNode args) {
   free(name);
 }
 
-/* The flags block `block` needs set, from its condition: `flag`, `a.flag`, either side of `and`,
- * `x is not None`, `rate > 0` (a number that is on when above zero: a dropout rate, a weight). */
+/* The flag a test is on for (its dotted name, to free), or NULL: `flag`, `a.flag`, `x is not None`,
+ * `level > 0`, `level >= 2` (a number that is on when raised above its default of zero: a dropout
+ * rate, a debug level; not `!= 0`: a default of None is not 0 and passes). */
+static char *tl_model__flag_of(tl_walk_ctx *c, TSNode cond) {
+  cond = tl_unparen(cond);
+  if (tl_node_is(cond, "comparison_operator") && ts_node_named_child_count(cond) == 2 &&
+      tl_node_is(ts_node_named_child(cond, 1), "none")) {
+    bool is_not = false;
+    for (uint32_t i = 0; i < ts_node_child_count(cond); i++)
+      is_not = is_not || !strcmp(ts_node_type(ts_node_child(cond, i)), "is not");
+    if (!is_not) return NULL;
+    cond = ts_node_named_child(cond, 0);
+  } else if (tl_node_is(cond, "comparison_operator") && ts_node_named_child_count(cond) == 2 &&
+             ts_node_child_count(cond) == 3) {
+    const char *op = ts_node_type(ts_node_child(cond, 1));
+    TSNode num = ts_node_named_child(cond, 1);
+    uint32_t ns = ts_node_start_byte(num);
+    bool number = tl_node_is(num, "integer") || tl_node_is(num, "float");
+    bool zero = tl_model__zero(num, c->src), neg = number && c->src[ns] == '-';
+    if (!number || neg || !(!strcmp(op, ">") || (!strcmp(op, ">=") && !zero))) return NULL;
+    cond = ts_node_named_child(cond, 0);
+  }
+  if (!tl_node_is(cond, "identifier") && !tl_node_is(cond, "attribute")) return NULL;
+  return tl_dotted(cond, c->src);
+}
+
+/* The flags of an `or` of flag tests, joined by '|' into *all (`args.qk_clip or args.log_logits`);
+ * false when an operand is no flag test. */
+static bool tl_model__or_flags(tl_walk_ctx *c, TSNode cond, tl_buf *all, int depth) {
+  cond = tl_unparen(cond);
+  if (depth > 8) return false;
+  if (tl_node_is(cond, "boolean_operator")) {
+    TSNode op = TL_CHILD(cond, operator);
+    if (ts_node_is_null(op) || strncmp(c->src + ts_node_start_byte(op), "or", 2)) return false;
+    return tl_model__or_flags(c, TL_CHILD(cond, left), all, depth + 1) &&
+           tl_model__or_flags(c, TL_CHILD(cond, right), all, depth + 1);
+  }
+  char *d = tl_model__flag_of(c, cond);
+  if (!d) return false;
+  tl_buf_printf(all, "%s%s", all->len ? "|" : "", d);
+  free(d);
+  return true;
+}
+
+/* The flags block `block` needs set, from its condition: each side of `and` (tl_model__flag_of:
+ * `flag`, `a.flag`, `x is not None`, `rate > 0`, `level >= 2`), one of the flags of an `or` of them,
+ * a value test of a parameter. */
 static void tl_model__flag_guards(tl_walk_ctx *c, TSNode cond, TSNode block, int depth) {
   cond = tl_unparen(cond);
   if (depth > 8 || ts_node_is_null(cond) || ts_node_is_null(block)) return;
   if (tl_node_is(cond, "boolean_operator")) {
     TSNode op = TL_CHILD(cond, operator);
-    if (ts_node_is_null(op) || strncmp(c->src + ts_node_start_byte(op), "and", 3)) return;
-    tl_model__flag_guards(c, TL_CHILD(cond, left), block, depth + 1);
-    tl_model__flag_guards(c, TL_CHILD(cond, right), block, depth + 1);
+    if (ts_node_is_null(op)) return;
+    if (!strncmp(c->src + ts_node_start_byte(op), "and", 3)) {
+      tl_model__flag_guards(c, TL_CHILD(cond, left), block, depth + 1);
+      tl_model__flag_guards(c, TL_CHILD(cond, right), block, depth + 1);
+      return;
+    }
+    /* `a or b`: runs only when one of them is set: one guard on "a|b" (tl_project.c) */
+    tl_buf all = {0};
+    if (tl_model__or_flags(c, cond, &all, 0)) {
+      tl_flag_guard g = {ts_node_start_byte(block),
+                         ts_node_end_byte(block),
+                         c->func,
+                         tl_strtab_take(&c->m->strs, tl_buf_take(&all)),
+                         false,
+                         NULL,
+                         false};
+      tl_vec_push(&c->m->flag_guards, g);
+    }
+    tl_buf_free(&all);
     return;
   }
   /* `reduction == "mean"`, `mode != "train"`, `dim_size is None`: runs only for some values of a
@@ -271,23 +332,10 @@ static void tl_model__flag_guards(tl_walk_ctx *c, TSNode cond, TSNode block, int
       return;
     }
   }
-  if (tl_node_is(cond, "comparison_operator") && ts_node_named_child_count(cond) == 2 &&
-      tl_node_is(ts_node_named_child(cond, 1), "none")) {
-    bool is_not = false;
-    for (uint32_t i = 0; i < ts_node_child_count(cond); i++)
-      is_not = is_not || !strcmp(ts_node_type(ts_node_child(cond, i)), "is not");
-    if (!is_not) return;
-    cond = ts_node_named_child(cond, 0);
-  } else if (tl_node_is(cond, "comparison_operator") && ts_node_named_child_count(cond) == 2 &&
-             ts_node_child_count(cond) == 3 && tl_model__zero(ts_node_named_child(cond, 1), c->src)) {
-    const char *op = ts_node_type(ts_node_child(cond, 1));
-    if (strcmp(op, ">")) return; /* not `!= 0`: a default of None is not 0 and runs it */
-    cond = ts_node_named_child(cond, 0);
-  }
-  if (!tl_node_is(cond, "identifier") && !tl_node_is(cond, "attribute")) return;
-  const char *d = tl_strtab_take(&c->m->strs, tl_dotted(cond, c->src));
+  char *d = tl_model__flag_of(c, cond);
   if (!d) return;
-  tl_flag_guard g = {ts_node_start_byte(block), ts_node_end_byte(block), c->func, d, false, NULL, false};
+  tl_flag_guard g = {
+      ts_node_start_byte(block), ts_node_end_byte(block), c->func, tl_strtab_take(&c->m->strs, d), false, NULL, false};
   tl_vec_push(&c->m->flag_guards, g);
 }
 

@@ -61,7 +61,8 @@ typedef struct {
 typedef struct {
   uint32_t start, end; /* the block */
   int32_t func;
-  const char *flag; /* dotted name: "profile", "args.dump", "self.autobalance" */
+  const char *flag; /* dotted name: "profile", "args.dump", "self.autobalance"; "a|b": any of them
+                     * (`if a or b:`) */
   bool inference;
   /* With lit: the block runs only when the flag (a parameter) equals the literal (`eq`: `if
    * reduction == "mean":`, `if dim_size is None:`) or differs from it (`if mode != "train":`). */

@@ -523,7 +523,18 @@ static bool tl_project__value_dead(const tl_project *pj, size_t i, int32_t fn, u
  * (tl_project__param_off), a branch taken only when not training, or a
  * value guard no known call takes (tl_project__value_dead)? */
 static bool tl_project__guard_optin(const tl_project *pj, size_t i, const tl_flag_guard *g, const tl_flag_index *x) {
-  if (g->inference) return true; /* not training: never a step */
+  if (g->inference) return true;         /* not training: never a step */
+  if (!g->lit && strchr(g->flag, '|')) { /* `if a or b:`: opt-in when each flag is */
+    bool all = true;
+    char *flags = tl_strdup(g->flag), *save = NULL;
+    for (char *f = strtok_r(flags, "|", &save); f && all; f = strtok_r(NULL, "|", &save)) {
+      tl_flag_guard one = *g;
+      one.flag = f;
+      all = tl_project__guard_optin(pj, i, &one, x);
+    }
+    free(flags);
+    return all;
+  }
   const tl_file_model *m = &pj->files[i].model;
   if (g->lit) { /* a value guard: of a parameter not bound again before it, at every known call */
     const tl_func *f = g->func > 0 && !tl_model_binding(m, g->flag, g->func, g->start) ? &m->funcs.v[g->func] : NULL;
