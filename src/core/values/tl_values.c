@@ -145,7 +145,15 @@ static tl_valkind tl_classify_call(const tl_file_model *m, TSNode n, const char 
   size_t ln;
   const char *last = tl_dotted_last(callee, &ln);
   char *meth = tl_strndup(last, ln);
-  if (!strchr(callee, '.') && tl_str_in(callee, strlen(callee), tl_vocab_py_scalar_builtins)) out = TL_VAL_PY;
+  if (!strcmp(callee, "sum") &&
+      (tl_node_is(args, "generator_expression") ||
+       (ts_node_named_child_count(args) >= 1 && !tl_node_is(ts_node_named_child(args, 0), "keyword_argument")))) {
+    /* sum(loss_dict.values()), sum(l * w for l in losses): where the elements live (a start
+     * value is a number added to them) */
+    TSNode it = tl_node_is(args, "generator_expression") ? args : ts_node_named_child(args, 0);
+    out = tl_values__elements(m, it, src, func, depth + 1);
+    if (out == TL_VAL_LIST) out = TL_VAL_UNKNOWN;
+  } else if (!strchr(callee, '.') && tl_str_in(callee, strlen(callee), tl_vocab_py_scalar_builtins)) out = TL_VAL_PY;
   else if (!strchr(callee, '.') && tl_str_in(callee, strlen(callee), tl_vocab_py_container_builtins)) out = TL_VAL_LIST;
   else if (!strncmp(q, "numpy.", 6) || !strncmp(q, "np.", 3) || !strncmp(q, "math.", 5)) out = TL_VAL_CPU;
   else if (!strcmp(q, "paddle.shape")) out = TL_VAL_CPU; /* its kernel writes the shape in host memory */
@@ -244,12 +252,118 @@ static tl_valkind tl_values__elements(const tl_file_model *m, TSNode n, const ch
     }
     return out;
   }
+  if (tl_node_is(n, "call")) {
+    /* d.values(): the elements of d; of a value a model or loss made (a dict of its outputs), its
+     * place. A tensor a framework function made (`torch.stack(...)`): its rows are where it is. */
+    TSNode fn = TL_CHILD(n, function);
+    char *callee = tl_dotted(fn, src);
+    char *q = callee ? tl_model_resolve(m, callee) : NULL;
+    bool framework = q && (!strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7)) && !strstr(q, ".nn.");
+    free(q);
+    free(callee);
+    if (framework)
+      return tl_value_classify(m, n, src, func, depth + 1) == TL_VAL_DEVICE ? TL_VAL_DEVICE : TL_VAL_UNKNOWN;
+    if (!tl_node_is(fn, "attribute") || !tl_node_text_eq(TL_CHILD(fn, attribute), src, "values") ||
+        ts_node_named_child_count(TL_CHILD(n, arguments)))
+      return TL_VAL_UNKNOWN;
+    TSNode d = TL_CHILD(fn, object);
+    tl_valkind k = tl_value_classify(m, d, src, func, depth + 1);
+    return k == TL_VAL_LIST     ? tl_values__elements(m, d, src, func, depth + 1)
+           : k == TL_VAL_DEVICE ? TL_VAL_DEVICE
+                                : TL_VAL_UNKNOWN;
+  }
   if (!tl_node_is(n, "identifier")) return TL_VAL_UNKNOWN;
   char *d = tl_dotted(n, src);
   const tl_binding *b = d ? tl_model_binding(m, d, func, ts_node_start_byte(n)) : NULL;
   free(d);
   TSNode v = b && !b->elem ? tl_bvalue(m, b) : (TSNode){0};
   return ts_node_is_null(v) ? TL_VAL_UNKNOWN : tl_values__elements(m, v, src, b->func, depth + 1);
+}
+
+/* Where a name that a `for` target `left` binds over the iterable `right` lives: the elements of
+ * `right` for `x` (`for l in losses`), the second of `k, v in d.items()`, `i, x in enumerate(xs)`,
+ * the i-th of `a, b in zip(as, bs)`; unknown for other positions and forms. `name` is n bytes. */
+static tl_valkind tl_values__target(const tl_file_model *m, TSNode left, TSNode right, const char *name, size_t n,
+                                    const char *src, int32_t func, int depth) {
+  left = tl_unparen(left);
+  right = tl_unparen(right);
+  if (tl_node_is(left, "identifier"))
+    return tl_node_text_eq(left, src, name) && strlen(name) == n ? tl_values__elements(m, right, src, func, depth + 1)
+                                                                 : TL_VAL_UNKNOWN;
+  if (!(tl_node_is(left, "pattern_list") || tl_node_is(left, "tuple_pattern"))) return TL_VAL_UNKNOWN;
+  uint32_t pos = UINT32_MAX, k = ts_node_named_child_count(left);
+  for (uint32_t i = 0; i < k && pos == UINT32_MAX; i++) {
+    TSNode t = ts_node_named_child(left, i);
+    if (tl_node_is(t, "identifier") && ts_node_end_byte(t) - ts_node_start_byte(t) == n &&
+        !memcmp(src + ts_node_start_byte(t), name, n))
+      pos = i;
+  }
+  if (pos == UINT32_MAX || !tl_node_is(right, "call")) return TL_VAL_UNKNOWN;
+  TSNode fn = TL_CHILD(right, function), args = TL_CHILD(right, arguments);
+  if (tl_node_is(fn, "attribute") && tl_node_text_eq(TL_CHILD(fn, attribute), src, "items") && k == 2 && pos == 1 &&
+      !ts_node_named_child_count(args)) {
+    TSNode d = TL_CHILD(fn, object);
+    tl_valkind dk = tl_value_classify(m, d, src, func, depth + 1);
+    return dk == TL_VAL_LIST     ? tl_values__elements(m, d, src, func, depth + 1)
+           : dk == TL_VAL_DEVICE ? TL_VAL_DEVICE
+                                 : TL_VAL_UNKNOWN;
+  }
+  if (tl_node_is(fn, "identifier") && tl_node_text_eq(fn, src, "enumerate") && k == 2 && pos == 1 &&
+      ts_node_named_child_count(args) >= 1)
+    return tl_values__elements(m, ts_node_named_child(args, 0), src, func, depth + 1);
+  if (tl_node_is(fn, "identifier") && tl_node_text_eq(fn, src, "zip") && ts_node_named_child_count(args) == k)
+    return tl_values__elements(m, ts_node_named_child(args, pos), src, func, depth + 1);
+  return TL_VAL_UNKNOWN;
+}
+
+/* Does the target `t` (a name, or a pattern of them) bind the name (len bytes)? */
+static bool tl_values__binds(TSNode t, const char *name, size_t len, const char *src, int depth) {
+  if (ts_node_is_null(t) || depth > 8) return false;
+  if (tl_node_is(t, "identifier"))
+    return ts_node_end_byte(t) - ts_node_start_byte(t) == len && !memcmp(src + ts_node_start_byte(t), name, len);
+  for (uint32_t i = 0; i < ts_node_named_child_count(t); i++)
+    if (tl_values__binds(ts_node_named_child(t, i), name, len, src, depth + 1)) return true;
+  return false;
+}
+
+/* Where the name `n` (an identifier) lives when a comprehension around it binds it (`float(l) for l
+ * in losses`), or the `for` loop of function `func` that binds it: *bound is set when one does. */
+static tl_valkind tl_values__iter_var(const tl_file_model *m, TSNode n, const char *src, int32_t func, int depth,
+                                      bool loop, bool *bound) {
+  *bound = false;
+  uint32_t s = ts_node_start_byte(n);
+  size_t len = ts_node_end_byte(n) - s;
+  const char *name = src + s;
+  for (TSNode up = ts_node_parent(n); !ts_node_is_null(up); up = ts_node_parent(up)) {
+    if (tl_node_is(up, "function_definition") || tl_node_is(up, "lambda") || tl_node_is(up, "class_definition")) break;
+    bool comp = tl_node_is(up, "list_comprehension") || tl_node_is(up, "generator_expression") ||
+                tl_node_is(up, "set_comprehension") || tl_node_is(up, "dictionary_comprehension");
+    if (comp) {
+      for (uint32_t i = 0; i < ts_node_named_child_count(up); i++) {
+        TSNode clause = ts_node_named_child(up, i);
+        if (!tl_node_is(clause, "for_in_clause")) continue;
+        TSNode left = TL_CHILD(clause, left), right = TL_CHILD(clause, right);
+        if (!tl_values__binds(left, name, len, src, 0)) continue;
+        *bound = true;
+        char *nm = tl_strndup(name, len);
+        tl_valkind k = tl_values__target(m, left, right, nm, len, src, func, depth);
+        free(nm);
+        return k;
+      }
+    } else if (loop && tl_node_is(up, "for_statement")) {
+      TSNode left = TL_CHILD(up, left), body = TL_CHILD(up, body);
+      /* in the body (not the iterable, which the names outside the loop spell) */
+      if (ts_node_is_null(body) || ts_node_start_byte(n) < ts_node_start_byte(body) ||
+          !tl_values__binds(left, name, len, src, 0))
+        continue;
+      char *nm = tl_strndup(name, len);
+      tl_valkind k = tl_values__target(m, left, TL_CHILD(up, right), nm, len, src, func, depth);
+      free(nm);
+      *bound = true;
+      return k;
+    }
+  }
+  return TL_VAL_UNKNOWN;
 }
 
 tl_valkind tl_value_elements(const tl_file_model *m, TSNode container, const char *src, int32_t func) {
@@ -269,11 +383,25 @@ tl_valkind tl_value_classify(const tl_file_model *m, TSNode n, const char *src, 
   /* *t in a tuple or call: the elements of t, where t is */
   if (!strcmp(t, "parenthesized_expression") || !strcmp(t, "await") || !strcmp(t, "list_splat"))
     return tl_value_classify(m, ts_node_named_child(n, 0), src, func, depth + 1);
+  if (!strcmp(t, "identifier")) {
+    /* a comprehension's own names first; a loop variable over a container of device values */
+    bool bound;
+    tl_valkind k = tl_values__iter_var(m, n, src, func, depth, false, &bound);
+    if (bound) return k;
+  }
   if (!strcmp(t, "identifier") || !strcmp(t, "attribute")) {
     char *d = tl_dotted(n, src);
     if (!d) return TL_VAL_UNKNOWN;
     const tl_binding *b = tl_model_binding(m, d, func, ts_node_start_byte(n));
     tl_valkind k = TL_VAL_UNKNOWN;
+    if (b && b->from_loop >= 0 && b->kind == TL_VAL_UNKNOWN && tl_node_is(n, "identifier")) {
+      bool bound;
+      tl_valkind lk = tl_values__iter_var(m, n, src, func, depth, true, &bound);
+      if (bound && lk == TL_VAL_DEVICE) {
+        free(d);
+        return lk;
+      }
+    }
     if (b) {
       TSNode bv = tl_bvalue(m, b);
       k = ts_node_is_null(bv) ? b->kind : tl_value_classify(m, bv, src, b->func, depth + 1);
