@@ -549,6 +549,9 @@ static unsigned tl_call_work(const char *callee) {
       end -= 2;
     size_t s = end;
     while (s > 0 && callee[s - 1] != '.') s--;
+    /* an optimizer or a gradient scaler; not a scheduler of the optimizer's learning rate
+     * (`opt_param_scheduler.step()`, `optim_scheduler.step()`) */
+    if (tl_icontains(callee + s, end - s, "sched")) return 0;
     if (tl_icontains(callee + s, end - s, "optim") || tl_icontains(callee + s, end - s, "scaler") ||
         (end - s >= 3 && !strncasecmp(callee + s, "opt", 3)))
       return TL_WORK_OPT_STEP;

@@ -171,7 +171,7 @@ const char *const tl_vocab_model_words[] = {"model", "net", "network", "module",
   "encoder", "decoder", "backbone", "transformer", NULL};
 const char *const tl_vocab_factory_verbs[] = {"get", "set", "build", "make", "create", "load", "save", "init", "to",
   "from", "find", "lookup", "register", "wrap", "unwrap", "prepare", "convert", "fuse", "swap", "replace", "named",
-  "iter", "is", "has", "copy", "fqn", "print", NULL};
+  "iter", "is", "has", "copy", "fqn", "print", "provider", "factory", "builder", NULL};
 const char *const tl_vocab_accel_words[] = {"cuda", "cudnn", "nccl", "gpu", "gpus", "device", "devices",
   "accelerator", "accelerators", "accelerate", "xla", "mps", "npu", "tpu", "xpu", "hpu", "mlu", "ipu", "rocm",
   "paddle", "paddlepaddle", "lightning", "deepspeed", "transformers", "dataparallel", "distributeddataparallel",
