@@ -902,9 +902,13 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
       } else if ((kind & TL_CK_MODULE) &&
                  (!strcmp(n, "forward") || !strcmp(n, "training_step") || !strcmp(n, "validation_step") ||
                   !strcmp(n, "test_step") || !strcmp(n, "predict_step"))) {
+        /* validation_step, test_step, predict_step: the hooks of an evaluation or a prediction */
+        bool eval = strcmp(n, "forward") && strcmp(n, "training_step");
         r.why = !strcmp(n, "forward")
                     ? tl_printf("`%s` runs every step (forward of a Module/Layer subclass)", fu->display)
-                    : tl_printf("`%s` runs every step (Lightning step hook)", fu->display);
+                : eval ? tl_printf("`%s` runs every evaluation or prediction step (Lightning hook)", fu->display)
+                       : tl_printf("`%s` runs every step (Lightning step hook)", fu->display);
+        r.inference = eval;
         tl_mark(pj, &q, (tl_ref){(int32_t)i, (int32_t)fn}, 0, r);
       } else if ((kind & TL_CK_DATASET) && (!strcmp(n, "__getitem__") || !strcmp(n, "__getitems__") ||
                                             !strcmp(n, "__iter__") || !strcmp(n, "__next__"))) {
