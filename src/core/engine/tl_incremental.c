@@ -433,6 +433,9 @@ void tl_segment_copy(tl_walk_ctx *c, const tl_seg_copy *k) {
 #define TL_RC(x) ((x) >= 0 ? (int32_t)((x) + dcls) : (x))
 #define TL_RL(x) ((x) >= 0 ? (int32_t)((x) + dloop) : (x))
 #define TL_MV(x) ((uint32_t)((int64_t)(x) + k->d))
+  /* the module's code may hold a comprehension of the copied statements (a flag that may say so
+   * when none is left: tl_func.has_comp) */
+  if (m->funcs.n && o->funcs.n && o->funcs.v[0].has_comp) m->funcs.v[0].has_comp = true;
   for (uint32_t i = b->funcs; i < e->funcs; i++) {
     tl_func f = o->funcs.v[i];
     f.cls = TL_RC(f.cls);

@@ -1075,6 +1075,11 @@ void tl_walk_visit(tl_walk_ctx *c, TSNode n, int depth) {
     return;
   }
   const char *t = ts_node_type(n);
+  if ((t[0] == 'l' || t[0] == 'g' || t[0] == 's' || t[0] == 'd') &&
+      (!strcmp(t, "list_comprehension") || !strcmp(t, "generator_expression") || !strcmp(t, "set_comprehension") ||
+       !strcmp(t, "dictionary_comprehension")) &&
+      c->func >= 0 && (size_t)c->func < c->m->funcs.n)
+    c->m->funcs.v[c->func].has_comp = true;
   switch (t[0]) {
   case 'a':
     if (!strcmp(t, "assignment")) {

@@ -110,6 +110,8 @@ typedef struct {
   int32_t cls;         /* class index in file or -1 */
   uint32_t start, end, line, col;
   bool is_collate;      /* passed as collate_fn= somewhere in this file */
+  bool has_comp;        /* may hold a comprehension (its names are its own: tl_values.c); true is
+                         * always safe, it only spares the look for one */
   bool no_grad;         /* decorated with `@torch.no_grad()`, `@torch.inference_mode()` or the like */
   int32_t outer;        /* the enclosing function (0: the module body; -1 for the module itself) */
   uint32_t param_first; /* its parameters' names: params.v[param_first .. + nparams) */

@@ -3,6 +3,7 @@
  * file's model (docs/hot-code.md, "Device awareness"). */
 #include "tl_rules.h"
 
+#include <ctype.h>
 #include <string.h>
 
 #include "tl_vocab.h"
@@ -326,42 +327,91 @@ static bool tl_values__binds(TSNode t, const char *name, size_t len, const char 
   return false;
 }
 
+/* Might a comprehension bind the name at [s, e)? Only inside the brackets around it: a cheap look
+ * at the text between the unmatched opening bracket before it and the closing one after it for a
+ * word `for` (within 512 bytes each way), before the walk down the tree (tl_values__scopes). */
+static bool tl_values__maybe_comprehension(const char *src, size_t len, uint32_t s, uint32_t e) {
+  uint32_t lo = s, hi = e, lim = 512;
+  int depth = 0;
+  for (;;) {
+    if (lo == 0 || s - lo >= lim) return false;
+    char ch = src[--lo];
+    if (ch == ')' || ch == ']' || ch == '}') depth++;
+    else if (ch == '(' || ch == '[' || ch == '{') {
+      if (depth-- == 0) break;
+    }
+  }
+  depth = 0;
+  for (;;) {
+    if (hi >= len || hi - e >= lim) return false;
+    char ch = src[hi++];
+    if (ch == '(' || ch == '[' || ch == '{') depth++;
+    else if (ch == ')' || ch == ']' || ch == '}') {
+      if (depth-- == 0) break;
+    }
+  }
+  for (uint32_t i = lo + 1; i + 3 <= hi; i++)
+    if (src[i] == 'f' && src[i + 1] == 'o' && src[i + 2] == 'r' && !isalnum((unsigned char)src[i - 1]) &&
+        src[i - 1] != '_' && (i + 3 >= hi || (!isalnum((unsigned char)src[i + 3]) && src[i + 3] != '_')))
+      return true;
+  return false;
+}
+
+/* The comprehensions and `for` statements around n inside its innermost function, outermost
+ * first, into out (at most max); returns how many. One walk down from the root: tree-sitter finds
+ * a node's parent by walking down from the root, so climbing from n would repeat that per level. */
+static size_t tl_values__scopes(TSNode n, TSNode *out, size_t max) {
+  size_t k = 0;
+  uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+  TSTreeCursor cur = ts_tree_cursor_new(ts_tree_root_node(n.tree));
+  for (int guard = 0; guard < 4096; guard++) {
+    TSNode at = ts_tree_cursor_current_node(&cur);
+    if (ts_node_start_byte(at) == s && ts_node_end_byte(at) == e && ts_node_symbol(at) == ts_node_symbol(n)) break;
+    if (tl_node_is(at, "function_definition") || tl_node_is(at, "lambda") || tl_node_is(at, "class_definition")) {
+      k = 0;
+    } else if (k < max && (tl_node_is(at, "list_comprehension") || tl_node_is(at, "generator_expression") ||
+                           tl_node_is(at, "set_comprehension") || tl_node_is(at, "dictionary_comprehension") ||
+                           tl_node_is(at, "for_statement"))) {
+      out[k++] = at;
+    }
+    if (ts_tree_cursor_goto_first_child_for_byte(&cur, s) < 0) break;
+  }
+  ts_tree_cursor_delete(&cur);
+  return k;
+}
+
 /* Where the name `n` (an identifier) lives when a comprehension around it binds it (`float(l) for l
- * in losses`), or the `for` loop of function `func` that binds it: *bound is set when one does. */
+ * in losses`), or, with `loop`, a `for` loop of its function that binds it: *bound is set when one
+ * does (the innermost that binds the name decides). */
 static tl_valkind tl_values__iter_var(const tl_file_model *m, TSNode n, const char *src, int32_t func, int depth,
                                       bool loop, bool *bound) {
   *bound = false;
   uint32_t s = ts_node_start_byte(n);
   size_t len = ts_node_end_byte(n) - s;
   const char *name = src + s;
-  for (TSNode up = ts_node_parent(n); !ts_node_is_null(up); up = ts_node_parent(up)) {
-    if (tl_node_is(up, "function_definition") || tl_node_is(up, "lambda") || tl_node_is(up, "class_definition")) break;
-    bool comp = tl_node_is(up, "list_comprehension") || tl_node_is(up, "generator_expression") ||
-                tl_node_is(up, "set_comprehension") || tl_node_is(up, "dictionary_comprehension");
-    if (comp) {
-      for (uint32_t i = 0; i < ts_node_named_child_count(up); i++) {
+  TSNode scopes[32];
+  size_t ns = tl_values__scopes(n, scopes, sizeof scopes / sizeof *scopes);
+  for (size_t j = ns; j-- > 0;) {
+    TSNode up = scopes[j], left = {0}, right = {0};
+    if (!tl_node_is(up, "for_statement")) {
+      for (uint32_t i = 0; i < ts_node_named_child_count(up) && ts_node_is_null(left); i++) {
         TSNode clause = ts_node_named_child(up, i);
-        if (!tl_node_is(clause, "for_in_clause")) continue;
-        TSNode left = TL_CHILD(clause, left), right = TL_CHILD(clause, right);
-        if (!tl_values__binds(left, name, len, src, 0)) continue;
-        *bound = true;
-        char *nm = tl_strndup(name, len);
-        tl_valkind k = tl_values__target(m, left, right, nm, len, src, func, depth);
-        free(nm);
-        return k;
+        if (tl_node_is(clause, "for_in_clause") && tl_values__binds(TL_CHILD(clause, left), name, len, src, 0))
+          left = TL_CHILD(clause, left), right = TL_CHILD(clause, right);
       }
-    } else if (loop && tl_node_is(up, "for_statement")) {
-      TSNode left = TL_CHILD(up, left), body = TL_CHILD(up, body);
+    } else if (loop) {
+      TSNode body = TL_CHILD(up, body);
       /* in the body (not the iterable, which the names outside the loop spell) */
-      if (ts_node_is_null(body) || ts_node_start_byte(n) < ts_node_start_byte(body) ||
-          !tl_values__binds(left, name, len, src, 0))
-        continue;
-      char *nm = tl_strndup(name, len);
-      tl_valkind k = tl_values__target(m, left, TL_CHILD(up, right), nm, len, src, func, depth);
-      free(nm);
-      *bound = true;
-      return k;
+      if (!ts_node_is_null(body) && s >= ts_node_start_byte(body) &&
+          tl_values__binds(TL_CHILD(up, left), name, len, src, 0))
+        left = TL_CHILD(up, left), right = TL_CHILD(up, right);
     }
+    if (ts_node_is_null(left)) continue;
+    char *nm = tl_strndup(name, len);
+    tl_valkind k = tl_values__target(m, left, right, nm, len, src, func, depth);
+    free(nm);
+    *bound = true;
+    return k;
   }
   return TL_VAL_UNKNOWN;
 }
@@ -383,7 +433,9 @@ tl_valkind tl_value_classify(const tl_file_model *m, TSNode n, const char *src, 
   /* *t in a tuple or call: the elements of t, where t is */
   if (!strcmp(t, "parenthesized_expression") || !strcmp(t, "await") || !strcmp(t, "list_splat"))
     return tl_value_classify(m, ts_node_named_child(n, 0), src, func, depth + 1);
-  if (!strcmp(t, "identifier")) {
+  if (!strcmp(t, "identifier") && func >= 0 && (size_t)func < m->funcs.n && m->funcs.v[func].has_comp &&
+      tl_values__maybe_comprehension(src, ts_node_end_byte(ts_tree_root_node(n.tree)), ts_node_start_byte(n),
+                                     ts_node_end_byte(n))) {
     /* a comprehension's own names first; a loop variable over a container of device values */
     bool bound;
     tl_valkind k = tl_values__iter_var(m, n, src, func, depth, false, &bound);
