@@ -328,26 +328,29 @@ static bool tl_values__binds(TSNode t, const char *name, size_t len, const char 
 }
 
 /* Might a comprehension bind the name at [s, e)? Only inside the brackets around it: a cheap look
- * at the text between the unmatched opening bracket before it and the closing one after it for a
- * word `for` (within 512 bytes each way), before the walk down the tree (tl_values__scopes). */
+ * at the text between the brackets around it (up to 4 levels out: `[float(x) for x in xs]`, within
+ * 512 bytes each way) for a word `for`, before the walk down the tree (tl_values__scopes). */
 static bool tl_values__maybe_comprehension(const char *src, size_t len, uint32_t s, uint32_t e) {
-  uint32_t lo = s, hi = e, lim = 512;
-  int depth = 0;
-  for (;;) {
-    if (lo == 0 || s - lo >= lim) return false;
-    char ch = src[--lo];
+  const uint32_t lim = 512;
+  uint32_t lo = s, hi = e;
+  int levels = 0, depth = 0;
+  for (uint32_t i = s; i > 0 && s - i < lim && levels < 4;) {
+    char ch = src[--i];
     if (ch == ')' || ch == ']' || ch == '}') depth++;
-    else if (ch == '(' || ch == '[' || ch == '{') {
-      if (depth-- == 0) break;
+    else if ((ch == '(' || ch == '[' || ch == '{') && depth-- == 0) {
+      depth = 0;
+      levels++;
+      lo = i;
     }
   }
+  if (!levels) return false;
   depth = 0;
-  for (;;) {
-    if (hi >= len || hi - e >= lim) return false;
+  for (int closed = 0; hi < len && hi - e < lim && closed < levels;) {
     char ch = src[hi++];
     if (ch == '(' || ch == '[' || ch == '{') depth++;
-    else if (ch == ')' || ch == ']' || ch == '}') {
-      if (depth-- == 0) break;
+    else if ((ch == ')' || ch == ']' || ch == '}') && depth-- == 0) {
+      depth = 0;
+      closed++;
     }
   }
   for (uint32_t i = lo + 1; i + 3 <= hi; i++)
