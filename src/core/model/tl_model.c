@@ -282,6 +282,37 @@ static bool tl_model__or_flags(tl_walk_ctx *c, TSNode cond, tl_buf *all, int dep
   return true;
 }
 
+/* `A and B`: B runs only when A holds. For each flag test among A's conjuncts (`flag and B`,
+ * `x is not None and B`, `a and b and B`), B's range is a block that needs the flag set: a read
+ * in B of a value (`self.tags is not None and torch.any(ids == tok)`) is made only on request
+ * when the flag is off by default. */
+static void tl_model__and_guards(tl_walk_ctx *c, TSNode n) {
+  TSNode op = TL_CHILD(n, operator), right = TL_CHILD(n, right);
+  if (ts_node_is_null(op) || ts_node_is_null(right) || strncmp(c->src + ts_node_start_byte(op), "and", 3)) return;
+  TSNode left = tl_unparen(TL_CHILD(n, left));
+  for (int guard = 0; guard < 8 && !ts_node_is_null(left); guard++) {
+    TSNode test = left, more = {0};
+    if (tl_node_is(left, "boolean_operator")) { /* (a and b) and B: b, then a */
+      TSNode lop = TL_CHILD(left, operator);
+      if (ts_node_is_null(lop) || strncmp(c->src + ts_node_start_byte(lop), "and", 3)) return;
+      test = tl_unparen(TL_CHILD(left, right));
+      more = tl_unparen(TL_CHILD(left, left));
+    }
+    char *d = tl_model__flag_of(c, test);
+    if (d) {
+      tl_flag_guard g = {ts_node_start_byte(right),
+                         ts_node_end_byte(right),
+                         c->func,
+                         tl_strtab_take(&c->m->strs, d),
+                         false,
+                         NULL,
+                         false};
+      tl_vec_push(&c->m->flag_guards, g);
+    }
+    left = more;
+  }
+}
+
 /* The flags block `block` needs set, from its condition: each side of `and` (tl_model__flag_of:
  * `flag`, `a.flag`, `x is not None`, `rate > 0`, `level >= 2`), one of the flags of an `or` of them,
  * a value test of a parameter. */
@@ -1075,6 +1106,7 @@ void tl_walk_visit(tl_walk_ctx *c, TSNode n, int depth) {
     return;
   }
   const char *t = ts_node_type(n);
+  if (t[0] == 'b' && !strcmp(t, "boolean_operator")) tl_model__and_guards(c, n);
   if ((t[0] == 'l' || t[0] == 'g' || t[0] == 's' || t[0] == 'd') &&
       (!strcmp(t, "list_comprehension") || !strcmp(t, "generator_expression") || !strcmp(t, "set_comprehension") ||
        !strcmp(t, "dictionary_comprehension")) &&

@@ -207,6 +207,21 @@ static bool tl_project__loader_workers(tl_analysis *a, size_t file, const tl_pre
   return true;
 }
 
+/* #read-on-request? @cond: part of the condition runs only when a flag off by default is set (an
+ * opt-in range inside it: `flag and torch.any(x)` with `flag` off, tl_model__and_guards): the
+ * value it tests is read only on request. */
+static bool tl_project__read_on_request(tl_analysis *a, size_t file, const tl_pred *p, uint32_t start, uint32_t end,
+                                        pcre2_match_data *md) {
+  (void)p;
+  (void)md;
+  if (!a->project.optin || file >= a->project.nfiles) return false;
+  for (size_t i = 0; i < a->project.optin[file].n; i++) {
+    const tl_range *r = &a->project.optin[file].v[i];
+    if (r->start > start && r->start < end && r->end <= end) return true;
+  }
+  return false;
+}
+
 /* name, captures, strings, regex, gate, flags, function, project function, prepare */
 const tl_pred_def tl_preds_project[] = {
     {"project-match?", 0, 1, 0, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_MULTILINE | TL_PF_IMPURE, NULL, tl_project__match,
@@ -218,5 +233,6 @@ const tl_pred_def tl_preds_project[] = {
     {"in-model-code?", 1, 0, -1, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_IMPURE, NULL, tl_project__in_model_code, NULL},
     {"loader-trains?", 1, 0, -1, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_IMPURE, NULL, tl_project__loader_trains, NULL},
     {"loader-workers?", 1, 0, -1, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_IMPURE, NULL, tl_project__loader_workers, NULL},
+    {"read-on-request?", 1, 0, -1, TL_GATE_NONE, TL_PF_PROJECT | TL_PF_IMPURE, NULL, tl_project__read_on_request, NULL},
     {NULL, 0, 0, -1, TL_GATE_NONE, 0, NULL, NULL, NULL},
 };
