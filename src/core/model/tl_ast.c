@@ -214,3 +214,16 @@ TSNode tl_kwarg_value(TSNode args, const char *src, const char *name) {
   }
   return (TSNode){0};
 }
+
+static bool tl_ast__binds(TSNode t, const char *src, const char *name, size_t len, int depth) {
+  if (ts_node_is_null(t) || depth > 8) return false;
+  if (tl_node_is(t, "identifier"))
+    return ts_node_end_byte(t) - ts_node_start_byte(t) == len && !memcmp(src + ts_node_start_byte(t), name, len);
+  for (uint32_t i = 0; i < ts_node_named_child_count(t); i++)
+    if (tl_ast__binds(ts_node_named_child(t, i), src, name, len, depth + 1)) return true;
+  return false;
+}
+
+bool tl_target_binds(TSNode target, const char *src, const char *name, size_t len) {
+  return tl_ast__binds(target, src, name, len, 0);
+}

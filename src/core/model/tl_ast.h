@@ -50,6 +50,9 @@ char *tl_callee_text(TSNode n, const char *src);
 const char *tl_dotted_last(const char *dotted, size_t *len);
 /* Is the last component of a dotted name `word`? */
 bool tl_dotted_last_is(const char *dotted, const char *word);
+/* Does the target of a binding `target` (a name, or a pattern or tuple of them: `k, (a, b)`) bind
+ * the name of `len` bytes at `name`? */
+bool tl_target_binds(TSNode target, const char *src, const char *name, size_t len);
 
 /* A node's ancestors, nearest first (the parent, then its parent, ...), found in one descent from
  * the root: ts_node_parent descends from the root on every call, so walking k ancestors with it

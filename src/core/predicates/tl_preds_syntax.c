@@ -324,16 +324,6 @@ static tl_verdict tl_syntax__early_exit(tl_match_env *e, const tl_pred *p, TSNod
                         tl_node_is(ts_node_named_child(body, 0), "return_statement")));
 }
 
-/* Does `n` (a for statement's left side) bind a name of `len` bytes at src + name? */
-static bool tl_syntax__binds(TSNode n, const char *src, const char *name, uint32_t len, int depth) {
-  if (ts_node_is_null(n) || depth > 4) return false;
-  if (tl_node_is(n, "identifier"))
-    return ts_node_end_byte(n) - ts_node_start_byte(n) == len && !memcmp(src + ts_node_start_byte(n), name, len);
-  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
-    if (tl_syntax__binds(ts_node_named_child(n, i), src, name, len, depth + 1)) return true;
-  return false;
-}
-
 /* Does the arithmetic n (operators and parentheses down to names) use the name t? */
 static bool tl_syntax__uses_name(TSNode n, TSNode t, const char *src, int depth) {
   n = tl_unparen(n);
@@ -359,7 +349,7 @@ static bool tl_syntax__updates(TSNode n, TSNode left, const char *src, int depth
       TSNode t = TL_CHILD(k, left), r = tl_unparen(TL_CHILD(k, right));
       if (tl_node_is(t, "identifier") &&
           (aug || (tl_node_is(r, "binary_operator") && tl_syntax__uses_name(r, t, src, 0))) &&
-          tl_syntax__binds(left, src, src + ts_node_start_byte(t), ts_node_end_byte(t) - ts_node_start_byte(t), 0))
+          tl_target_binds(left, src, src + ts_node_start_byte(t), ts_node_end_byte(t) - ts_node_start_byte(t)))
         return true;
     }
     if (tl_syntax__updates(k, left, src, depth + 1)) return true;

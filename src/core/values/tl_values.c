@@ -317,16 +317,6 @@ static tl_valkind tl_values__target(const tl_file_model *m, TSNode left, TSNode 
   return TL_VAL_UNKNOWN;
 }
 
-/* Does the target `t` (a name, or a pattern of them) bind the name (len bytes)? */
-static bool tl_values__binds(TSNode t, const char *name, size_t len, const char *src, int depth) {
-  if (ts_node_is_null(t) || depth > 8) return false;
-  if (tl_node_is(t, "identifier"))
-    return ts_node_end_byte(t) - ts_node_start_byte(t) == len && !memcmp(src + ts_node_start_byte(t), name, len);
-  for (uint32_t i = 0; i < ts_node_named_child_count(t); i++)
-    if (tl_values__binds(ts_node_named_child(t, i), name, len, src, depth + 1)) return true;
-  return false;
-}
-
 /* Might a comprehension bind the name at [s, e)? Only inside the brackets around it: a cheap look
  * at the text between the brackets around it (up to 4 levels out: `[float(x) for x in xs]`, within
  * 512 bytes each way) for a word `for`, before the walk down the tree (tl_values__scopes). */
@@ -399,14 +389,14 @@ static tl_valkind tl_values__iter_var(const tl_file_model *m, TSNode n, const ch
     if (!tl_node_is(up, "for_statement")) {
       for (uint32_t i = 0; i < ts_node_named_child_count(up) && ts_node_is_null(left); i++) {
         TSNode clause = ts_node_named_child(up, i);
-        if (tl_node_is(clause, "for_in_clause") && tl_values__binds(TL_CHILD(clause, left), name, len, src, 0))
+        if (tl_node_is(clause, "for_in_clause") && tl_target_binds(TL_CHILD(clause, left), src, name, len))
           left = TL_CHILD(clause, left), right = TL_CHILD(clause, right);
       }
     } else if (loop) {
       TSNode body = TL_CHILD(up, body);
       /* in the body (not the iterable, which the names outside the loop spell) */
       if (!ts_node_is_null(body) && s >= ts_node_start_byte(body) &&
-          tl_values__binds(TL_CHILD(up, left), name, len, src, 0))
+          tl_target_binds(TL_CHILD(up, left), src, name, len))
         left = TL_CHILD(up, left), right = TL_CHILD(up, right);
     }
     if (ts_node_is_null(left)) continue;
