@@ -19,6 +19,18 @@ static void tl_index_files(tl_callgraph *p) {
     if (!f->ok) continue;
     const char *mod = f->model.module;
     tl_map_set(&p->modules, mod, (intptr_t)i + 1);
+    size_t pl = strlen(f->path);
+    if (pl > 3 && !strcmp(f->path + pl - 3, ".py")) {
+      char *key = tl_strndup(f->path, pl - 3);
+      tl_map_set(&p->paths, key, (intptr_t)i + 1);
+      size_t kl = strlen(key);
+      if (kl >= 8 && !strcmp(key + kl - 8, "__init__") && (kl == 8 || key[kl - 9] == '/')) {
+        key[kl > 8 ? kl - 9 : 0] = 0;
+        tl_map_set(&p->paths, key, (intptr_t)i + 1);
+        tl_map_set(&p->packages, key, 1);
+      }
+      free(key);
+    }
     /* every suffix: a.b.c, b.c, c */
     for (const char *s = mod; s;) {
       intptr_t old;
@@ -48,9 +60,8 @@ static int32_t tl_find_module(const tl_callgraph *p, const char *mod) {
   return -1;
 }
 
-/* The project module an import names (`import a.b`, `from a.b import c`): the longest prefix of
- * its qualified name that is one, or -1. */
-static int32_t tl_import_module(const tl_callgraph *p, const char *qual) {
+/* The project module a qualified name names: the longest prefix of it that is one, or -1. */
+static int32_t tl_module_of(const tl_callgraph *p, const char *qual) {
   char *q = tl_strdup(qual);
   int32_t fi = -1;
   for (char *dot = q + strlen(q); fi < 0 && dot;) {
@@ -59,6 +70,52 @@ static int32_t tl_import_module(const tl_callgraph *p, const char *qual) {
     dot = strrchr(q, '.');
   }
   free(q);
+  return fi;
+}
+
+/* A script imports from its own directory first: Python puts a script's directory at the front of
+ * `sys.path`. For file fi, a script (it tests `__name__ == "__main__"`) or a file outside any
+ * package, a qualified name whose leading parts name a module beside it (`models.can.CAN` from
+ * `ref/train.py`, with `ref/models/can.py`) is that module's: the name rebased on its module name
+ * ("ref.models.can.CAN"), to free. NULL when nothing beside it matches (the name stands). Monorepos
+ * of examples hold many `models/` and `utils.py`; each script's own are the ones it imports. */
+static char *tl_callgraph__rebase(const tl_callgraph *p, int32_t fi, const char *qual) {
+  if (fi < 0 || (size_t)fi >= p->nfiles || !qual[0]) return NULL;
+  const tl_file *f = &p->files[fi];
+  const char *slash = strrchr(f->path, '/');
+  char *dir = slash ? tl_strndup(f->path, (size_t)(slash - f->path)) : tl_strdup("");
+  intptr_t v;
+  if (!f->model.has_main && dir[0] && tl_map_get(&p->packages, dir, &v)) {
+    free(dir);
+    return NULL;
+  }
+  char *cand = tl_printf("%s%s%s", dir, dir[0] ? "/" : "", qual);
+  size_t base = strlen(dir) + (dir[0] ? 1 : 0);
+  free(dir);
+  for (char *q = cand + base; *q; q++)
+    if (*q == '.') *q = '/';
+  char *out = NULL;
+  for (size_t n = strlen(cand); n > base && !out;) {
+    cand[n] = 0;
+    if (tl_map_get(&p->paths, cand, &v) && v > 0 && v - 1 != fi) {
+      /* only where the name alone would name another module, or none */
+      if (tl_module_of(p, qual) != (int32_t)(v - 1))
+        out = tl_printf("%s%s", p->files[v - 1].model.module, qual + (n - base));
+      break;
+    }
+    while (n > base && cand[n - 1] != '/') n--;
+    if (n > base) n--;
+  }
+  free(cand);
+  return out;
+}
+
+/* The project module an import of file fi names (`import a.b`, `from a.b import c`): the longest
+ * prefix of its qualified name that is one (beside a script first: tl_callgraph__rebase), or -1. */
+static int32_t tl_import_module(const tl_callgraph *p, int32_t importer, const char *qual) {
+  char *rebased = tl_callgraph__rebase(p, importer, qual);
+  int32_t fi = tl_module_of(p, rebased ? rebased : qual);
+  free(rebased);
   return fi;
 }
 
@@ -81,7 +138,7 @@ void tl_callgraph_programs(const tl_callgraph *p, int32_t *out, bool *imported) 
     const tl_map *im = &f->model.imports;
     for (size_t s = 0; s < im->cap; s++) {
       if (!im->slots[s].key) continue;
-      int32_t fi = tl_import_module(p, (const char *)im->slots[s].value);
+      int32_t fi = tl_import_module(p, (int32_t)i, (const char *)im->slots[s].value);
       if (fi < 0 || (size_t)fi == i) continue;
       imported[fi] = true;
       int32_t a = tl_program_root(out, (int32_t)i), b = tl_program_root(out, fi);
@@ -128,8 +185,12 @@ static bool tl_lookup_qual_at(const tl_callgraph *p, const char *qual, int32_t *
   return false;
 }
 
-static bool tl_lookup_qual(const tl_callgraph *p, const char *qual, int32_t *file, intptr_t *ent) {
-  return tl_lookup_qual_at(p, qual, file, ent, 0);
+/* Looks up a qualified name as file `importer` names it (tl_callgraph__rebase). */
+static bool tl_lookup_qual(const tl_callgraph *p, int32_t importer, const char *qual, int32_t *file, intptr_t *ent) {
+  char *rebased = tl_callgraph__rebase(p, importer, qual);
+  bool ok = tl_lookup_qual_at(p, rebased ? rebased : qual, file, ent, 0);
+  free(rebased);
+  return ok;
 }
 
 /* A class named by `name` as seen from file fi ("Net", "models.Net", "nn.Module"). */
@@ -141,7 +202,7 @@ bool tl_callgraph_class_ref(const tl_callgraph *p, int32_t fi, const char *name,
   }
   char *q = tl_model_resolve(&p->files[fi].model, name);
   int32_t f2;
-  bool ok = tl_lookup_qual(p, q, &f2, &ent) && ent < 0;
+  bool ok = tl_lookup_qual(p, fi, q, &f2, &ent) && ent < 0;
   if (ok) *out = (tl_ref){f2, (int32_t)(-ent - 1)};
   free(q);
   return ok;
@@ -283,7 +344,7 @@ static tl_target tl_resolve(tl_callgraph *p, int32_t fi, const tl_call *c) {
         char *q = tl_model_resolve(m, callee);
         int32_t f2;
         intptr_t ent;
-        if (tl_lookup_qual(p, q, &f2, &ent) && ent > 0) t.tgt = (tl_ref){f2, (int32_t)ent - 1};
+        if (tl_lookup_qual(p, fi, q, &f2, &ent) && ent > 0) t.tgt = (tl_ref){f2, (int32_t)ent - 1};
         free(q);
       }
     }
@@ -297,7 +358,7 @@ static tl_target tl_resolve(tl_callgraph *p, int32_t fi, const tl_call *c) {
   }
   char *q = tl_model_resolve(m, callee);
   int32_t f2;
-  if (strcmp(q, callee) && tl_lookup_qual(p, q, &f2, &ent) && ent > 0) t.tgt = (tl_ref){f2, (int32_t)ent - 1};
+  if (strcmp(q, callee) && tl_lookup_qual(p, fi, q, &f2, &ent) && ent > 0) t.tgt = (tl_ref){f2, (int32_t)ent - 1};
   free(q);
   return t;
 }
@@ -403,5 +464,7 @@ void tl_callgraph_free(tl_callgraph *p) {
   free(p->locals);
   tl_map_free(&p->modules);
   tl_map_free(&p->suffixes);
+  tl_map_free(&p->paths);
+  tl_map_free(&p->packages);
   memset(p, 0, sizeof *p);
 }

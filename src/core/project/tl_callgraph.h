@@ -13,6 +13,8 @@ typedef struct {
   size_t nfiles;
   tl_map modules;      /* full module name -> file index + 1 */
   tl_map suffixes;     /* module name suffix -> file index + 1, or -1 when ambiguous */
+  tl_map paths;        /* a file's path without `.py` -> file index + 1 (a package: its directory) */
+  tl_map packages;     /* a directory that holds an `__init__.py` -> 1 */
   tl_map *locals;      /* per file: "Class", "Class.method", "func" -> encoded entity */
   int8_t **class_kind; /* per file, per class: TL_CK_* */
   tl_target **targets; /* per file, per call */
