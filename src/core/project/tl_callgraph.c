@@ -165,8 +165,12 @@ static bool tl_lookup_qual_at(const tl_callgraph *p, const char *qual, int32_t *
       return true;
     }
     if (depth < 4 && p->files[fi].ok) {
+      /* a name the module imports: where it comes from, as that module names it */
       char *from = tl_model_resolve(&p->files[fi].model, qual + i);
-      bool hit = strcmp(from, qual + i) && strcmp(from, qual) && tl_lookup_qual_at(p, from, file, ent, depth + 1);
+      char *rb = strcmp(from, qual + i) ? tl_callgraph__rebase(p, fi, from) : NULL;
+      bool hit = strcmp(from, qual + i) && strcmp(rb ? rb : from, qual) &&
+                 tl_lookup_qual_at(p, rb ? rb : from, file, ent, depth + 1);
+      free(rb);
       free(from);
       if (hit) return true;
       /* `from .ema import *` in the module: the name may be one of that module's */
@@ -176,7 +180,9 @@ static bool tl_lookup_qual_at(const tl_callgraph *p, const char *qual, int32_t *
         snprintf(key, sizeof key, "*%d", k);
         if (!tl_map_get(&p->files[fi].model.imports, key, &star)) break;
         char *in = tl_printf("%s.%s", (const char *)star, qual + i);
-        hit = strcmp(in, qual) && tl_lookup_qual_at(p, in, file, ent, depth + 1);
+        char *inr = tl_callgraph__rebase(p, fi, in);
+        hit = strcmp(inr ? inr : in, qual) && tl_lookup_qual_at(p, inr ? inr : in, file, ent, depth + 1);
+        free(inr);
         free(in);
         if (hit) return true;
       }
