@@ -762,9 +762,19 @@ static bool tl_values__metadata(const tl_match_env *e, TSNode n, int depth) {
 
 static tl_verdict tl_values__tensor_or_device(tl_match_env *e, const tl_pred *p, TSNode a) {
   (void)p;
-  if (tl_values__is_tensor(e, a)) return TL_PRED_TRUE;
-  if (tl_values__metadata(e, a, 0)) return TL_PRED_FALSE;
   tl_vdep dep;
+  if (tl_values__is_tensor(e, a)) {
+    /* the evidence of a name or a method: a parameter or a call's result that the project's
+     * summaries place on the host after all (`float(loss)` in a helper every call hands a number)
+     * is no finding */
+    if (tl_value_classify_dep(e->m, a, e->src, e->func, &dep) == TL_VAL_UNKNOWN && dep.how != TL_VDEP_NONE) {
+      e->vsev = e->severity;
+      e->vinfo = true;
+      e->vdep = dep;
+    }
+    return TL_PRED_TRUE;
+  }
+  if (tl_values__metadata(e, a, 0)) return TL_PRED_FALSE;
   if (tl_value_classify_dep(e->m, a, e->src, e->func, &dep) != TL_VAL_UNKNOWN || dep.how == TL_VDEP_NONE)
     return TL_PRED_FALSE;
   e->vneed = true;
