@@ -238,6 +238,13 @@ static void tl_model__option(tl_walk_ctx *c, TSNode args) {
   free(name);
 }
 
+/* Records that [start, end) runs only when `flag` (a dotted name, or "a|b": any of them, taken into
+ * the model's strings) is set. */
+static void tl_model__flag_block(tl_walk_ctx *c, uint32_t start, uint32_t end, char *flag) {
+  tl_flag_guard g = {start, end, c->func, tl_strtab_take(&c->m->strs, flag), false, NULL, false};
+  tl_vec_push(&c->m->flag_guards, g);
+}
+
 /* The flag a test is on for (its dotted name, to free), or NULL: `flag`, `a.flag`, `x is not None`,
  * `level > 0`, `level >= 2` (a number that is on when raised above its default of zero: a dropout
  * rate, a debug level; not `!= 0`: a default of None is not 0 and passes). */
@@ -299,16 +306,7 @@ static void tl_model__and_guards(tl_walk_ctx *c, TSNode n) {
       more = tl_unparen(TL_CHILD(left, left));
     }
     char *d = tl_model__flag_of(c, test);
-    if (d) {
-      tl_flag_guard g = {ts_node_start_byte(right),
-                         ts_node_end_byte(right),
-                         c->func,
-                         tl_strtab_take(&c->m->strs, d),
-                         false,
-                         NULL,
-                         false};
-      tl_vec_push(&c->m->flag_guards, g);
-    }
+    if (d) tl_model__flag_block(c, ts_node_start_byte(right), ts_node_end_byte(right), d);
     left = more;
   }
 }
@@ -329,16 +327,8 @@ static void tl_model__flag_guards(tl_walk_ctx *c, TSNode cond, TSNode block, int
     }
     /* `a or b`: runs only when one of them is set: one guard on "a|b" (tl_project.c) */
     tl_buf all = {0};
-    if (tl_model__or_flags(c, cond, &all, 0)) {
-      tl_flag_guard g = {ts_node_start_byte(block),
-                         ts_node_end_byte(block),
-                         c->func,
-                         tl_strtab_take(&c->m->strs, tl_buf_take(&all)),
-                         false,
-                         NULL,
-                         false};
-      tl_vec_push(&c->m->flag_guards, g);
-    }
+    if (tl_model__or_flags(c, cond, &all, 0))
+      tl_model__flag_block(c, ts_node_start_byte(block), ts_node_end_byte(block), tl_buf_take(&all));
     tl_buf_free(&all);
     return;
   }
@@ -364,10 +354,7 @@ static void tl_model__flag_guards(tl_walk_ctx *c, TSNode cond, TSNode block, int
     }
   }
   char *d = tl_model__flag_of(c, cond);
-  if (!d) return;
-  tl_flag_guard g = {
-      ts_node_start_byte(block), ts_node_end_byte(block), c->func, tl_strtab_take(&c->m->strs, d), false, NULL, false};
-  tl_vec_push(&c->m->flag_guards, g);
+  if (d) tl_model__flag_block(c, ts_node_start_byte(block), ts_node_end_byte(block), d);
 }
 
 /* Does the condition `cond` (its negation with `neg`) hold only when no eager training step runs:

@@ -226,6 +226,15 @@ static tl_valkind tl_classify_call(const tl_file_model *m, TSNode n, const char 
   return out;
 }
 
+/* Where the values of the dict `d` live (`d.values()`, the value of `d.items()`): its elements'
+ * place; a dict a model or loss made (its outputs) is where they are. */
+static tl_valkind tl_values__dict_values(const tl_file_model *m, TSNode d, const char *src, int32_t func, int depth) {
+  tl_valkind k = tl_value_classify(m, d, src, func, depth + 1);
+  return k == TL_VAL_LIST     ? tl_values__elements(m, d, src, func, depth + 1)
+         : k == TL_VAL_DEVICE ? TL_VAL_DEVICE
+                              : TL_VAL_UNKNOWN;
+}
+
 /* Where the elements of a container live, when one place holds for all of them: the element of a
  * comprehension (`{k: v.to(device) for k, v in batch.items()}`), the elements of a literal, or of
  * the container a name is bound to; else unknown. */
@@ -267,11 +276,7 @@ static tl_valkind tl_values__elements(const tl_file_model *m, TSNode n, const ch
     if (!tl_node_is(fn, "attribute") || !tl_node_text_eq(TL_CHILD(fn, attribute), src, "values") ||
         ts_node_named_child_count(TL_CHILD(n, arguments)))
       return TL_VAL_UNKNOWN;
-    TSNode d = TL_CHILD(fn, object);
-    tl_valkind k = tl_value_classify(m, d, src, func, depth + 1);
-    return k == TL_VAL_LIST     ? tl_values__elements(m, d, src, func, depth + 1)
-           : k == TL_VAL_DEVICE ? TL_VAL_DEVICE
-                                : TL_VAL_UNKNOWN;
+    return tl_values__dict_values(m, TL_CHILD(fn, object), src, func, depth);
   }
   if (!tl_node_is(n, "identifier")) return TL_VAL_UNKNOWN;
   char *d = tl_dotted(n, src);
@@ -283,31 +288,25 @@ static tl_valkind tl_values__elements(const tl_file_model *m, TSNode n, const ch
 
 /* Where a name that a `for` target `left` binds over the iterable `right` lives: the elements of
  * `right` for `x` (`for l in losses`), the second of `k, v in d.items()`, `i, x in enumerate(xs)`,
- * the i-th of `a, b in zip(as, bs)`; unknown for other positions and forms. `name` is n bytes. */
+ * the i-th of `a, b in zip(as, bs)`; unknown for other positions and forms. `name` is n bytes (not
+ * NUL-terminated). */
 static tl_valkind tl_values__target(const tl_file_model *m, TSNode left, TSNode right, const char *name, size_t n,
                                     const char *src, int32_t func, int depth) {
   left = tl_unparen(left);
   right = tl_unparen(right);
   if (tl_node_is(left, "identifier"))
-    return tl_node_text_eq(left, src, name) && strlen(name) == n ? tl_values__elements(m, right, src, func, depth + 1)
-                                                                 : TL_VAL_UNKNOWN;
+    return tl_target_binds(left, src, name, n) ? tl_values__elements(m, right, src, func, depth + 1) : TL_VAL_UNKNOWN;
   if (!(tl_node_is(left, "pattern_list") || tl_node_is(left, "tuple_pattern"))) return TL_VAL_UNKNOWN;
   uint32_t pos = UINT32_MAX, k = ts_node_named_child_count(left);
   for (uint32_t i = 0; i < k && pos == UINT32_MAX; i++) {
     TSNode t = ts_node_named_child(left, i);
-    if (tl_node_is(t, "identifier") && ts_node_end_byte(t) - ts_node_start_byte(t) == n &&
-        !memcmp(src + ts_node_start_byte(t), name, n))
-      pos = i;
+    if (tl_node_is(t, "identifier") && tl_target_binds(t, src, name, n)) pos = i;
   }
   if (pos == UINT32_MAX || !tl_node_is(right, "call")) return TL_VAL_UNKNOWN;
   TSNode fn = TL_CHILD(right, function), args = TL_CHILD(right, arguments);
   if (tl_node_is(fn, "attribute") && tl_node_text_eq(TL_CHILD(fn, attribute), src, "items") && k == 2 && pos == 1 &&
       !ts_node_named_child_count(args)) {
-    TSNode d = TL_CHILD(fn, object);
-    tl_valkind dk = tl_value_classify(m, d, src, func, depth + 1);
-    return dk == TL_VAL_LIST     ? tl_values__elements(m, d, src, func, depth + 1)
-           : dk == TL_VAL_DEVICE ? TL_VAL_DEVICE
-                                 : TL_VAL_UNKNOWN;
+    return tl_values__dict_values(m, TL_CHILD(fn, object), src, func, depth);
   }
   if (tl_node_is(fn, "identifier") && tl_node_text_eq(fn, src, "enumerate") && k == 2 && pos == 1 &&
       ts_node_named_child_count(args) >= 1)
@@ -400,11 +399,8 @@ static tl_valkind tl_values__iter_var(const tl_file_model *m, TSNode n, const ch
         left = TL_CHILD(up, left), right = TL_CHILD(up, right);
     }
     if (ts_node_is_null(left)) continue;
-    char *nm = tl_strndup(name, len);
-    tl_valkind k = tl_values__target(m, left, right, nm, len, src, func, depth);
-    free(nm);
     *bound = true;
-    return k;
+    return tl_values__target(m, left, right, name, len, src, func, depth);
   }
   return TL_VAL_UNKNOWN;
 }
