@@ -195,6 +195,14 @@ void tl_analysis_remove(tl_analysis *self, const char *path);
  * diagnostics; the other files are still analysed. Findings and diagnostics from an earlier run
  * are replaced (pointers to them become invalid). */
 void tl_analysis_run(tl_analysis *self);
+/* Asks a run in progress on another thread to stop soon (on=true), or withdraws the request
+ * (on=false). The only call that may be made while another thread runs the analysis. The request
+ * stays until withdrawn: a run that starts while it is on stops at once. A stopped run reports no
+ * findings and no diagnostics (tl_analysis_cancelled says so); the files it did not finish stay
+ * changed, and the next run analyses them, with results identical to an uninterrupted run. */
+void tl_analysis_cancel(tl_analysis *self, bool on);
+/* Did the last run stop on such a request? */
+bool tl_analysis_cancelled(const tl_analysis *self);
 
 /* The findings of the last run, sorted by path, line, col and code; NULL past the last. They stay
  * valid until the next tl_analysis_run or tl_analysis_remove, or tl_analysis_delete. */

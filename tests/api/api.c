@@ -64,7 +64,14 @@ int main(void) {
   tl_analysis *a = tl_analysis_new(rs, &opts);
   tl_analysis_add_text(a, "train.py", train_py, strlen(train_py));
   tl_analysis_add_text(a, "data.py", "x = 1\n\0\n", 8); /* a NUL byte: not analysed */
+  /* a run asked to stop before it starts reports nothing, and leaves the files for the next */
+  tl_analysis_cancel(a, true);
   tl_analysis_run(a);
+  EXPECT(tl_analysis_cancelled(a));
+  EXPECT(tl_analysis_finding_count(a) == 0 && tl_analysis_diag_count(a) == 0);
+  tl_analysis_cancel(a, false);
+  tl_analysis_run(a);
+  EXPECT(!tl_analysis_cancelled(a));
 
   size_t n = tl_analysis_finding_count(a), fixes = 0;
   bool item = false;

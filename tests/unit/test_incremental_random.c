@@ -5,12 +5,17 @@
  * have been taken for most runs (else this would test nothing new). The file models rebuilt after
  * an edit (tl_model_rebuild: the statements outside the edit copied from the last run's model) must
  * equal models built from scratch over the same tree, field by field, and the call targets kept
- * from the last project pass (tl_project.c) those a fresh analysis resolves. */
+ * from the last project pass (tl_project.c) those a fresh analysis resolves. Some runs are
+ * cancelled from another thread at a random moment (tl_analysis_cancel, as the language server
+ * cancels a run that a change made useless): such a run reports nothing, and the run after it
+ * must again equal a fresh analysis. */
 #include <dirent.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "tl_engine.h"
 #include "tl_output.h"
@@ -263,9 +268,46 @@ static char *random_edit(const doc *d, uint32_t *start, uint32_t *old_end, uint3
 
 static int cmp_str(const void *x, const void *y) { return strcmp(*(char *const *)x, *(char *const *)y); }
 
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void *run_thread(void *a) {
+  tl_analysis_run(a);
+  return NULL;
+}
+
+typedef struct {
+  size_t runs, partial, copied, kept;
+  size_t cancelled, cancelled_midway; /* runs cancelled, and those after some file's phase 1 ran */
+} stats;
+
+/* Runs `a` on another thread and cancels it after `delay_ns` (it may end first). Returns whether it
+ * stopped on the request; a stopped run must report nothing. */
+static bool run_cancelled(tl_analysis *a, uint64_t delay_ns, stats *st) {
+  pthread_t th;
+  CHECK(pthread_create(&th, NULL, run_thread, a) == 0);
+  struct timespec d = {(time_t)(delay_ns / 1000000000u), (long)(delay_ns % 1000000000u)};
+  nanosleep(&d, NULL);
+  tl_analysis_cancel(a, true);
+  pthread_join(th, NULL);
+  tl_analysis_cancel(a, false);
+  if (!tl_analysis_cancelled(a)) return false;
+  CHECK_INT(tl_analysis_finding_count(a), 0);
+  CHECK_INT(tl_analysis_diag_count(a), 0);
+  st->cancelled++;
+  for (size_t i = 0; i < a->files.n; i++)
+    if (a->files.v[i].rerun) {
+      st->cancelled_midway++;
+      break;
+    }
+  return true;
+}
+
 /* Random edits over the Python files of one directory (one project). */
-static void run_dir(const tl_ruleset *rs, const char *dir, int nruns, size_t *runs, size_t *partial, size_t *copied,
-                    size_t *kept) {
+static void run_dir(const tl_ruleset *rs, const char *dir, int nruns, stats *st) {
   DIR *dp = opendir(dir);
   if (!dp) return;
   char *names[64];
@@ -289,7 +331,9 @@ static void run_dir(const tl_ruleset *rs, const char *dir, int nruns, size_t *ru
   tl_options o = {1, true, 0, NULL, 0, 0};
   tl_analysis *a = tl_analysis_new(rs, &o);
   for (size_t i = 0; i < nn; i++) tl_analysis_add_text(a, docs[i].path, docs[i].text, docs[i].len);
+  uint64_t t0 = now_ns();
   tl_analysis_run(a);
+  uint64_t last_ns = now_ns() - t0;
   size_t before = a->partial_runs, copied_before = a->model_copied, kept_before = a->targets_kept;
   for (int k = 0; k < nruns; k++) {
     int nedits = rnd(4) == 0 ? 2 + (int)rnd(2) : 1; /* sometimes a burst, analysed once */
@@ -303,8 +347,13 @@ static void run_dir(const tl_ruleset *rs, const char *dir, int nruns, size_t *ru
       d->text = t;
       d->len = nl;
     }
+    /* one run in four is cancelled somewhere in its course (or not at all, when it ends first) */
+    if (rnd(4) == 0) run_cancelled(a, rnd((uint32_t)(last_ns * 3 / 2 / 1000u) + 1) * 1000ull, st);
+    t0 = now_ns();
     tl_analysis_run(a);
-    (*runs)++;
+    last_ns = now_ns() - t0;
+    CHECK(!tl_analysis_cancelled(a));
+    st->runs++;
     check_models(a);
     char *got = render(a), *want = fresh(rs, docs, nn);
     if (strcmp(got, want)) fprintf(stderr, "%s: after edit %d (seed state %llx):\n", dir, k, (unsigned long long)rng);
@@ -312,14 +361,58 @@ static void run_dir(const tl_ruleset *rs, const char *dir, int nruns, size_t *ru
     free(got);
     free(want);
   }
-  *partial += a->partial_runs - before;
-  *copied += a->model_copied - copied_before;
-  *kept += a->targets_kept - kept_before;
+  st->partial += a->partial_runs - before;
+  st->copied += a->model_copied - copied_before;
+  st->kept += a->targets_kept - kept_before;
   tl_analysis_delete(a);
   for (size_t i = 0; i < nn; i++) {
     free(docs[i].path);
     free(docs[i].text);
   }
+}
+
+/* A run cancelled after a file's phase 1, while the project pass resolves calls: that file's
+ * call targets from the last pass belong to its old text, and the next run, with no file changed
+ * since, must not take them over (here `a.py` calls `slow` instead of `fast`, with as many calls as
+ * before). The cancellation comes once the project pass has begun, while it resolves the many
+ * calls of big.py, the first file. */
+static void test_cancel_in_project_pass(const tl_ruleset *rs) {
+  const char *a0 = "from b import fast, slow\n\ndef step(x):\n    return fast(x)\n\n"
+                   "for x in loader:\n    step(x)\n    opt.step()\n";
+  const char *a1 = "from b import fast, slow\n\ndef step(x):\n    return slow(x)\n\n"
+                   "for x in loader:\n    step(x)\n    opt.step()\n";
+  const char *b = "def fast(x):\n    return x\n\ndef slow(x):\n    return x.sum().item()\n";
+  tl_buf big = {0};
+  for (int i = 0; i < 20000; i++) tl_buf_printf(&big, "v%d = f(%d)\n", i, i);
+  doc docs[3] = {{"big.py", big.data, big.len}, {"a.py", (char *)a1, strlen(a1)}, {"b.py", (char *)b, strlen(b)}};
+  tl_options o = {1, true, 0, NULL, 0, 0};
+  tl_analysis *a = tl_analysis_new(rs, &o);
+  tl_analysis_add_text(a, "big.py", big.data, big.len);
+  tl_analysis_add_text(a, "a.py", a0, strlen(a0));
+  tl_analysis_add_text(a, "b.py", b, strlen(b));
+  tl_analysis_run(a);
+  tl_analysis_set_text(a, "a.py", a1, strlen(a1));
+  tl_project_free(&a->project); /* (the last run's: the next makes it again when its project pass begins) */
+  pthread_t th;
+  CHECK(pthread_create(&th, NULL, run_thread, a) == 0);
+  uint64_t t0 = now_ns();
+  while (!__atomic_load_n(&a->project.fstate, __ATOMIC_ACQUIRE) && now_ns() - t0 < 10000000000ull) {}
+  tl_analysis_cancel(a, true);
+  pthread_join(th, NULL);
+  tl_analysis_cancel(a, false);
+  CHECK(tl_analysis_cancelled(a));
+  tl_analysis_run(a);
+  char *got = render(a), *want = fresh(rs, docs, 3);
+  CHECK_STR(got, want);
+  docs[1].text = (char *)a0;
+  docs[1].len = strlen(a0);
+  char *before = fresh(rs, docs, 3);
+  CHECK(strcmp(before, want) != 0); /* a.py's call targets differ */
+  free(got);
+  free(want);
+  free(before);
+  tl_analysis_delete(a);
+  free(big.data);
 }
 
 int main(void) {
@@ -328,7 +421,8 @@ int main(void) {
   const char *all[] = {"ALL"};
   tl_ruleset_select(rs, all, 1, NULL, 0);
   CHECK(tl_ruleset_compile(rs));
-  size_t runs = 0, partial = 0, copied = 0, kept = 0;
+  stats st = {0};
+  test_cancel_in_project_pass(rs);
   char dir[4096];
   DIR *dp = opendir(TL_SOURCE_DIR "/fixtures");
   CHECK(dp != NULL);
@@ -341,7 +435,7 @@ int main(void) {
   qsort(codes, nc, sizeof *codes, cmp_str);
   for (size_t i = 0; i < nc; i++) {
     snprintf(dir, sizeof dir, "%s/fixtures/%s", TL_SOURCE_DIR, codes[i]);
-    run_dir(rs, dir, EDITS_PER_DIR, &runs, &partial, &copied, &kept);
+    run_dir(rs, dir, EDITS_PER_DIR, &st);
     /* and each project below it (fixtures/TL101/uncalled: what tl_usage.c decides across files,
      * from the mentions the editor's runs keep per file and the fresh analysis scans again) */
     DIR *sp = opendir(dir);
@@ -360,24 +454,26 @@ int main(void) {
     if (sp) closedir(sp);
     qsort(subs, ns, sizeof *subs, cmp_str);
     for (size_t k = 0; k < ns; k++) {
-      run_dir(rs, subs[k], EDITS_PER_DIR / 4, &runs, &partial, &copied, &kept);
+      run_dir(rs, subs[k], EDITS_PER_DIR / 4, &st);
       free(subs[k]);
     }
     free(codes[i]);
   }
-  run_dir(rs, TL_SOURCE_DIR "/examples", EDITS_PER_DIR, &runs, &partial, &copied, &kept);
+  run_dir(rs, TL_SOURCE_DIR "/examples", EDITS_PER_DIR, &st);
   /* A sequence found with more edits: statements with syntax errors were copied into the model from
    * the last run, but error recovery had parsed the same text differently (a loop body starting
    * elsewhere), and findings differed. (It depends on fixtures/TL106 as it was on 2026-11-26.) */
   rng = 0xa68d4c5c70720b89ull;
-  run_dir(rs, TL_SOURCE_DIR "/fixtures/TL106", 110, &runs, &partial, &copied, &kept);
+  run_dir(rs, TL_SOURCE_DIR "/fixtures/TL106", 110, &st);
   printf("%zu incremental runs, %zu files re-queried only over their changed statements, %zu top-level statements' "
-         "models copied, %zu call targets kept\n",
-         runs, partial, copied, kept);
-  CHECK(runs >= 20 * EDITS_PER_DIR);
-  CHECK(partial * 2 >= runs); /* the partial path was taken for at least half of the runs */
-  CHECK(copied >= 2 * runs);  /* and models were mostly copied, not walked again */
-  CHECK(kept >= 10 * runs);   /* and calls' targets kept from the run before */
+         "models copied, %zu call targets kept; %zu runs cancelled before them, %zu after some file's phase 1\n",
+         st.runs, st.partial, st.copied, st.kept, st.cancelled, st.cancelled_midway);
+  CHECK(st.runs >= 20 * EDITS_PER_DIR);
+  CHECK(st.partial * 2 >= st.runs);               /* the partial path was taken for at least half of the runs */
+  CHECK(st.copied >= 2 * st.runs);                /* and models were mostly copied, not walked again */
+  CHECK(st.kept >= 10 * st.runs);                 /* and calls' targets kept from the run before */
+  CHECK(st.cancelled * 10 >= st.runs);            /* cancellations happened (a run in four is asked to stop) */
+  CHECK(st.cancelled_midway * 4 >= st.cancelled); /* and many after phase 1 had begun */
   tl_ruleset_delete(rs);
   TEST_DONE();
 }

@@ -223,12 +223,34 @@ static bool tl_analysis__cached_results(tl_analysis *a) {
   return a->results_cached = true;
 }
 
+void tl_analysis_cancel(tl_analysis *a, bool on) { __atomic_store_n(&a->cancel, (size_t)on, __ATOMIC_RELAXED); }
+
+bool tl_analysis_cancelled(const tl_analysis *a) { return a->cancelled; }
+
+/* The end of a cancelled run: no findings, no diagnostics. The files its phase 1 analysed again no
+ * longer hold call targets that the next project pass could take over (tl_callgraph_build keeps
+ * the last pass's targets only when every file is unchanged since, or re-queried in part). */
+static void tl_analysis__stopped(tl_analysis *a) {
+  for (size_t i = 0; i < a->files.n; i++) {
+    tl_file *f = &a->files.v[i];
+    if (!f->rerun) continue;
+    free(f->targets);
+    f->targets = NULL;
+    f->ntargets = 0;
+  }
+  tl_project_free(&a->project);
+  tl_findings_clear(a);
+  tl_diags_free(&a->diags);
+  a->cancelled = true;
+}
+
 void tl_analysis_run(tl_analysis *a) {
   tl_project_free(&a->project);
   tl_findings_clear(a);
   tl_diags_free(&a->diags);
   a->suppressed = 0;
   a->results_cached = false;
+  a->cancelled = false;
   if (a->opts.cache_dir && !a->cache) a->cache = tl_cache_open(a->opts.cache_dir, a);
   if (tl_analysis__cached_results(a)) return;
   size_t *todo = tl_calloc(a->files.n + 1, sizeof *todo), ntodo = 0;
@@ -240,7 +262,10 @@ void tl_analysis_run(tl_analysis *a) {
     tl_diags_add(&a->diags, TL_DIAG_ERROR, "<rules>", 0, 0, "the rules' query does not compile: no file is matched");
   unsigned nt = tl_pool_threads(a->opts.threads, ntodo);
   tl_worker *ws = tl_calloc(nt, sizeof *ws);
-  for (unsigned i = 0; i < nt; i++) tl_worker_init(&ws[i], a->rules);
+  for (unsigned i = 0; i < nt; i++) {
+    tl_worker_init(&ws[i], a->rules);
+    ts_parser_set_cancellation_flag(ws[i].parser, &a->cancel); /* a parse stops too */
+  }
   tl_run_ctx ctx = {a, ws, todo};
   tl_pool_run(nt, ntodo, tl_analysis__phase1, &ctx);
   tl_cache_flush(a->cache);
@@ -253,6 +278,10 @@ void tl_analysis_run(tl_analysis *a) {
   free(todo);
   for (unsigned i = 0; i < nt; i++) tl_worker_free(&ws[i]);
   free(ws);
+  if (tl_analysis_stopping(a)) {
+    tl_analysis__stopped(a);
+    return;
+  }
   for (size_t i = 0; i < a->files.n; i++) {
     const tl_diags *d = &a->files.v[i].diags;
     for (size_t j = 0; j < d->n; j++) {
@@ -267,8 +296,13 @@ void tl_analysis_run(tl_analysis *a) {
       for (size_t k = 0; k < sp->v[j].used.n; k++) sp->v[j].used.v[k] = false;
   }
   a->project.keep_mentions = a->opts.keep_trees; /* an editor's next run reuses unchanged files' */
+  a->project.cancel = &a->cancel;
   tl_project_analyze(&a->project, a->files.v, a->files.n, &a->hot_functions);
   a->targets_kept += a->project.targets_kept;
+  if (tl_analysis_stopping(a)) {
+    tl_analysis__stopped(a);
+    return;
+  }
   tl_findings_make(a);
   tl_results_store(a->cache, a);
   for (size_t i = 0; i < a->files.n; i++) { /* made again when the file changes */

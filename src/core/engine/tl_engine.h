@@ -152,6 +152,7 @@ typedef struct tl_project {
   uint16_t *eval_dir;       /* per file: length of its evaluation-package prefix ("eval/"), 0 if none */
   bool cpu_only;            /* a program that never names an accelerator */
   bool keep_mentions;       /* keep each file's index of name mentions (tl_file.mentions) for the next run */
+  const size_t *cancel;     /* nonzero (read atomically): the run is cancelled, the pass stops early; may be NULL */
   size_t targets_kept;      /* call targets taken from the last run, not resolved again */
 } tl_project;
 
@@ -173,7 +174,15 @@ struct tl_analysis {
   size_t cache_hits;        /* files whose phase 1 the cache gave in the last run (for tests) */
   bool results_cached;      /* the last run's findings and diagnostics came from the cache (tl_results.h) */
   tl_strtab result_strs;    /* the strings those findings point to (their scopes) */
+  /* tl_analysis_cancel's request: nonzero asks a run in progress to stop. Read and written only
+   * with __atomic builtins (another thread sets it); a size_t, as tree-sitter's parser reads it
+   * (ts_parser_set_cancellation_flag). */
+  size_t cancel;
+  bool cancelled; /* the last run stopped on that request: it left no findings */
 };
+
+/* Has the run been asked to stop (tl_analysis_cancel)? Any thread. */
+static inline bool tl_analysis_stopping(const tl_analysis *a) { return __atomic_load_n(&a->cancel, __ATOMIC_RELAXED); }
 
 /* Phase 1 (tl_file.c): reads, checks, parses, models and queries one file (after an edit, only its
  * changed region); everything the last run computed for it is replaced. Thread-safe for distinct

@@ -258,6 +258,11 @@ static void tl_file__run(tl_analysis *a, tl_worker *w, tl_file *f, tl_prev *prev
     ts_tree_delete(f->tree);
     f->tree = NULL;
   }
+  if (!tree && tl_analysis_stopping(a)) { /* a cancelled run: the next one parses the file again */
+    f->dirty = true;
+    if (parse_text != f->text) free(parse_text);
+    return;
+  }
   if (!tree) {
     tl_diags_add(&f->diags, TL_DIAG_ERROR, f->path, 0, 0, "parsing took longer than %u s: not analysed",
                  TL_PARSE_TIMEOUT_US / 1000000u);
@@ -279,6 +284,7 @@ static void tl_file__run(tl_analysis *a, tl_worker *w, tl_file *f, tl_prev *prev
   f->deadline_ns = tl_now_ns() + (uint64_t)budget * 1000000u;
   f->model.walk_deadline_ns = f->deadline_ns;
   f->model.walk_node_budget = a->opts.file_node_budget ? a->opts.file_node_budget : TL_FILE_NODE_BUDGET;
+  f->model.walk_cancel = &a->cancel;
   /* the model: the top-level statements outside the region copied from the last run's */
   long copied = partial ? tl_model_rebuild(&f->model, &prev->model, root, parse_text, code, module, is_pkg, &f->diags,
                                            f->path, g.rs, g.re_old, g.re_new)
@@ -328,6 +334,19 @@ static void tl_file__run(tl_analysis *a, tl_worker *w, tl_file *f, tl_prev *prev
   for (size_t i = 0; i < f->model.classes.n; i++)
     for (size_t j = 0; j < f->model.classes.v[i].attrs.n; j++) f->model.classes.v[i].attrs.v[j].value_ = (TSNode){0};
   f->model.lazy_root = (TSNode){0}; /* lazy bindings now have no value node either */
+  f->model.walk_cancel = NULL;
+  if (tl_analysis_stopping(a)) {
+    /* A cancelled run (the walk or the matching may have stopped short): what it made of the file
+     * is thrown away, and the next run analyses the file again in full, as if it had changed. */
+    f->dirty = true;
+    f->reusable = f->partial = false;
+    f->stopped_at = UINT32_MAX;
+    tl_diags_free(&f->diags);
+    if (a->opts.keep_trees) f->tree = tree; /* the text's tree, for the next run's parse */
+    else ts_tree_delete(tree);
+    if (parse_text != f->text) free(parse_text);
+    return;
+  }
   if (a->opts.keep_trees) {
     f->tree = tree;
   } else {
@@ -345,6 +364,7 @@ static void tl_file__run(tl_analysis *a, tl_worker *w, tl_file *f, tl_prev *prev
 }
 
 void tl_file_analyze(tl_analysis *a, tl_file *f, tl_worker *w) {
+  if (tl_analysis_stopping(a)) return; /* a cancelled run: the file stays changed, for the next one */
   tl_prev prev;
   tl_prev_take(&prev, f, a->opts.keep_trees);
   tl_file_reset(f);

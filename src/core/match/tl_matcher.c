@@ -642,7 +642,8 @@ bool tl_match_file(tl_analysis *a, tl_file *f, tl_worker *w, TSNode root, const 
       ts_query_cursor_exec(w->cursor, rs->query, root);
       for (unsigned n = 1; f->stopped_at == UINT32_MAX && ts_query_cursor_next_match(w->cursor, &mt); n++) {
         tl_match__one(a, f, w, &mt, &file_res);
-        if (!(n & 63) && f->deadline_ns && tl_now_ns() > f->deadline_ns) /* the file's time budget */
+        if (!(n & 63) && ((f->deadline_ns && tl_now_ns() > f->deadline_ns) || tl_analysis_stopping(a)))
+          /* the file's time budget, or a cancelled run (tl_file.c throws the file's results away) */
           f->stopped_at = mt.capture_count ? ts_node_start_byte(mt.captures[0].node) : from;
       }
     }

@@ -1066,10 +1066,12 @@ static void tl_walk_loop(tl_walk_ctx *c, TSNode n, int depth) {
 
 void tl_walk_visit(tl_walk_ctx *c, TSNode n, int depth) {
   if (ts_node_is_null(n) || c->m->walk_stopped) return;
-  /* the file's budgets (tl_file_model.walk_deadline_ns, walk_node_budget): the walk stops here */
+  /* the file's budgets (tl_file_model.walk_deadline_ns, walk_node_budget), or the run is cancelled
+   * (walk_cancel): the walk stops here */
   c->visits++;
   if ((c->m->walk_node_budget && c->visits > c->m->walk_node_budget) ||
-      (c->m->walk_deadline_ns && !(c->visits & 1023) && tl_now_ns() > c->m->walk_deadline_ns)) {
+      (!(c->visits & 1023) && ((c->m->walk_deadline_ns && tl_now_ns() > c->m->walk_deadline_ns) ||
+                               (c->m->walk_cancel && __atomic_load_n(c->m->walk_cancel, __ATOMIC_RELAXED))))) {
     c->m->walk_stopped = true;
     c->m->walk_stop_byte = ts_node_start_byte(n);
     return;

@@ -203,6 +203,7 @@ typedef struct tl_file_model {
   bool deep;                       /* nesting too deep somewhere (a diagnostic was given) */
   uint64_t walk_deadline_ns;       /* when the walk must stop (0: never), set by the caller */
   uint32_t walk_node_budget;       /* the nodes the walk may visit (0: any number), set by the caller */
+  const size_t *walk_cancel;       /* nonzero (read atomically, another thread sets it): the walk stops; may be NULL */
   bool walk_stopped;               /* the walk stopped at walk_stop_byte, past its deadline or budget */
   uint32_t walk_stop_byte;
   TL_VEC(tl_range) deep_stmts; /* the top-level statements that hold it, in order: not matched */

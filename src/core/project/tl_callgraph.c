@@ -417,7 +417,7 @@ size_t tl_callgraph_targets(const tl_callgraph *p, int32_t fi, size_t c, tl_ref 
 
 int tl_callgraph_class_kind(tl_callgraph *p, tl_ref c) { return tl_callgraph__class_kind(p, c, 0); }
 
-void tl_callgraph_build(tl_callgraph *p, tl_file *files, size_t nfiles, size_t *kept) {
+void tl_callgraph_build(tl_callgraph *p, tl_file *files, size_t nfiles, size_t *kept, const size_t *cancel) {
   memset(p, 0, sizeof *p);
   p->files = files;
   p->nfiles = nfiles;
@@ -437,6 +437,10 @@ void tl_callgraph_build(tl_callgraph *p, tl_file *files, size_t nfiles, size_t *
     keep = f->targets && (!f->rerun ? f->ntargets == f->model.calls.n : f->partial && f->call_map);
   }
   for (size_t i = 0; i < nf; i++) {
+    if (cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED)) {
+      p->stopped = true;
+      break;
+    }
     tl_file *f = &files[i];
     const tl_file_model *m = &f->model;
     p->targets[i] = tl_calloc(m->calls.n + 1, sizeof(tl_target));
@@ -457,9 +461,13 @@ void tl_callgraph_free(tl_callgraph *p) {
   for (size_t i = 0; i < p->nfiles; i++) {
     free(p->class_kind[i]);
     tl_file *fi = &p->files[i]; /* kept for the next run */
-    free(fi->targets);
-    fi->targets = p->targets[i];
-    fi->ntargets = fi->model.calls.n;
+    if (p->stopped) {
+      free(p->targets[i]);
+    } else {
+      free(fi->targets);
+      fi->targets = p->targets[i];
+      fi->ntargets = fi->model.calls.n;
+    }
     for (size_t f = 0; f < fi->model.funcs.n; f++) tl_vec_free(&p->overrides[i][f]);
     free(p->overrides[i]);
     tl_map_free(&p->locals[i]);

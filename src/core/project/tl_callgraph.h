@@ -19,6 +19,7 @@ typedef struct {
   int8_t **class_kind; /* per file, per class: TL_CK_* */
   tl_target **targets; /* per file, per call */
   tl_refs **overrides; /* per file, per function: the methods of project subclasses that override it */
+  bool stopped;        /* the run was cancelled while calls were resolved: some files have no targets */
 } tl_callgraph;
 
 /* Class kinds (tl_callgraph_class_kind); BUSY and DONE mark the computation. */
@@ -28,8 +29,10 @@ enum { TL_CK_MODULE = 1, TL_CK_DATASET = 2, TL_CK_BUSY = 0x20, TL_CK_DONE = 0x40
 #define TL_MAX_TARGETS 16
 
 /* Indexes the files and resolves every call; targets kept from the last run (tl_file.targets)
- * are reused where the files allow it, and counted in *kept. */
-void tl_callgraph_build(tl_callgraph *cg, tl_file *files, size_t nfiles, size_t *kept);
+ * are reused where the files allow it, and counted in *kept. When *cancel (read atomically; cancel
+ * may be NULL) turns nonzero, it stops between files with cg->stopped set: the graph is then good
+ * only for tl_callgraph_free, which leaves the files' kept targets as they were. */
+void tl_callgraph_build(tl_callgraph *cg, tl_file *files, size_t nfiles, size_t *kept, const size_t *cancel);
 /* The functions call c of file fi may run: its target, and for `self.m()` the overrides of the
  * target in project subclasses. Returns how many (at most max) in out. */
 size_t tl_callgraph_targets(const tl_callgraph *cg, int32_t fi, size_t c, tl_ref *out, size_t max);

@@ -798,10 +798,17 @@ static size_t *tl_project__order(const tl_project *pj) {
   return order;
 }
 
+/* Has the run been cancelled (tl_project.cancel)? The pass then stops at its next stage. */
+static bool tl_project__stopping(const tl_project *pj) {
+  return pj->cancel && __atomic_load_n(pj->cancel, __ATOMIC_RELAXED);
+}
+
 void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_strlist *hot_functions) {
-  bool keep = pj->keep_mentions; /* the caller's choice, across the reset */
+  bool keep = pj->keep_mentions; /* the caller's choices, across the reset */
+  const size_t *cancel = pj->cancel;
   memset(pj, 0, sizeof *pj);
   pj->keep_mentions = keep;
+  pj->cancel = cancel;
   pj->files = files;
   pj->nfiles = nfiles;
   size_t nf = nfiles;
@@ -812,16 +819,23 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
   for (size_t i = 0; i < nf; i++) pj->test_file[i] = tl_project__is_test_module(&files[i]);
   tl_project__eval_dirs(pj);
   tl_callgraph p;
-  tl_callgraph_build(&p, files, nfiles, &pj->targets_kept);
+  tl_ref **untrained = tl_calloc(nf ? nf : 1, sizeof *untrained);
+  bool **whole = tl_calloc(nf ? nf : 1, sizeof *whole);
+  tl_callgraph_build(&p, files, nfiles, &pj->targets_kept, pj->cancel);
+  if (p.stopped) goto done;
   pj->program = tl_calloc(nf ? nf : 1, sizeof *pj->program);
   pj->imported = tl_calloc(nf ? nf : 1, sizeof *pj->imported);
   tl_callgraph_programs(&p, pj->program, pj->imported);
+  if (tl_project__stopping(pj)) goto done;
   tl_project__optin(pj, &p);
-  tl_ref **untrained = tl_calloc(nf ? nf : 1, sizeof *untrained);
+  if (tl_project__stopping(pj)) goto done;
   tl_usage_keep_mentions(pj);
+  if (tl_project__stopping(pj)) goto done;
   tl_usage_untrained(pj, &p, untrained);
+  if (tl_project__stopping(pj)) goto done;
   pj->uncalled = tl_calloc(nf ? nf : 1, sizeof *pj->uncalled);
   tl_usage_uncalled(pj, &p, pj->uncalled);
+  if (tl_project__stopping(pj)) goto done;
   for (size_t i = 0; i < nf; i++) {
     tl_file_model *m = &pj->files[i].model;
     pj->fstate[i] = tl_calloc(m->funcs.n + 1, sizeof **pj->fstate);
@@ -833,7 +847,6 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
    * step loop (or calls one that does) runs many steps per call: it is "whole", not per-step work
    * for its callers, and a loop that calls it or holds a step loop of its own is an epoch loop.
    * The two depend on each other: computed in rounds until they agree. */
-  bool **whole = tl_calloc(nf ? nf : 1, sizeof *whole);
   for (size_t i = 0; i < nf; i++) {
     const tl_file_model *m = &pj->files[i].model;
     whole[i] = tl_calloc(m->funcs.n + 1, sizeof **whole);
@@ -849,6 +862,7 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
   tl_project__rare(pj, &p);
   tl_summaries_solve(pj, &p);
   tl_summaries_resolve(pj, &p);
+  if (tl_project__stopping(pj)) goto done;
   uint32_t **stepfn = tl_calloc(nf ? nf : 1, sizeof *stepfn);
   tl_project__step_functions(pj, &p, whole, stepfn);
   /* A program (an entry point and a step loop of its own) that never names an accelerator runs on
@@ -1011,6 +1025,7 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
   tl_project__spread(pj, &p, &q, qi, untrained);
   tl_vec_free(&q);
   free(order);
+done:
   for (size_t i = 0; i < nf; i++) {
     free(whole[i]);
     free(untrained[i]);
@@ -1018,7 +1033,7 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
   free(whole);
   free(untrained);
   pj->class_kind = tl_calloc(nf ? nf : 1, sizeof *pj->class_kind);
-  for (size_t i = 0; i < nf; i++) {
+  for (size_t i = 0; i < nf && !p.stopped; i++) {
     size_t nc = pj->files[i].model.classes.n;
     pj->class_kind[i] = tl_calloc(nc + 1, 1);
     for (size_t k = 0; k < nc; k++)
