@@ -40,11 +40,12 @@ r = json.load(open(sys.argv[1], encoding="utf-8"))
 r["edits"] = r["edits"][:int(sys.argv[3])]
 json.dump(r, open(sys.argv[2], "w", encoding="utf-8"))
 PY
-# collect inside tl_lsp__analyse only (the analysis and the diagnostics it publishes); dump after each
+# collect inside tl_lsp__run_engine and tl_lsp__end only (the analysis, on the worker thread, and the
+# diagnostics it publishes); dump after each
 cat > "$tmp/server" <<EOF
 #!/bin/sh
 exec valgrind --tool=callgrind --callgrind-out-file="$out/cg.%p" --collect-atstart=no \
-  --toggle-collect=tl_lsp__analyse --dump-after=tl_lsp__analyse "$bin" "\$@"
+  --toggle-collect=tl_lsp__run_engine --toggle-collect=tl_lsp__end --dump-after=tl_lsp__end "$bin" "\$@"
 EOF
 chmod +x "$tmp/server"
 python3 "$here/bench.py" "$tmp/server" --rounds 1 --jobs 1 --lines "$lines" --edits "$tmp/edits.json" \

@@ -15,10 +15,13 @@ before it, so JSON can span lines; `#` starts a comment line):
   write FILE PYTHON-EXPR write a file of the project on disk (the expression may use `root`)
   expect JSON            wait for the next message that answers request `id`, or has `method`
                          (and, for publishDiagnostics, the same params.uri); it must match JSON
+  expect-within MS JSON  the same, arriving within MS milliseconds
   apply ID N FILE VERSION   apply the edit of code action N of the answer to request ID to FILE
                          on disk (as a client does) and send its new text as didChange VERSION
   check PYTHON-EXPR      the expression (which may use `root`) is true
-  nothing METHOD MS      no message with METHOD arrives within MS milliseconds
+  nothing METHOD MS      no message with METHOD arrives within MS milliseconds (nor has one
+                         arrived unmatched)
+  log REGEX              the server's standard error so far matches REGEX (re.search)
   exit CODE              close stdin if still open, wait for the server to exit with CODE
 
 Substitutions: $ROOTURI, $ROOT, $URI(file), $TEXT(file) (a JSON string of the file's contents).
@@ -230,7 +233,11 @@ def run_session(binary, session, workdir):
                     content = eval(lit)  # may read the file first
                     with open(os.path.join(root, rel), "w", encoding="utf-8") as f:
                         f.write(content)
-                elif cmd == "expect":
+                elif cmd in ("expect", "expect-within"):
+                    timeout = TIMEOUT
+                    if cmd == "expect-within":
+                        ms, _, arg = arg.partition(" ")
+                        timeout = int(ms) / 1000.0
                     want = json.loads(subst(arg))
                     s = ensure_started()
                     if "method" in want:
@@ -238,9 +245,9 @@ def run_session(binary, session, workdir):
                         key = lambda m: m.get("method") == want["method"] and (uri is None or m.get("params", {}).get("uri") == uri)
                     else:
                         key = lambda m: "method" not in m and m.get("id") == want.get("id")
-                    got = s.next_matching(key, TIMEOUT)
+                    got = s.next_matching(key, timeout)
                     if got is None:
-                        raise Failure("no message for %s within %gs" % (json.dumps(want)[:200], TIMEOUT))
+                        raise Failure("no message for %s within %gs" % (json.dumps(want)[:200], timeout))
                     if "method" not in got:
                         responses[json.dumps(got.get("id"))] = got
                     try:
@@ -273,6 +280,11 @@ def run_session(binary, session, workdir):
                     got = s.next_matching(lambda m: m.get("method") == method, int(ms) / 1000.0)
                     if got is not None:
                         raise Failure("unexpected %s: %s" % (method, json.dumps(got)[:600]))
+                elif cmd == "log":
+                    ensure_started().err.flush()
+                    with open(stderr_path, encoding="utf-8", errors="replace") as f:
+                        if not re.search(arg, f.read()):
+                            raise Failure("the server's standard error does not match %r" % arg)
                 elif cmd == "exit":
                     s = ensure_started()
                     try:

@@ -14,8 +14,9 @@
 #include "tl_notebook.h"
 #include "tl_walk.h"
 
-#define TL_LSP_DEBOUNCE_MS 3    /* quiet time on stdin before analysing after a change */
-#define TL_LSP_MAX_DELAY_MS 150 /* analyse at the latest this long after a change, even while input keeps coming */
+#define TL_LSP_DEBOUNCE_MS 3     /* quiet time on stdin before analysing after a change */
+#define TL_LSP_MAX_DELAY_MS 150  /* analyse at the latest this long after a change, even while input keeps coming */
+#define TL_LSP_MAX_STALE_MS 1000 /* a change cancels no analysis of changes older than this: results keep coming */
 
 /* JSON-RPC and LSP error codes */
 enum {
@@ -550,27 +551,116 @@ static bool tl_lsp__is_pyproject(const char *path) {
 
 /* ---- the analysis ---- */
 
-/* not inlined: bench/lsp/instructions.sh counts the instructions of each call (callgrind) */
-__attribute__((noinline)) static void tl_lsp__analyse(tl_lsp *s) {
+/* The start of an analysis of what the documents hold now: false when none is to run (after
+ * shutdown, changes are not analysed). */
+static bool tl_lsp__begin(tl_lsp *s) {
   if (s->shutdown) { /* changes that came before shutdown are not analysed after it */
     s->dirty = false;
+    return false;
+  }
+  tl_lsp_afiles_clear(s); /* the findings they index are gone once the run starts */
+  s->run_since = s->dirty_since;
+  s->dirty = false;
+  s->run_start = tl_lsp__now();
+  tl_analysis_cancel(s->a, false);
+  return true;
+}
+
+/* The end of an analysis: its findings published, or, when a later change cancelled it, the
+ * documents dirty again since the changes it covered (so that TL_LSP_MAX_DELAY_MS still counts
+ * from the first of them). */
+static void tl_lsp__end(tl_lsp *s) {
+  double engine_ms = (s->run_end - s->run_start) * 1e3;
+  if (tl_analysis_cancelled(s->a)) {
+    if (!s->dirty || s->run_since < s->dirty_since) s->dirty_since = s->run_since;
+    s->dirty = true;
+    s->superseded++;
+    if (s->o.verbose) tl_lsp_log(s, "analysis cancelled after %.2f ms: superseded by a change", engine_ms);
     return;
   }
-  double t0 = tl_lsp__now();
-  tl_lsp_afiles_clear(s);
-  tl_analysis_run(s->a);
-  s->dirty = false;
   s->runs++;
-  double t1 = tl_lsp__now();
   tl_lsp_after_run(s);
-  s->last_run_ms = (tl_lsp__now() - t0) * 1e3;
+  s->last_run_ms = (tl_lsp__now() - s->run_start) * 1e3;
   if (s->o.verbose)
     tl_lsp_log(s, "analysis %llu: %zu files, %zu findings, %.2f ms (engine %.2f ms)", (unsigned long long)s->runs,
-               tl_analysis_file_count(s->a), tl_analysis_finding_count(s->a), s->last_run_ms, (t1 - t0) * 1e3);
+               tl_analysis_file_count(s->a), tl_analysis_finding_count(s->a), s->last_run_ms, engine_ms);
+}
+
+/* not inlined: bench/lsp/instructions.sh counts the instructions of each call (callgrind) */
+__attribute__((noinline)) static void tl_lsp__run_engine(tl_lsp *s) {
+  tl_analysis_run(s->a);
+  s->run_end = tl_lsp__now();
+}
+
+static void *tl_lsp__work(void *p) {
+  tl_lsp *s = p;
+  tl_lsp__run_engine(s);
+  char c = 1;
+  while (write(s->done_fd[1], &c, 1) < 0 && errno == EINTR) {}
+  return NULL;
+}
+
+/* Waits for the worker's analysis to end, first asking it to stop when `cancel`, and publishes
+ * what it found (nothing when it was cancelled). */
+static void tl_lsp__finish(tl_lsp *s, bool cancel) {
+  if (!s->running) return;
+  if (cancel) tl_analysis_cancel(s->a, true);
+  pthread_join(s->worker, NULL);
+  s->running = false;
+  char c;
+  while (read(s->done_fd[0], &c, 1) < 0 && errno == EINTR) {}
+  tl_analysis_cancel(s->a, false);
+  tl_lsp__end(s);
+}
+
+/* Analyses the documents now, on this thread (after the worker's run, if one is going). */
+static void tl_lsp__analyse(tl_lsp *s) {
+  tl_lsp__finish(s, false);
+  if (!tl_lsp__begin(s)) return;
+  tl_lsp__run_engine(s);
+  tl_lsp__end(s);
+}
+
+/* Starts an analysis of the documents on the worker thread (on this one when there is none). */
+static void tl_lsp__start(tl_lsp *s) {
+  if (s->done_fd[1] < 0) {
+    tl_lsp__analyse(s);
+    return;
+  }
+  if (!tl_lsp__begin(s)) return;
+  if (pthread_create(&s->worker, NULL, tl_lsp__work, s)) {
+    tl_lsp__run_engine(s);
+    tl_lsp__end(s);
+    return;
+  }
+  s->running = true;
 }
 
 void tl_lsp_flush(tl_lsp *s) {
+  tl_lsp__finish(s, false);
   if (s->dirty) tl_lsp__analyse(s);
+}
+
+/* Can a message be handled while the worker analyses? Only those that touch neither the documents
+ * nor the findings: $/ notifications (a $/cancelRequest was recorded when it was read) and the
+ * client's answers to our requests. */
+static bool tl_lsp__harmless(const cJSON *msg) {
+  const cJSON *m = cJSON_GetObjectItemCaseSensitive(msg, "method");
+  if (!cJSON_IsObject(msg)) return false;
+  if (!m) return cJSON_GetObjectItemCaseSensitive(msg, "id") != NULL;
+  return cJSON_IsString(m) && !strncmp(m->valuestring, "$/", 2);
+}
+
+/* Does a message make the worker's analysis useless, so that it is cancelled rather than waited
+ * for? A notification (a change of documents, files, folders or settings: its results would be
+ * stale), shutdown and exit; not a request, which needs the results. A change does not cancel an
+ * analysis of changes older than TL_LSP_MAX_STALE_MS: a client that types without pause still
+ * gets results that often. */
+static bool tl_lsp__supersedes(const tl_lsp *s, const cJSON *msg) {
+  const char *method = tl_lsp_jstr(msg, "method");
+  if (method && (!strcmp(method, "exit") || !strcmp(method, "shutdown"))) return true;
+  if (!method || cJSON_GetObjectItemCaseSensitive(msg, "id")) return false;
+  return (tl_lsp__now() - s->run_since) * 1e3 < TL_LSP_MAX_STALE_MS;
 }
 
 /* ---- lifecycle ---- */
@@ -1005,16 +1095,21 @@ static void tl_lsp__parse_frames(tl_lsp *s) {
   }
 }
 
-/* Waits up to timeout_ms (-1: forever) for input and reads what is there. Returns true when
- * something was read or the input ended. */
+/* Waits up to timeout_ms (-1: forever) for input, or for the worker's analysis to end, and reads
+ * what is there; publishes the analysis when it ended. Returns true when something was read, the
+ * input ended or the analysis did. */
 static bool tl_lsp__read(tl_lsp *s, int timeout_ms) {
-  struct pollfd p = {s->o.in_fd, POLLIN, 0};
-  int r = poll(&p, 1, timeout_ms);
+  struct pollfd p[2] = {{s->o.in_fd, POLLIN, 0}, {s->done_fd[0], POLLIN, 0}};
+  int r = poll(p, s->running ? 2 : 1, timeout_ms);
   if (r < 0 && errno != EINTR) {
     s->eof = true;
     return true;
   }
   if (r <= 0) return false;
+  if (s->running && (p[1].revents & POLLIN)) {
+    tl_lsp__finish(s, false);
+    return true;
+  }
   char buf[65536];
   ssize_t n = read(s->o.in_fd, buf, sizeof buf);
   if (n < 0) {
@@ -1032,26 +1127,36 @@ static bool tl_lsp__read(tl_lsp *s, int timeout_ms) {
 }
 
 int tl_lsp_serve(tl_lsp *s) {
+  if (pipe(s->done_fd)) s->done_fd[0] = s->done_fd[1] = -1; /* no worker: analyses run here */
   while (!s->exit_now) {
     if (s->qhead < s->queue.n) {
-      /* keep results coming while a client sends changes without pause */
-      if (s->dirty && (tl_lsp__now() - s->dirty_since) * 1e3 >= TL_LSP_MAX_DELAY_MS) tl_lsp__analyse(s);
-      cJSON *msg = s->queue.v[s->qhead++];
+      cJSON *msg = s->queue.v[s->qhead];
+      /* a message that needs the analysis stops the worker's first: waits for it, or cancels it */
+      if (s->running && !tl_lsp__harmless(msg)) tl_lsp__finish(s, tl_lsp__supersedes(s, msg));
+      s->qhead++;
       tl_lsp__handle(s, msg);
       cJSON_Delete(msg);
       continue;
     }
     s->queue.n = s->qhead = 0;
     if (s->eof) break;
-    if (s->dirty && s->initialize_seen) {
+    if (s->running) {
+      tl_lsp__read(s, -1); /* input, or the analysis' end */
+    } else if (s->dirty && s->initialize_seen) {
+      /* after a quiet time, or at once when the first change waits longer than TL_LSP_MAX_DELAY_MS
+       * (a client that sends changes without pause) */
       int wait = s->o.debounce_ms;
       int left = TL_LSP_MAX_DELAY_MS - (int)((tl_lsp__now() - s->dirty_since) * 1e3);
       if (left < wait) wait = left < 0 ? 0 : left;
-      if (!tl_lsp__read(s, wait)) tl_lsp__analyse(s);
+      if (!wait || !tl_lsp__read(s, wait)) tl_lsp__start(s);
     } else {
       tl_lsp__read(s, -1);
     }
   }
+  tl_lsp__finish(s, true);
+  for (int i = 0; i < 2; i++)
+    if (s->done_fd[i] >= 0) close(s->done_fd[i]);
+  s->done_fd[0] = s->done_fd[1] = -1;
   if (s->eof && !s->exit_now) {
     if (tl_lsp_reader_pending(&s->rd))
       tl_lsp_log(s, "end of input inside a message (%zu bytes dropped)", tl_lsp_reader_pending(&s->rd));
@@ -1066,6 +1171,7 @@ int tl_lsp_serve(tl_lsp *s) {
 tl_lsp *tl_lsp_new(const tl_lsp_opts *opts) {
   tl_lsp *s = tl_calloc(1, sizeof *s);
   s->o = *opts;
+  s->done_fd[0] = s->done_fd[1] = -1; /* tl_lsp_serve makes the worker's pipe */
   if (s->o.debounce_ms < 0) s->o.debounce_ms = TL_LSP_DEBOUNCE_MS;
   s->exit_code = 1;
   return s;

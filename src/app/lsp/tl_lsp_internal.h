@@ -3,6 +3,7 @@
 #define TL_LSP_INTERNAL_H
 
 #include <cjson/cJSON.h>
+#include <pthread.h>
 
 #include "tl_config.h"
 #include "tl_lsp.h"
@@ -81,6 +82,17 @@ struct tl_lsp {
   double dirty_since; /* when the first unanalysed change arrived (seconds, monotonic) */
   uint64_t runs;
   double last_run_ms;
+
+  /* The analysis on a worker thread (tl_lsp_serve): while it runs, the main thread reads input
+   * and answers what needs no analysis; anything else waits for it, and a change cancels it. The
+   * worker touches only `a` and writes one byte to done_fd[1] when it ends. */
+  bool running; /* a worker thread is running tl_analysis_run(a) */
+  pthread_t worker;
+  int done_fd[2];   /* a pipe: readable when the worker has ended; -1: analyses run on the main thread */
+  double run_since; /* the dirty_since of the changes the running analysis covers */
+  double run_start; /* when it started, and (written by the worker) when tl_analysis_run returned */
+  double run_end;
+  uint64_t superseded; /* analyses cancelled by a later change */
   TL_VEC(tl_lsp_afile) afiles;
   bool *hidden; /* per finding of the last run: disabled for its file by its configuration */
 
