@@ -9,7 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#define TL_MAX_DEPTH 1500 /* deeper constructs are parsed but not modelled (see docs/limits.md) */
+#define TL_MAX_DEPTH 1500    /* deeper constructs are parsed but not modelled (see docs/limits.md) */
+#define TL_MAX_WIDTH 1000000 /* constructs with more children (not the module) likewise */
 
 /* ---- the walk ---- */
 
@@ -1076,9 +1077,12 @@ void tl_walk_visit(tl_walk_ctx *c, TSNode n, int depth) {
     c->m->walk_stop_byte = ts_node_start_byte(n);
     return;
   }
-  if (depth > TL_MAX_DEPTH) {
-    /* The top-level statement around it is left out of the matching too: the query cursor's cost
-     * grows with the depth of every node it visits, quadratic on such a statement. */
+  /* A construct nested too deep, or with too many children (a literal of millions of elements,
+   * which tree-sitter keeps as a deep tree of hidden nodes), is not modelled, and the top-level
+   * statement around it is left out of the matching too: the query cursor's cost grows with the
+   * depth of every node it visits, quadratic on such a statement. */
+  uint32_t width = depth > 0 && depth <= TL_MAX_DEPTH ? ts_node_child_count(n) : 0;
+  if (depth > TL_MAX_DEPTH || width > TL_MAX_WIDTH) {
     uint32_t at = ts_node_start_byte(n);
     if (c->m->deep_stmts.n && at < c->m->deep_stmts.v[c->m->deep_stmts.n - 1].end) return;
     TSNode top = n;
@@ -1088,9 +1092,14 @@ void tl_walk_visit(tl_walk_ctx *c, TSNode n, int depth) {
     tl_range r = {ts_node_start_byte(top), ts_node_end_byte(top), 0};
     tl_vec_push(&c->m->deep_stmts, r);
     TSPoint p = ts_node_start_point(n);
-    tl_diags_add(c->diags, TL_DIAG_WARNING, c->path, p.row + 1, p.column + 1,
-                 "nesting deeper than %d levels: the statement at lines %u-%u is not analysed", TL_MAX_DEPTH,
-                 ts_node_start_point(top).row + 1, ts_node_end_point(top).row + 1);
+    if (width > TL_MAX_WIDTH)
+      tl_diags_add(c->diags, TL_DIAG_WARNING, c->path, p.row + 1, p.column + 1,
+                   "a construct with %u child nodes (more than %d): the statement at lines %u-%u is not analysed",
+                   width, TL_MAX_WIDTH, ts_node_start_point(top).row + 1, ts_node_end_point(top).row + 1);
+    else
+      tl_diags_add(c->diags, TL_DIAG_WARNING, c->path, p.row + 1, p.column + 1,
+                   "nesting deeper than %d levels: the statement at lines %u-%u is not analysed", TL_MAX_DEPTH,
+                   ts_node_start_point(top).row + 1, ts_node_end_point(top).row + 1);
     c->m->deep = true;
     return;
   }
