@@ -6,7 +6,7 @@
  *
  *   pack    "TLP1", the key, the entries, an index (per entry: path hash, offset, length),
  *           the index's offset, count and hash, "TLP1"
- *   entry   "TLC1", the key (16 bytes: trainlint's build, the rules, the options: x__run_key),
+ *   entry   "TLC2", the key (16 bytes: trainlint's build, the rules, the options: x__run_key),
  *           16 bytes of hash and 8 of length of the file's text, the path (u32 length, bytes),
  *           the body's length (u64) and hash (8 bytes), the body
  *
@@ -34,7 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define TL_CACHE__MAGIC "TLC1"
+#define TL_CACHE__MAGIC "TLC2" /* 2: bind_order sorted by name within each function */
 #define TL_CACHE__PACK_MAGIC "TLP1"
 #define TL_CACHE__STALE_DAYS 30 /* packs of other keys untouched this long are removed */
 
