@@ -482,11 +482,11 @@ static bool tl_project__off(const tl_project *pj, size_t fi, const tl_flag_guard
       const char *v = pj->files[fi].text + a->vstart;
       size_t vl = a->vend - a->vstart;
       bool off = (vl == 5 && !memcmp(v, "False", 5)) || (vl == 4 && !memcmp(v, "None", 4)) || tl_zero_literal(v, vl);
-      if (!off) { /* a parameter of its method that defaults to off */
+      if (!off) { /* a parameter of its method that defaults to off, or that every call leaves off */
         const tl_func *f = a->func > 0 ? &m->funcs.v[a->func] : NULL;
         for (uint16_t p = 0; f && p < f->nparams && !off; p++)
           off = strlen(m->params.v[f->param_first + p]) == vl && !memcmp(m->params.v[f->param_first + p], v, vl) &&
-                m->param_off.v[f->param_first + p];
+                (m->param_off.v[f->param_first + p] || tl_project__param_off(pj, fi, a->func, p, x, 0));
       }
       if (!off) return false;
     }
