@@ -412,8 +412,7 @@ static void tl_model__inference_branch(tl_walk_ctx *c, TSNode n, TSNode cond) {
     } else {
       /* `if self.training: ...; return losses` and no else: the statements after it in its block */
       TSNode body = TL_CHILD(n, consequence), parent = ts_node_parent(n);
-      uint32_t k = ts_node_named_child_count(body);
-      TSNode last = k ? ts_node_named_child(body, k - 1) : (TSNode){0};
+      TSNode last = tl_model__last_statement(body);
       if (!tl_node_is(last, "return_statement") && !tl_node_is(last, "raise_statement")) return;
       if (!tl_node_is(parent, "block") || ts_node_end_byte(parent) <= end) return;
       start = end;

@@ -156,16 +156,21 @@ static tl_verdict tl_syntax__child(tl_match_env *e, const tl_pred *p, TSNode a) 
   return tl_verdict_of(tl_match_bind(e, p->cap[1], b));
 }
 
-/* #last-child! @a @b: @a's last named child (a comment counts) */
+/* #last-child! @a @b: @a's last named child, comments aside */
 static tl_verdict tl_syntax__last_child(tl_match_env *e, const tl_pred *p, TSNode a) {
-  uint32_t n = ts_node_named_child_count(a);
-  return tl_verdict_of(tl_match_bind(e, p->cap[1], n ? ts_node_named_child(a, n - 1) : (TSNode){0}));
+  TSNode b = {0};
+  for (uint32_t i = ts_node_named_child_count(a); i-- > 0 && ts_node_is_null(b);) {
+    TSNode ch = ts_node_named_child(a, i);
+    if (!tl_node_is(ch, "comment")) b = ch;
+  }
+  return tl_verdict_of(tl_match_bind(e, p->cap[1], b));
 }
 
-/* #next-sibling! @a @b: @a's next named sibling (a comment counts), not across top-level statements */
+/* #next-sibling! @a @b: @a's next named sibling, comments aside, not across top-level statements */
 static tl_verdict tl_syntax__next_sibling(tl_match_env *e, const tl_pred *p, TSNode a) {
   TSNode up = ts_node_parent(a), b = {0};
   if (!ts_node_is_null(up) && !tl_node_is(up, "module")) b = ts_node_next_named_sibling(a);
+  while (!ts_node_is_null(b) && tl_node_is(b, "comment")) b = ts_node_next_named_sibling(b);
   return tl_verdict_of(tl_match_bind(e, p->cap[1], b));
 }
 

@@ -208,32 +208,47 @@ static void tl_usage__may_train(const tl_project *pj, tl_callgraph *cg, tl_ref *
 
 static bool tl_usage__ident(char ch) { return isalnum((unsigned char)ch) || ch == '_'; }
 
+/* Blanks inside a line, as Python reads them: spaces, tabs and form feeds. */
+static bool tl_usage__blank(char ch) { return ch == ' ' || ch == '\t' || ch == '\f'; }
+
+/* Does a line end at s[at]: a LF, or a CR not followed by a LF (an old Mac file's line end)? */
+static bool tl_usage__eol(const char *s, size_t at, size_t len) {
+  return s[at] == '\n' || (s[at] == '\r' && (at + 1 >= len || s[at + 1] != '\n'));
+}
+
 /* How a statement starting at s[st] accounts for a mention of a class name in it: an import, a
  * class statement (its definition or a base), `__all__`, or a bare string (a docstring). */
 static bool tl_usage__accounting_stmt(const char *s, size_t st, size_t len) {
-  while (st < len && (s[st] == ' ' || s[st] == '\t')) st++;
+  while (st < len && tl_usage__blank(s[st])) st++;
   return !strncmp(s + st, "class ", 6) || !strncmp(s + st, "from ", 5) || !strncmp(s + st, "import ", 7) ||
          !strncmp(s + st, "__all__", 7) || (st < len && (s[st] == '"' || s[st] == '\''));
 }
 
 /* Is the name at s[at] the one a `def` (or `async def`) statement starting at s[st] defines? */
 static bool tl_usage__def_of(const char *s, size_t st, size_t at) {
-  while (st < at && (s[st] == ' ' || s[st] == '\t')) st++;
+  while (st < at && tl_usage__blank(s[st])) st++;
   if (at >= st + 6 && !strncmp(s + st, "async ", 6)) st += 6;
   if (at < st + 4 || strncmp(s + st, "def", 3)) return false;
   for (size_t k = st + 3; k < at; k++)
-    if (s[k] != ' ' && s[k] != '\t') return false;
+    if (!tl_usage__blank(s[k])) return false;
   return true;
 }
 
-/* Does a decorator line (`@...`) come right before the statement starting at s[st]? */
+/* Does a decorator line (`@...`) come right before the statement starting at s[st], blank and
+ * comment lines aside? */
 static bool tl_usage__decorated(const char *s, size_t st) {
-  if (st < 2) return false;
-  size_t e = st - 1; /* the newline before the statement */
-  size_t b = e;
-  while (b > 0 && s[b - 1] != '\n') b--;
-  while (b < e && (s[b] == ' ' || s[b] == '\t')) b++;
-  return b < e && (s[b] == '@' || s[b] == ')');
+  size_t e = st; /* the end of the line before: its line end */
+  while (e >= 2) {
+    e--;
+    if (e > 0 && s[e] == '\n' && s[e - 1] == '\r') e--;
+    size_t b = e;
+    while (b > 0 && s[b - 1] != '\n' && s[b - 1] != '\r') b--;
+    size_t t = b;
+    while (t < e && tl_usage__blank(s[t])) t++;
+    if (t < e && s[t] != '#') return s[t] == '@' || s[t] == ')';
+    e = b; /* a blank or comment line: the one before it */
+  }
+  return false;
 }
 
 /* Scans one file's text for the mentions of names (with `funcs`, every identifier; else those
@@ -260,7 +275,7 @@ static void tl_usage__scan(const char *s, size_t len, bool funcs, tl_map *counts
         continue;
       }
     } else if (ch == '#') {
-      while (at < len && s[at] != '\n') at++;
+      while (at < len && s[at] != '\n' && s[at] != '\r') at++;
       continue;
     } else if (ch == '"' || ch == '\'') {
       quote = ch;
@@ -271,8 +286,9 @@ static void tl_usage__scan(const char *s, size_t len, bool funcs, tl_map *counts
       depth++;
     } else if (ch == ')' || ch == ']' || ch == '}') {
       depth -= depth > 0;
-    } else if (ch == '\n' || ch == ';') {
-      if (depth == 0 && (ch == ';' || at == 0 || s[at - 1] != '\\')) stmt = at + 1;
+    } else if (ch == ';' || tl_usage__eol(s, at, len)) {
+      size_t p = at > 0 && ch == '\n' && s[at - 1] == '\r' ? at - 1 : at; /* the line's end: CRLF, LF or CR */
+      if (depth == 0 && (ch == ';' || p == 0 || s[p - 1] != '\\')) stmt = at + 1;
     }
     if (!tl_usage__ident(ch) || (at > 0 && tl_usage__ident(s[at - 1]))) {
       at++;
@@ -288,11 +304,11 @@ static void tl_usage__scan(const char *s, size_t len, bool funcs, tl_map *counts
       bool have = tl_map_get(counts, name, &v);
       if ((have || record) && v >= 0) {
         size_t e = at + n;
-        while (e < len && (s[e] == ' ' || s[e] == '\t')) e++;
+        while (e < len && tl_usage__blank(s[e])) e++;
         bool call = !quote && ((e < len && s[e] == '(') || (e + 6 <= len && !strncmp(s + e, ".from_", 6)));
         /* `super(Net, self).__init__()`: the class naming itself */
         size_t b = at;
-        while (b > 0 && (s[b - 1] == ' ' || s[b - 1] == '\t')) b--;
+        while (b > 0 && tl_usage__blank(s[b - 1])) b--;
         bool skip = b >= 6 && !strncmp(s + b - 6, "super(", 6);
         /* in a string, only a name a registry may look up: the whole string ("Net") or the end of a
          * dotted path ("models.Net"); prose that names the class ("... because Net can only ...")
