@@ -256,6 +256,32 @@ static bool tl_values__is_modulo_test(TSNode n, const char *src) {
   return tl_node_is(n, "comparison_operator") && tl_freq_has_remainder(n, src);
 }
 
+/* Does `left` (the operands before n in an `and` chain) test that n is a Python container or
+ * number: `isinstance(out, tuple) and out`? Then n's truth is its length or its value on the host,
+ * whatever the name held before. */
+static bool tl_values__host_instance(const tl_match_env *e, TSNode left, TSNode n) {
+  if (!tl_node_is(n, "identifier") && !tl_node_is(n, "attribute")) return false;
+  uint32_t ls = ts_node_start_byte(left), le = ts_node_end_byte(left);
+  uint32_t ns = ts_node_start_byte(n), nl = ts_node_end_byte(n) - ns;
+  char *want = tl_printf("isinstance(%.*s,", (int)nl, e->src + ns);
+  const char *at = memmem(e->src + ls, le - ls, want, strlen(want));
+  size_t wl = strlen(want);
+  free(want);
+  if (!at) return false;
+  const char *ty = at + wl, *end = memchr(ty, ')', (size_t)(e->src + le - ty));
+  if (!end) return false;
+  /* `isinstance(x, (tuple, list))`: the closing parenthesis of the tuple, then of the call */
+  if (end + 1 < e->src + le && end[1] == ')') end++;
+  size_t tl = (size_t)(end - ty);
+  static const char *const host[] = {"tuple", "list", "dict", "set", "str", "int", "float", "bool", "Sequence", "Mapping"};
+  static const char *const device[] = {"Tensor", "tensor", "Variable", "Parameter"};
+  for (size_t i = 0; i < sizeof device / sizeof *device; i++)
+    if (memmem(ty, tl, device[i], strlen(device[i]))) return false;
+  for (size_t i = 0; i < sizeof host / sizeof *host; i++)
+    if (memmem(ty, tl, host[i], strlen(host[i]))) return true;
+  return false;
+}
+
 static bool tl_values__tensor_condition(const tl_match_env *e, TSNode n, int depth) {
   if (depth > 16 || ts_node_is_null(n)) return false;
   if (tl_values__contains_call_to(n, e->src, tl_vocab_host_value_methods, 0)) return false; /* .item() in it: TL101's */
@@ -283,8 +309,14 @@ static bool tl_values__tensor_condition(const tl_match_env *e, TSNode n, int dep
       TSNode op = TL_CHILD(n, operator);
       if (!ts_node_is_null(op) && !strncmp(e->src + ts_node_start_byte(op), "and", 3)) return false;
     }
+    bool conj = false;
+    if (!strcmp(t, "boolean_operator")) {
+      TSNode op = TL_CHILD(n, operator);
+      conj = !ts_node_is_null(op) && !strncmp(e->src + ts_node_start_byte(op), "and", 3);
+    }
     for (uint32_t i = 0; i < operands; i++) {
       TSNode ch = ts_node_named_child(n, i);
+      if (conj && i > 0 && tl_values__host_instance(e, ts_node_named_child(n, 0), tl_unparen(ch))) continue;
       if (tl_values__tensor_condition(e, ch, depth + 1)) return true;
       if (!strcmp(t, "comparison_operator") && tl_values__is_tensor(e, ch) && !tl_node_is(ch, "identifier"))
         return true;
