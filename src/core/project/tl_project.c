@@ -350,6 +350,7 @@ typedef struct {
   tl_refs **callers;
   tl_map options;
   tl_map passed;
+  const tl_callgraph *cg; /* for the project bases of a class */
 } tl_flag_index;
 
 static bool tl_project__param_off(const tl_project *pj, size_t i, int32_t fn, uint16_t p, const tl_flag_index *x,
@@ -451,6 +452,46 @@ static void tl_project__flag_index_free(tl_flag_index *x) {
   tl_map_free(&x->passed);
 }
 
+/* Is attribute `name` of class c off: every assignment of it in the class an off value or a
+ * parameter of its method that defaults to off or that every call leaves off? A class that does
+ * not assign it takes it from its project bases (`self.use_weighted_masking`, set by the base's
+ * `__init__` from what the subclass's `super().__init__(...)` passes); there a default is not
+ * enough: every known call of the base's method must leave the parameter off (a subclass nothing
+ * builds here may pass anything). Returns 1 (off), 0 (set to something else) or -1 (not assigned
+ * in the class or its bases). */
+static int tl_project__attr_off(const tl_project *pj, tl_ref c, const char *name, const tl_flag_index *x, int depth) {
+  const tl_file_model *m = &pj->files[c.file].model;
+  const tl_class *k = &m->classes.v[c.idx];
+  bool any = false;
+  for (size_t i = 0; i < k->attrs.n; i++) {
+    const tl_binding *a = &k->attrs.v[i];
+    if (strcmp(a->name, name)) continue;
+    any = true;
+    if (a->vsym == 0) return 0; /* a loop target, an unpacking: not an off value */
+    const char *v = pj->files[c.file].text + a->vstart;
+    size_t vl = a->vend - a->vstart;
+    bool off = (vl == 5 && !memcmp(v, "False", 5)) || (vl == 4 && !memcmp(v, "None", 4)) || tl_zero_literal(v, vl);
+    if (!off) { /* a parameter of its method that defaults to off, or that every call leaves off */
+      const tl_func *f = a->func > 0 ? &m->funcs.v[a->func] : NULL;
+      for (uint16_t p = 0; f && p < f->nparams && !off; p++)
+        off = strlen(m->params.v[f->param_first + p]) == vl && !memcmp(m->params.v[f->param_first + p], v, vl) &&
+              ((depth == 0 && m->param_off.v[f->param_first + p]) ||
+               tl_project__param_off(pj, (size_t)c.file, a->func, p, x, 0));
+    }
+    if (!off) return 0;
+  }
+  if (any) return 1;
+  int r = -1; /* the bases: each that assigns it must leave it off */
+  for (size_t b = 0; b < k->bases.n && depth < 4 && x->cg; b++) {
+    tl_ref base;
+    if (!tl_callgraph_class_ref(x->cg, c.file, k->bases.v[b], &base)) continue;
+    int o = tl_project__attr_off(pj, base, name, x, depth + 1);
+    if (o == 0) return 0;
+    if (o == 1) r = 1;
+  }
+  return r;
+}
+
 static bool tl_project__off(const tl_project *pj, size_t fi, const tl_flag_guard *g, const tl_flag_index *x) {
   const tl_file_model *m = &pj->files[fi].model;
   const char *d = g->flag, *dot = strrchr(d, '.');
@@ -471,26 +512,7 @@ static bool tl_project__off(const tl_project *pj, size_t fi, const tl_flag_guard
   }
   if (!strncmp(d, "self.", 5) && dot == d + 4) {
     int32_t cls = g->func > 0 ? m->funcs.v[g->func].cls : -1;
-    if (cls < 0) return false;
-    const tl_class *k = &m->classes.v[cls];
-    bool any = false;
-    for (size_t i = 0; i < k->attrs.n; i++) {
-      const tl_binding *a = &k->attrs.v[i];
-      if (strcmp(a->name, d + 5)) continue;
-      any = true;
-      if (a->vsym == 0) return false; /* a loop target, an unpacking: not an off value */
-      const char *v = pj->files[fi].text + a->vstart;
-      size_t vl = a->vend - a->vstart;
-      bool off = (vl == 5 && !memcmp(v, "False", 5)) || (vl == 4 && !memcmp(v, "None", 4)) || tl_zero_literal(v, vl);
-      if (!off) { /* a parameter of its method that defaults to off, or that every call leaves off */
-        const tl_func *f = a->func > 0 ? &m->funcs.v[a->func] : NULL;
-        for (uint16_t p = 0; f && p < f->nparams && !off; p++)
-          off = strlen(m->params.v[f->param_first + p]) == vl && !memcmp(m->params.v[f->param_first + p], v, vl) &&
-                (m->param_off.v[f->param_first + p] || tl_project__param_off(pj, fi, a->func, p, x, 0));
-      }
-      if (!off) return false;
-    }
-    return any;
+    return cls >= 0 && tl_project__attr_off(pj, (tl_ref){(int32_t)fi, cls}, d + 5, x, 0) == 1;
   }
   char *opt = tl_concat("--", "", dot + 1);
   intptr_t v = 0;
@@ -627,6 +649,7 @@ static void tl_project__optin(tl_project *pj, const tl_callgraph *cg) {
   tl_project__constructor_calls(pj, callers);
   tl_flag_index x;
   tl_project__flag_index(pj, callers, &x);
+  x.cg = cg;
   for (size_t i = 0; i < nf; i++) {
     const tl_file_model *m = &pj->files[i].model;
     for (size_t gi = 0; gi < m->flag_guards.n; gi++) {
