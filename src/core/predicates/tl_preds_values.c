@@ -273,7 +273,8 @@ static bool tl_values__host_instance(const tl_match_env *e, TSNode left, TSNode 
   /* `isinstance(x, (tuple, list))`: the closing parenthesis of the tuple, then of the call */
   if (end + 1 < e->src + le && end[1] == ')') end++;
   size_t tl = (size_t)(end - ty);
-  static const char *const host[] = {"tuple", "list", "dict", "set", "str", "int", "float", "bool", "Sequence", "Mapping"};
+  static const char *const host[] = {"tuple", "list",  "dict", "set",      "str",
+                                     "int",   "float", "bool", "Sequence", "Mapping"};
   static const char *const device[] = {"Tensor", "tensor", "Variable", "Parameter"};
   for (size_t i = 0; i < sizeof device / sizeof *device; i++)
     if (memmem(ty, tl, device[i], strlen(device[i]))) return false;
