@@ -27,7 +27,7 @@ fuzz_one() { # fuzz_one HARNESS: fuzzes, then copies what it found into tests/fu
   local h=$1 bin="$build/tests/fuzz/fuzz_$1" corpus="$cache/$1" art="$cache/artifacts/$1" log="$cache/$1.log"
   mkdir -p "$corpus" "$art"
   rm -rf "$cache/seeds-$h"
-  fuzz_seeds "$h" "$src" "$cache/seeds-$h"
+  fuzz_seeds "$h" "$src" "$cache/seeds-$h" "$bin"
   local start=$SECONDS
   "$bin" -max_total_time="$secs" -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 -dict="$(fuzz_dict "$h" "$src")" \
     -artifact_prefix="$art/" "$corpus" "$cache/seeds-$h" >"$log" 2>&1

@@ -1,10 +1,12 @@
 # common.sh - sourced by the fuzz scripts: the harness list and each harness's seed corpus and dictionary.
 # shellcheck shell=bash
-TL_FUZZ_HARNESSES="analyze edit rules config lsp notebook"
+TL_FUZZ_HARNESSES="analyze edit rules config lsp notebook cache"
 
-# fuzz_seeds HARNESS SRC DIR: fills DIR with the seed inputs of HARNESS (copies; DIR is created).
+# fuzz_seeds HARNESS SRC DIR [BINARY]: fills DIR with the seed inputs of HARNESS (copies; DIR is
+# created). The cache harness makes its own (the bodies of the examples' and fixtures' cache
+# entries): its BINARY is needed.
 fuzz_seeds() {
-  local h=$1 src=$2 dir=$3 d f
+  local h=$1 src=$2 dir=$3 bin=${4:-} d f
   mkdir -p "$dir"
   case $h in
   analyze | edit)
@@ -33,6 +35,7 @@ fuzz_seeds() {
       while IFS= read -r -d '' f; do cp "$f" "$dir/$(echo "${f#"$src"/}" | tr '/' '_')"; done ;;
   lsp) cp "$src"/tests/fuzz/seeds/lsp/* "$dir/" ;;
   notebook) cp "$src"/tests/data/notebooks/*.ipynb "$dir/" ;;
+  cache) [ -n "$bin" ] && TL_FUZZ_CACHE_SEEDS="$dir" "$bin" -- "$src"/examples/*.py "$src"/fixtures/TL1*/*.py >/dev/null 2>&1 ;;
   esac
   # the committed crash inputs are seeds too
   [ -d "$src/tests/fuzz/regressions/$h" ] && cp "$src/tests/fuzz/regressions/$h"/* "$dir/" 2>/dev/null
@@ -41,5 +44,5 @@ fuzz_seeds() {
 
 # fuzz_dict HARNESS SRC: the dictionary file of HARNESS
 fuzz_dict() {
-  case $1 in analyze | edit) echo "$2/tests/fuzz/dict/python.dict" ;; *) echo "$2/tests/fuzz/dict/$1.dict" ;; esac
+  case $1 in analyze | edit | cache) echo "$2/tests/fuzz/dict/python.dict" ;; *) echo "$2/tests/fuzz/dict/$1.dict" ;; esac
 }

@@ -11,7 +11,7 @@ h=$(basename "$bin"); h=${h#fuzz_}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/corpus" "$tmp/artifacts"
-fuzz_seeds "$h" "$src" "$tmp/seeds"
+fuzz_seeds "$h" "$src" "$tmp/seeds" "$bin"
 "$bin" -seed="${TRAINLINT_FUZZ_SEED:-1}" -runs="${TRAINLINT_FUZZ_RUNS:-600}" -max_total_time="$secs" -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 \
   -dict="$(fuzz_dict "$h" "$src")" -artifact_prefix="$tmp/artifacts/" "$tmp/corpus" "$tmp/seeds" >"$tmp/log" 2>&1
 rc=$?

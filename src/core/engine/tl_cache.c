@@ -239,7 +239,7 @@ static void x__model(tl_codec *c, tl_file_model *m) {
     tl_codec_str(c, &m->args.v[i].lit);
   }
   X_VEC(c, &m->rdeps);
-  bool order = m->bind_first != NULL;
+  uint8_t order = m->bind_first != NULL; /* (a byte: a body may hold any value) */
   X_VAL(c, order);
   if (order && !c->bad) {
     size_t nb = m->bindings.n ? m->bindings.n : 1, nf = m->funcs.n + 1;
@@ -333,35 +333,58 @@ static void x__diags(tl_codec *c, tl_diags *d, const char *path) {
  * crafted file), before the project pass indexes arrays with it. */
 #define X_IN(i, lo, n) ((int64_t)(i) >= (lo) && (int64_t)(i) < (int64_t)(n))
 #define X_SPAN(first, count, n) ((uint64_t)(first) + (uint64_t)(count) <= (uint64_t)(n))
+/* Is a bool read from a body 0 or 1? (Read as its byte: any other value is no bool, and loading it
+ * as one would be undefined.) */
+static bool x__b(const bool *b) {
+  unsigned char v;
+  memcpy(&v, b, 1);
+  return v <= 1;
+}
 static bool x__valid(const tl_file *f, const tl_ruleset *rs) {
   const tl_file_model *m = &f->model;
   size_t nf = m->funcs.n, nl = m->loops.n, nb = m->bindings.n, len = f->len;
   if (!nf || m->loop_iters.n != nl || m->param_off.n != m->params.n || m->param_lit.n != m->params.n) return false;
+  if (!x__b(&m->is_package) || !x__b(&m->funcs_sorted) || !x__b(&m->uses_accel) || !x__b(&m->has_main) ||
+      !x__b(&m->registers_buffers) || !x__b(&m->deep))
+    return false;
+  /* a function nests in one before it (the walk's order), a loop likewise: no cycle to follow */
   for (size_t i = 0; i < nf; i++) {
     const tl_func *x = &m->funcs.v[i];
-    if (!X_IN(x->outer, -1, nf) || !X_IN(x->cls, -1, m->classes.n) || x->start > x->end || x->end > len ||
-        !X_SPAN(x->param_first, x->nparams, m->params.n) || !X_SPAN(x->rdep_first, x->nrdeps, m->rdeps.n))
+    if (!X_IN(x->outer, -1, i) || !X_IN(x->cls, -1, m->classes.n) || x->start > x->end || x->end > len ||
+        !X_SPAN(x->param_first, x->nparams, m->params.n) || !X_SPAN(x->rdep_first, x->nrdeps, m->rdeps.n) ||
+        !x__b(&x->is_collate) || !x__b(&x->has_comp) || !x__b(&x->no_grad))
       return false;
   }
+  for (size_t i = 0; i < m->classes.n; i++)
+    if (!x__b(&m->classes.v[i].decorated)) return false;
   for (size_t i = 0; i < nl; i++) {
     const tl_loop *x = &m->loops.v[i];
-    if (!X_IN(x->func, 0, nf) || !X_IN(x->parent, -1, nl) || x->start > x->end || x->end > len) return false;
+    if (!X_IN(x->func, 0, nf) || !X_IN(x->parent, -1, i) || x->start > x->end || x->end > len || !x__b(&x->is_while) ||
+        !x__b(&x->iterates_loader) || !x__b(&x->small))
+      return false;
   }
   for (size_t i = 0; i < m->calls.n; i++) {
     const tl_call *x = &m->calls.v[i];
     if (!X_IN(x->func, 0, nf) || !X_IN(x->loop, -1, nl) || !X_SPAN(x->arg_first, x->nargs, m->args.n) ||
-        x->byte > x->end || x->end > len)
+        x->byte > x->end || x->end > len || !x__b(&x->splat) || !x__b(&x->top) || !x__b(&x->guarded) || !x__b(&x->stmt))
       return false;
   }
+  for (size_t i = 0; i < m->args.n; i++)
+    if (!x__b(&m->args.v[i].dep.elem)) return false;
+  for (size_t i = 0; i < m->rdeps.n; i++)
+    if (!x__b(&m->rdeps.v[i].elem)) return false;
   for (size_t k = 0; k <= m->classes.n; k++) {
     const tl_binding *v = k < m->classes.n ? m->classes.v[k].attrs.v : m->bindings.v;
     size_t n = k < m->classes.n ? m->classes.v[k].attrs.n : nb;
     for (size_t i = 0; i < n; i++)
-      if (!X_IN(v[i].func, 0, nf) || !X_IN(v[i].from_loop, -1, nl) || v[i].vstart > v[i].vend || v[i].vend > len)
+      if (!X_IN(v[i].func, 0, nf) || !X_IN(v[i].from_loop, -1, nl) || v[i].vstart > v[i].vend || v[i].vend > len ||
+          !x__b(&v[i].lazy) || !x__b(&v[i].elem))
         return false;
   }
   for (size_t i = 0; i < m->flag_guards.n; i++)
-    if (!X_IN(m->flag_guards.v[i].func, 0, nf)) return false;
+    if (!X_IN(m->flag_guards.v[i].func, 0, nf) || !x__b(&m->flag_guards.v[i].inference) ||
+        !x__b(&m->flag_guards.v[i].eq))
+      return false;
   for (size_t i = 0; i < m->rets.n; i++)
     if (!X_IN(m->rets.v[i].func, 0, nf)) return false;
   if (m->bind_first) {
@@ -373,12 +396,15 @@ static bool x__valid(const tl_file *f, const tl_ruleset *rs) {
   }
   for (size_t i = 0; i < m->suppressions.n; i++) {
     const tl_suppression *x = &m->suppressions.v[i];
-    if (x->used.n < (x->all ? 1 : x->codes.n)) return false;
+    if (!x__b(&x->all) || !x__b(&x->file_level) || x->used.n < (x->all ? 1 : x->codes.n)) return false;
+    for (size_t j = 0; j < x->used.n; j++)
+      if (!x__b(&x->used.v[j])) return false;
   }
   for (size_t i = 0; i < f->cands.n; i++) {
     const tl_candidate *x = &f->cands.v[i];
     if (x->rule >= rs->rules.n || !X_IN(x->func, 0, nf) || x->start > x->end || x->end > len ||
-        x->stmt_start > x->stmt_end || x->stmt_end > len || x->report_end > len)
+        x->stmt_start > x->stmt_end || x->stmt_end > len || x->report_end > len || !x__b(&x->vinfo) ||
+        !x__b(&x->vneed) || !x__b(&x->vdep.elem))
       return false;
     for (size_t j = 0; j < x->edits.n; j++)
       if (x->edits.v[j].start > x->edits.v[j].end || x->edits.v[j].end > len || !x->edits.v[j].text) return false;
@@ -597,24 +623,8 @@ bool tl_cache_load(tl_cache *c, tl_file *f, const tl_ruleset *rs) {
     memcpy(&bhash, e + head.len + 8, 8);
     const char *body = e + head.len + 16;
     if (blen != len - head.len - 16 || tl_hash64(body, (size_t)blen, 6) != bhash) continue;
-    tl_file tmp = {0};
-    tmp.path = f->path;
-    tl_codec cd = {.load = true,
-                   .p = (const unsigned char *)body,
-                   .end = (const unsigned char *)body + blen,
-                   .strs = &tmp.model.strs,
-                   .rs = rs};
-    x__file(&cd, &tmp);
-    tmp.path = NULL;
-    tmp.len = f->len;
-    if (cd.bad || cd.p != cd.end || !x__valid(&tmp, rs)) {
-      tl_file_reset(&tmp);
-      continue;
-    }
-    f->model = tmp.model;
-    f->cands = tmp.cands;
-    f->diags = tmp.diags;
-    f->ok = ok = true;
+    if (!tl_cache_decode(body, (size_t)blen, rs, f)) continue;
+    ok = true;
     pthread_mutex_lock(&c->lock);
     c->reused[i] = true;
     pthread_mutex_unlock(&c->lock);
@@ -623,11 +633,37 @@ bool tl_cache_load(tl_cache *c, tl_file *f, const tl_ruleset *rs) {
   return ok;
 }
 
+void tl_cache_encode(const tl_file *f, const tl_ruleset *rs, tl_buf *out) {
+  tl_codec cd = {.out = out, .rs = rs};
+  x__file(&cd, (tl_file *)f); /* writing only reads the file */
+}
+
+bool tl_cache_decode(const char *body, size_t len, const tl_ruleset *rs, tl_file *f) {
+  tl_file tmp = {0};
+  tmp.path = f->path;
+  tl_codec cd = {.load = true,
+                 .p = (const unsigned char *)body,
+                 .end = (const unsigned char *)body + len,
+                 .strs = &tmp.model.strs,
+                 .rs = rs};
+  x__file(&cd, &tmp);
+  tmp.path = NULL;
+  tmp.len = f->len;
+  if (cd.bad || cd.p != cd.end || !x__valid(&tmp, rs)) {
+    tl_file_reset(&tmp);
+    return false;
+  }
+  f->model = tmp.model;
+  f->cands = tmp.cands;
+  f->diags = tmp.diags;
+  f->ok = true;
+  return true;
+}
+
 void tl_cache_store(tl_cache *c, const tl_file *f, const tl_ruleset *rs) {
   if (!c || !f->text || !f->ok) return;
   tl_buf body = {0}, e = {0};
-  tl_codec cd = {.out = &body, .rs = rs};
-  x__file(&cd, (tl_file *)f); /* writing only reads the file */
+  tl_cache_encode(f, rs, &body);
   x__header(c, f, &e);
   uint64_t blen = body.len, bhash = tl_hash64(body.data, body.len, 6);
   tl_buf_put(&e, (const char *)&blen, 8);

@@ -26,6 +26,13 @@ void tl_cache_delete(tl_cache *c);
  * Thread-safe for distinct files. */
 bool tl_cache_load(tl_cache *c, tl_file *f, const tl_ruleset *rs);
 
+/* The body of f's entry: what phase 1 computed for it (its tree gone), as a pack keeps it. */
+void tl_cache_encode(const tl_file *f, const tl_ruleset *rs, tl_buf *out);
+/* The reverse, for a body that may be anything (a damaged pack, a fuzzer's input): fills f's
+ * model, candidates and diagnostics and sets f->ok when the body decodes whole and every index
+ * and byte range in it is within bounds for a text of f->len bytes (f->path is only read); false,
+ * with f untouched, otherwise. */
+bool tl_cache_decode(const char *body, size_t len, const tl_ruleset *rs, tl_file *f);
 /* Records what phase 1 computed for f (its tree gone) in the new pack. Thread-safe. */
 void tl_cache_store(tl_cache *c, const tl_file *f, const tl_ruleset *rs);
 
