@@ -574,7 +574,6 @@ static void tl_lsp__end(tl_lsp *s) {
   if (tl_analysis_cancelled(s->a)) {
     if (!s->dirty || s->run_since < s->dirty_since) s->dirty_since = s->run_since;
     s->dirty = true;
-    s->superseded++;
     if (s->o.verbose) tl_lsp_log(s, "analysis cancelled after %.2f ms: superseded by a change", engine_ms);
     return;
   }

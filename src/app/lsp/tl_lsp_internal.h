@@ -92,7 +92,6 @@ struct tl_lsp {
   double run_since; /* the dirty_since of the changes the running analysis covers */
   double run_start; /* when it started, and (written by the worker) when tl_analysis_run returned */
   double run_end;
-  uint64_t superseded; /* analyses cancelled by a later change */
   TL_VEC(tl_lsp_afile) afiles;
   bool *hidden; /* per finding of the last run: disabled for its file by its configuration */
 
