@@ -166,6 +166,12 @@ static tl_verdict tl_syntax__last_child(tl_match_env *e, const tl_pred *p, TSNod
   return tl_verdict_of(tl_match_bind(e, p->cap[1], b));
 }
 
+/* #unparen! @a @b: @a without the parentheses around it (`x = (total + loss)`, as black wraps a
+ * long right-hand side); @a itself when it has none */
+static tl_verdict tl_syntax__unparen(tl_match_env *e, const tl_pred *p, TSNode a) {
+  return tl_verdict_of(tl_match_bind(e, p->cap[1], tl_unparen(a)));
+}
+
 /* #next-sibling! @a @b: @a's next named sibling, comments aside, not across top-level statements */
 static tl_verdict tl_syntax__next_sibling(tl_match_env *e, const tl_pred *p, TSNode a) {
   TSNode up = ts_node_parent(a), b = {0};
@@ -389,6 +395,7 @@ const tl_pred_def tl_preds_syntax[] = {
      tl_syntax__field_prepare},
     {"child!", 2, -2, -1, TL_GATE_NONE, TL_PF_TEXT | TL_PF_BIND, tl_syntax__child, NULL, NULL},
     {"last-child!", 2, 0, -1, TL_GATE_NONE, TL_PF_TEXT | TL_PF_BIND, tl_syntax__last_child, NULL, NULL},
+    {"unparen!", 2, 0, -1, TL_GATE_NONE, TL_PF_TEXT | TL_PF_BIND, tl_syntax__unparen, NULL, NULL},
     {"next-sibling!", 2, 0, -1, TL_GATE_NONE, TL_PF_TEXT | TL_PF_BIND, tl_syntax__next_sibling, NULL, NULL},
     {"inside?", 1, -1, -1, TL_GATE_NONE, TL_PF_TEXT, tl_syntax__inside, NULL, NULL},
     {"in-block?", 1, -1, -1, TL_GATE_NONE, TL_PF_TEXT, tl_syntax__in_block, NULL, NULL},
