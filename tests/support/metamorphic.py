@@ -89,18 +89,6 @@ def rw_crlf(text):
     return text.replace("\r\n", "\n").replace("\n", "\r\n")
 
 
-def rw_tabs(text):
-    lines = text.split("\n")
-    out = []
-    for line in lines:
-        stripped = line.lstrip(" ")
-        n = len(line) - len(stripped)
-        if stripped and n % 4:
-            return text  # indentation not in steps of 4: leave the file as it is
-        out.append("\t" * (n // 4) + stripped if stripped else line)
-    return "\n".join(out)
-
-
 def rw_alias(text):
     if not re.search(r"^import torch$", text, re.M):
         return text
@@ -187,7 +175,8 @@ def rw_form_feed(text):
     return "\n".join("\f" + l if i + 1 in top else l for i, l in enumerate(lines))
 
 
-def rw_indent(unit):
+def rw_indent(level):
+    """Indentation by `level` for each step of 4 spaces (files indented in such steps only)."""
     def rewrite(text):
         out = []
         for line in text.split("\n"):
@@ -195,7 +184,7 @@ def rw_indent(unit):
             n = len(line) - len(stripped)
             if stripped and n % 4:
                 return text  # indentation not in steps of 4: leave the file as it is
-            out.append(" " * (n // 4 * unit) + stripped if stripped else line)
+            out.append(level * (n // 4) + stripped if stripped else line)
         return "\n".join(out)
     return rewrite
 
@@ -301,14 +290,14 @@ REWRITES = [
     ("docstring", rw_docstring, shift_one),
     ("bom", rw_bom, no_shift),
     ("crlf", rw_crlf, no_shift),
-    ("tabs", rw_tabs, no_shift),
+    ("tabs", rw_indent("\t"), no_shift),
     ("alias", rw_alias, no_shift),
     ("parens", rw_parens, no_shift),
     ("shebang", rw_shebang, shift_two),
     ("lone-cr", rw_lone_cr, no_shift),
     ("form-feed", rw_form_feed, no_shift),
-    ("indent-2", rw_indent(2), no_shift),
-    ("indent-8", rw_indent(8), no_shift),
+    ("indent-2", rw_indent("  "), no_shift),
+    ("indent-8", rw_indent(" " * 8), no_shift),
     ("trailing-space", rw_trailing_space, no_shift),
     ("black-wrap", rw_black_wrap, no_shift),
     ("comments", rw_comments, no_shift),

@@ -196,6 +196,26 @@ TSNode tl_unparen(TSNode n) {
   return n;
 }
 
+TSNode tl_next_code_sibling(TSNode n) {
+  TSNode s = ts_node_next_named_sibling(n);
+  while (!ts_node_is_null(s) && tl_node_is(s, "comment")) s = ts_node_next_named_sibling(s);
+  return s;
+}
+
+TSNode tl_prev_code_sibling(TSNode n) {
+  TSNode s = ts_node_prev_named_sibling(n);
+  while (!ts_node_is_null(s) && tl_node_is(s, "comment")) s = ts_node_prev_named_sibling(s);
+  return s;
+}
+
+TSNode tl_last_code_child(TSNode n) {
+  for (uint32_t i = ts_node_named_child_count(n); i-- > 0;) {
+    TSNode ch = ts_node_named_child(n, i);
+    if (!tl_node_is(ch, "comment")) return ch;
+  }
+  return (TSNode){0};
+}
+
 bool tl_is_scope(TSNode n) {
   return tl_node_is(n, "function_definition") || tl_node_is(n, "lambda") || tl_node_is(n, "class_definition") ||
          tl_node_is(n, "module");

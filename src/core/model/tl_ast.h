@@ -33,6 +33,11 @@ bool tl_node_mentions(TSNode n, const char *src, const char *name);
 
 /* The expression inside any number of parentheses: `((x))` -> `x` (comments inside skipped). */
 TSNode tl_unparen(TSNode n);
+/* n's next and previous named siblings, and its last named child, comments aside (a null node
+ * when there is none): the statements around a statement, the last statement of a block. */
+TSNode tl_next_code_sibling(TSNode n);
+TSNode tl_prev_code_sibling(TSNode n);
+TSNode tl_last_code_child(TSNode n);
 /* A scope boundary: a function, lambda, class or the module. Predicates about "the code around"
  * a node stop there. */
 bool tl_is_scope(TSNode n);

@@ -148,21 +148,12 @@ static bool tl_no_return_call(tl_walk_ctx *c, TSNode stmt) {
   return r;
 }
 
-/* The last statement of a block, comments aside (a null node when there is none). */
-static TSNode tl_model__last_statement(TSNode block) {
-  for (uint32_t i = ts_node_named_child_count(block); i-- > 0;) {
-    TSNode ch = ts_node_named_child(block, i);
-    if (!tl_node_is(ch, "comment")) return ch;
-  }
-  return (TSNode){0};
-}
-
 /* A block in a loop of the current function whose last statement leaves the loop (`break`,
  * `return`, `raise`, or a call that ends the process: `sys.exit(1)`) runs at most once per run of that loop: the loop start from which it counts as
  * rare (`break`: the loop it ends; `return`/`raise`: any loop of the function), or 0. */
 static uint32_t tl_exit_scope(tl_walk_ctx *c, TSNode block) {
   if (c->loop < 0 || c->m->loops.v[c->loop].func != c->func || ts_node_is_null(block)) return 0;
-  TSNode last = tl_model__last_statement(block);
+  TSNode last = tl_last_code_child(block);
   if (tl_node_is(last, "break_statement")) return c->m->loops.v[c->loop].start;
   if (tl_node_is(last, "return_statement") || tl_node_is(last, "raise_statement") || tl_no_return_call(c, last))
     return c->m->funcs.v[c->func].start + 1;
@@ -173,7 +164,7 @@ static uint32_t tl_exit_scope(tl_walk_ctx *c, TSNode block) {
  * that ends the process (`sys.exit(1)`)? Such a block (an error path: a message printed, then
  * `raise NotImplementedError`) runs once, not every step: the exception stops the step. */
 static bool tl_model__block_raises(tl_walk_ctx *c, TSNode block) {
-  TSNode last = tl_model__last_statement(block);
+  TSNode last = tl_last_code_child(block);
   return tl_node_is(last, "raise_statement") || (!ts_node_is_null(last) && tl_no_return_call(c, last));
 }
 
@@ -412,7 +403,7 @@ static void tl_model__inference_branch(tl_walk_ctx *c, TSNode n, TSNode cond) {
     } else {
       /* `if self.training: ...; return losses` and no else: the statements after it in its block */
       TSNode body = TL_CHILD(n, consequence), parent = ts_node_parent(n);
-      TSNode last = tl_model__last_statement(body);
+      TSNode last = tl_last_code_child(body);
       if (!tl_node_is(last, "return_statement") && !tl_node_is(last, "raise_statement")) return;
       if (!tl_node_is(parent, "block") || ts_node_end_byte(parent) <= end) return;
       start = end;
@@ -427,7 +418,7 @@ static void tl_model__inference_branch(tl_walk_ctx *c, TSNode n, TSNode cond) {
 
 /* Does the block end in a `return` or `raise` (comments aside)? */
 static bool tl_model__block_leaves(TSNode block) {
-  TSNode last = tl_model__last_statement(block);
+  TSNode last = tl_last_code_child(block);
   return tl_node_is(last, "return_statement") || tl_node_is(last, "raise_statement");
 }
 

@@ -390,8 +390,7 @@ static bool tl_host__is_reread(const tl_match_env *e, TSNode a) {
     stmt = up;
   if (stmt.id == a.id || !tl_host__quiet(e, stmt, as, 0)) return false;
   if (tl_host__holds(e, stmt, as, a, value, 0)) return true;
-  TSNode prev = ts_node_prev_named_sibling(stmt);
-  while (!ts_node_is_null(prev) && tl_node_is(prev, "comment")) prev = ts_node_prev_named_sibling(prev);
+  TSNode prev = tl_prev_code_sibling(stmt);
   return !ts_node_is_null(prev) && tl_node_is(prev, "expression_statement") &&
          tl_host__holds(e, prev, UINT32_MAX, a, value, 0) && tl_host__quiet(e, prev, UINT32_MAX, 0);
 }

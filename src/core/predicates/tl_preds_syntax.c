@@ -158,12 +158,7 @@ static tl_verdict tl_syntax__child(tl_match_env *e, const tl_pred *p, TSNode a) 
 
 /* #last-child! @a @b: @a's last named child, comments aside */
 static tl_verdict tl_syntax__last_child(tl_match_env *e, const tl_pred *p, TSNode a) {
-  TSNode b = {0};
-  for (uint32_t i = ts_node_named_child_count(a); i-- > 0 && ts_node_is_null(b);) {
-    TSNode ch = ts_node_named_child(a, i);
-    if (!tl_node_is(ch, "comment")) b = ch;
-  }
-  return tl_verdict_of(tl_match_bind(e, p->cap[1], b));
+  return tl_verdict_of(tl_match_bind(e, p->cap[1], tl_last_code_child(a)));
 }
 
 /* #unparen! @a @b: @a without the parentheses around it (`x = (total + loss)`, as black wraps a
@@ -175,8 +170,7 @@ static tl_verdict tl_syntax__unparen(tl_match_env *e, const tl_pred *p, TSNode a
 /* #next-sibling! @a @b: @a's next named sibling, comments aside, not across top-level statements */
 static tl_verdict tl_syntax__next_sibling(tl_match_env *e, const tl_pred *p, TSNode a) {
   TSNode up = ts_node_parent(a), b = {0};
-  if (!ts_node_is_null(up) && !tl_node_is(up, "module")) b = ts_node_next_named_sibling(a);
-  while (!ts_node_is_null(b) && tl_node_is(b, "comment")) b = ts_node_next_named_sibling(b);
+  if (!ts_node_is_null(up) && !tl_node_is(up, "module")) b = tl_next_code_sibling(a);
   return tl_verdict_of(tl_match_bind(e, p->cap[1], b));
 }
 
@@ -267,12 +261,6 @@ static tl_verdict tl_syntax__assignment_target(tl_match_env *e, const tl_pred *p
   return tl_verdict_of(tl_syntax__is_assignment_target(a));
 }
 
-static TSNode tl_syntax__next_named_non_comment(TSNode n) {
-  TSNode s = ts_node_next_named_sibling(n);
-  while (!ts_node_is_null(s) && tl_node_is(s, "comment")) s = ts_node_next_named_sibling(s);
-  return s;
-}
-
 static TSNode tl_syntax__first_statement(TSNode block) {
   for (uint32_t i = 0; i < ts_node_named_child_count(block); i++) {
     TSNode s = ts_node_named_child(block, i);
@@ -296,7 +284,7 @@ static tl_verdict tl_syntax__next_statement(tl_match_env *c, const tl_pred *pr, 
   }
   if (ts_node_is_null(p)) return TL_PRED_FALSE;
   for (int guard = 0; guard < 16; guard++) {
-    TSNode next = tl_syntax__next_named_non_comment(s);
+    TSNode next = tl_next_code_sibling(s);
     if (ts_node_is_null(next)) {
       TSNode block = ts_node_parent(s);
       TSNode owner = tl_node_is(block, "block") ? ts_node_parent(block) : (TSNode){0};

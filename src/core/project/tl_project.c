@@ -853,7 +853,6 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
   tl_project__optin(pj, &p);
   if (tl_project__stopping(pj)) goto done;
   tl_usage_keep_mentions(pj);
-  if (tl_project__stopping(pj)) goto done;
   tl_usage_untrained(pj, &p, untrained);
   if (tl_project__stopping(pj)) goto done;
   pj->uncalled = tl_calloc(nf ? nf : 1, sizeof *pj->uncalled);
@@ -1056,7 +1055,8 @@ done:
   free(whole);
   free(untrained);
   pj->class_kind = tl_calloc(nf ? nf : 1, sizeof *pj->class_kind);
-  for (size_t i = 0; i < nf && !p.stopped; i++) {
+  bool stopped = tl_project__stopping(pj); /* (the run reports nothing: the class kinds serve no one) */
+  for (size_t i = 0; i < nf && !stopped; i++) {
     size_t nc = pj->files[i].model.classes.n;
     pj->class_kind[i] = tl_calloc(nc + 1, 1);
     for (size_t k = 0; k < nc; k++)
