@@ -119,7 +119,8 @@ def rw_parens(text):
         code = line.split("#", 1)[0]
         if (depth == 0 and m and "#" not in line and '"""' not in line and "'''" not in line
                 and not m.group(3).endswith((":", "\\", ",")) and balanced(m.group(3))
-                and not m.group(3).startswith(("yield", "lambda", "await"))):
+                and not m.group(3).startswith(("yield", "lambda", "await"))
+                and not enclosed(m.group(3))):
             out.append("%s%s = (%s)" % (m.group(1), m.group(2), m.group(3)))
         else:
             out.append(line)
@@ -272,6 +273,19 @@ def rw_sibling(root):
             with open(target, "w", encoding="utf-8") as fh:
                 fh.write("def helper(x):\n    return x\n\n\nclass Thing:\n    pass\n")
     return {}
+
+
+def enclosed(expr):
+    """Is expr one parenthesised expression already (black does not add a second pair)?"""
+    if not expr.startswith("("):
+        return False
+    d = 0
+    for i, ch in enumerate(expr):
+        d += ch in "([{"
+        d -= ch in ")]}"
+        if d == 0:
+            return i == len(expr) - 1
+    return False
 
 
 def balanced(expr):
