@@ -372,37 +372,46 @@ static size_t tl_values__scopes(TSNode n, TSNode *out, size_t max) {
   return k;
 }
 
-/* Where the name `n` (an identifier) lives when a comprehension around it binds it (`float(l) for l
- * in losses`), or, with `loop`, a `for` loop of its function that binds it: *bound is set when one
- * does (the innermost that binds the name decides). */
-static tl_valkind tl_values__iter_var(const tl_file_model *m, TSNode n, const char *src, int32_t func, int depth,
-                                      bool loop, bool *bound) {
-  *bound = false;
+/* The `for` clause that binds the name `n` (an identifier): of a comprehension around it
+ * (`float(l) for l in losses`), or, with `loop`, of a `for` loop of its function (the innermost
+ * that binds the name decides). Sets *left and *right to its target and iterable; false when none
+ * does. */
+static bool tl_values__binding_for(TSNode n, const char *src, bool loop, TSNode *left, TSNode *right) {
   uint32_t s = ts_node_start_byte(n);
   size_t len = ts_node_end_byte(n) - s;
   const char *name = src + s;
   TSNode scopes[32];
   size_t ns = tl_values__scopes(n, scopes, sizeof scopes / sizeof *scopes);
   for (size_t j = ns; j-- > 0;) {
-    TSNode up = scopes[j], left = {0}, right = {0};
+    TSNode up = scopes[j];
+    *left = (TSNode){0};
     if (!tl_node_is(up, "for_statement")) {
-      for (uint32_t i = 0; i < ts_node_named_child_count(up) && ts_node_is_null(left); i++) {
+      for (uint32_t i = 0; i < ts_node_named_child_count(up) && ts_node_is_null(*left); i++) {
         TSNode clause = ts_node_named_child(up, i);
         if (tl_node_is(clause, "for_in_clause") && tl_target_binds(TL_CHILD(clause, left), src, name, len))
-          left = TL_CHILD(clause, left), right = TL_CHILD(clause, right);
+          *left = TL_CHILD(clause, left), *right = TL_CHILD(clause, right);
       }
     } else if (loop) {
       TSNode body = TL_CHILD(up, body);
       /* in the body (not the iterable, which the names outside the loop spell) */
       if (!ts_node_is_null(body) && s >= ts_node_start_byte(body) &&
           tl_target_binds(TL_CHILD(up, left), src, name, len))
-        left = TL_CHILD(up, left), right = TL_CHILD(up, right);
+        *left = TL_CHILD(up, left), *right = TL_CHILD(up, right);
     }
-    if (ts_node_is_null(left)) continue;
-    *bound = true;
-    return tl_values__target(m, left, right, name, len, src, func, depth);
+    if (!ts_node_is_null(*left)) return true;
   }
-  return TL_VAL_UNKNOWN;
+  return false;
+}
+
+/* Where the name `n` (an identifier) lives when a comprehension around it binds it, or, with
+ * `loop`, a `for` loop of its function: *bound is set when one does. */
+static tl_valkind tl_values__iter_var(const tl_file_model *m, TSNode n, const char *src, int32_t func, int depth,
+                                      bool loop, bool *bound) {
+  TSNode left, right;
+  *bound = tl_values__binding_for(n, src, loop, &left, &right);
+  if (!*bound) return TL_VAL_UNKNOWN;
+  uint32_t s = ts_node_start_byte(n);
+  return tl_values__target(m, left, right, src + s, ts_node_end_byte(n) - s, src, func, depth);
 }
 
 tl_valkind tl_value_elements(const tl_file_model *m, TSNode container, const char *src, int32_t func) {
@@ -522,6 +531,78 @@ static int tl_values__param(const tl_file_model *m, int32_t func, const char *na
   return -1;
 }
 
+static tl_vdep tl_values__dep(const tl_file_model *m, TSNode n, const char *src, int32_t func, int depth);
+
+/* What the place of the elements of the container n depends on: the element of a comprehension
+ * (`{k: v * w for k, v in d.items()}`), the first element of a literal that depends on something,
+ * the elements of `d.values()` or of the container a name is bound to; else the container itself,
+ * as an element of it (`reduce_dict(losses)`: the elements of what the helper returns). */
+static tl_vdep tl_values__elem_dep(const tl_file_model *m, TSNode n, const char *src, int32_t func, int depth) {
+  tl_vdep none = {TL_VDEP_NONE, false, 0};
+  n = tl_unparen(n);
+  if (depth > 12 || ts_node_is_null(n)) return none;
+  if (tl_node_is(n, "list_comprehension") || tl_node_is(n, "set_comprehension") ||
+      tl_node_is(n, "generator_expression"))
+    return tl_values__dep(m, TL_CHILD(n, body), src, func, depth + 1);
+  if (tl_node_is(n, "dictionary_comprehension")) {
+    TSNode pair = TL_CHILD(n, body);
+    return tl_node_is(pair, "pair") ? tl_values__dep(m, TL_CHILD(pair, value), src, func, depth + 1) : none;
+  }
+  if (tl_node_is(n, "list") || tl_node_is(n, "tuple") || tl_node_is(n, "set")) {
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+      tl_vdep d = tl_values__dep(m, ts_node_named_child(n, i), src, func, depth + 1);
+      if (d.how != TL_VDEP_NONE) return d;
+    }
+    return none;
+  }
+  if (tl_node_is(n, "dictionary")) return none;
+  if (tl_node_is(n, "call")) {
+    TSNode fn = TL_CHILD(n, function);
+    if (tl_node_is(fn, "attribute") && tl_node_text_eq(TL_CHILD(fn, attribute), src, "values") &&
+        !ts_node_named_child_count(TL_CHILD(n, arguments)))
+      return tl_values__elem_dep(m, TL_CHILD(fn, object), src, func, depth + 1);
+  } else if (tl_node_is(n, "identifier")) {
+    char *d = tl_dotted(n, src);
+    const tl_binding *b = d ? tl_model_binding(m, d, func, ts_node_start_byte(n)) : NULL;
+    free(d);
+    TSNode v = b && !b->elem ? tl_bvalue(m, b) : (TSNode){0};
+    if (!ts_node_is_null(v) && tl_value_classify(m, v, src, b->func, 0) == TL_VAL_LIST)
+      return tl_values__elem_dep(m, v, src, b->func, depth + 1);
+  }
+  tl_vdep d = tl_values__dep(m, n, src, func, depth + 1);
+  if (d.how != TL_VDEP_NONE) d.elem = true;
+  return d;
+}
+
+/* The same as tl_values__target, for what the place depends on: the elements of `right` for `x`,
+ * the values of `d.items()`, the second of `enumerate(xs)`, the i-th of `zip(...)`. */
+static tl_vdep tl_values__target_dep(const tl_file_model *m, TSNode left, TSNode right, const char *name, size_t n,
+                                     const char *src, int32_t func, int depth) {
+  tl_vdep none = {TL_VDEP_NONE, false, 0};
+  left = tl_unparen(left);
+  right = tl_unparen(right);
+  if (tl_node_is(left, "identifier"))
+    return tl_target_binds(left, src, name, n) ? tl_values__elem_dep(m, right, src, func, depth + 1) : none;
+  if (!(tl_node_is(left, "pattern_list") || tl_node_is(left, "tuple_pattern")) || !tl_node_is(right, "call"))
+    return none;
+  uint32_t pos = UINT32_MAX, k = ts_node_named_child_count(left);
+  for (uint32_t i = 0; i < k && pos == UINT32_MAX; i++) {
+    TSNode t = ts_node_named_child(left, i);
+    if (tl_node_is(t, "identifier") && tl_target_binds(t, src, name, n)) pos = i;
+  }
+  if (pos == UINT32_MAX) return none;
+  TSNode fn = TL_CHILD(right, function), args = TL_CHILD(right, arguments);
+  uint32_t na = ts_node_named_child_count(args);
+  if (tl_node_is(fn, "attribute") && tl_node_text_eq(TL_CHILD(fn, attribute), src, "items") && k == 2 && pos == 1 &&
+      !na)
+    return tl_values__elem_dep(m, TL_CHILD(fn, object), src, func, depth + 1);
+  if (tl_node_is(fn, "identifier") && tl_node_text_eq(fn, src, "enumerate") && k == 2 && pos == 1 && na >= 1)
+    return tl_values__elem_dep(m, ts_node_named_child(args, 0), src, func, depth + 1);
+  if (tl_node_is(fn, "identifier") && tl_node_text_eq(fn, src, "zip") && na == k)
+    return tl_values__elem_dep(m, ts_node_named_child(args, pos), src, func, depth + 1);
+  return none;
+}
+
 /* What the place of an expression the file cannot classify depends on: the result of a call it is
  * (or is bound to), or a parameter of the enclosing function; a method of a tensor keeps its
  * receiver's place (`out.mean()`), and so do an element and an attribute of a value (`out[0]`). */
@@ -530,7 +611,13 @@ static tl_vdep tl_values__dep(const tl_file_model *m, TSNode n, const char *src,
   n = tl_unparen(n);
   if (depth > 12 || ts_node_is_null(n)) return none;
   if (tl_node_is(n, "call")) {
-    TSNode fn = TL_CHILD(n, function);
+    TSNode fn = TL_CHILD(n, function), args = TL_CHILD(n, arguments);
+    if (tl_node_is(fn, "identifier") && tl_node_text_eq(fn, src, "sum") &&
+        (tl_node_is(args, "generator_expression") ||
+         (ts_node_named_child_count(args) >= 1 && !tl_node_is(ts_node_named_child(args, 0), "keyword_argument"))))
+      /* sum(losses.values()), sum(l * w for l in losses): where the elements are */
+      return tl_values__elem_dep(m, tl_node_is(args, "generator_expression") ? args : ts_node_named_child(args, 0), src,
+                                 func, depth + 1);
     if (tl_node_is(fn, "attribute")) {
       TSNode at = TL_CHILD(fn, attribute);
       if (tl_node_text_in(at, src, tl_vocab_tensor_methods) || tl_node_text_in(at, src, tl_vocab_reduction_methods) ||
@@ -555,11 +642,21 @@ static tl_vdep tl_values__dep(const tl_file_model *m, TSNode n, const char *src,
     return none;
   }
   if (!tl_node_is(n, "identifier") && !tl_node_is(n, "attribute")) return none;
+  TSNode left, right;
+  uint32_t ns = ts_node_start_byte(n);
+  if (tl_node_is(n, "identifier") && func >= 0 && (size_t)func < m->funcs.n && m->funcs.v[func].has_comp &&
+      tl_values__maybe_comprehension(src, ts_node_end_byte(ts_tree_root_node(n.tree)), ns, ts_node_end_byte(n)) &&
+      tl_values__binding_for(n, src, false, &left, &right)) /* a comprehension's own name */
+    return tl_values__target_dep(m, left, right, src + ns, ts_node_end_byte(n) - ns, src, func, depth);
   char *d = tl_dotted(n, src);
   if (!d) return none;
-  const tl_binding *b = tl_model_binding(m, d, func, ts_node_start_byte(n));
+  const tl_binding *b = tl_model_binding(m, d, func, ns);
   tl_vdep out = none;
-  if (b) {
+  if (b && b->from_loop >= 0 && tl_node_is(n, "identifier") && ts_node_is_null(tl_bvalue(m, b))) {
+    /* a loop's target: `for l in losses:`, `for k, v in out.items():` */
+    if (tl_values__binding_for(n, src, true, &left, &right))
+      out = tl_values__target_dep(m, left, right, src + ns, ts_node_end_byte(n) - ns, src, func, depth);
+  } else if (b) {
     TSNode v = tl_bvalue(m, b);
     if (!ts_node_is_null(v) && tl_value_classify(m, v, src, b->func, 0) == TL_VAL_UNKNOWN) {
       out = tl_values__dep(m, v, src, b->func, depth + 1);
@@ -568,6 +665,8 @@ static tl_vdep tl_values__dep(const tl_file_model *m, TSNode n, const char *src,
   } else if (tl_node_is(n, "identifier")) {
     int pos = tl_values__param(m, func, d, strlen(d));
     if (pos >= 0) out = (tl_vdep){TL_VDEP_PARAM, false, (uint32_t)pos};
+  } else if (tl_node_text_in(TL_CHILD(n, attribute), src, tl_vocab_meta_attrs)) {
+    /* x.shape, x.dtype: metadata, on the host wherever x is */
   } else if (strncmp(d, "self.", 5)) { /* an attribute of a value lives with it: out.loss, x.data */
     free(d);
     tl_vdep o = tl_values__dep(m, TL_CHILD(n, object), src, func, depth + 1);
