@@ -6,7 +6,7 @@
  *
  *   pack    "TLP1", the key, the entries, an index (per entry: path hash, offset, length),
  *           the index's offset, count and hash, "TLP1"
- *   entry   "TLC2", the key (16 bytes: trainlint's build, the rules, the options: x__run_key),
+ *   entry   "TLC3", the key (16 bytes: trainlint's build, the rules, the options: x__run_key),
  *           16 bytes of hash and 8 of length of the file's text, the path (u32 length, bytes),
  *           the body's length (u64) and hash (8 bytes), the body
  *
@@ -34,7 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define TL_CACHE__MAGIC "TLC2" /* 2: bind_order sorted by name within each function */
+#define TL_CACHE__MAGIC "TLC3" /* 2: bind_order sorted by name within each function; 3: tl_loop.in_main */
 #define TL_CACHE__PACK_MAGIC "TLP1"
 #define TL_CACHE__STALE_DAYS 30 /* packs of other keys untouched this long are removed */
 
@@ -360,7 +360,7 @@ static bool x__valid(const tl_file *f, const tl_ruleset *rs) {
   for (size_t i = 0; i < nl; i++) {
     const tl_loop *x = &m->loops.v[i];
     if (!X_IN(x->func, 0, nf) || !X_IN(x->parent, -1, i) || x->start > x->end || x->end > len || !x__b(&x->is_while) ||
-        !x__b(&x->iterates_loader) || !x__b(&x->small))
+        !x__b(&x->iterates_loader) || !x__b(&x->small) || !x__b(&x->in_main))
       return false;
   }
   for (size_t i = 0; i < m->calls.n; i++) {

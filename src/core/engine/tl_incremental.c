@@ -98,8 +98,8 @@ static bool tl_model_same_outside(const tl_region *g, const tl_file_model *a, co
     if (!tl_pos_eq(g, x->start, y->start)) return false;
     if (tl_in_old(g, x->start)) continue;
     if (x->func != y->func || x->parent != y->parent || x->is_while != y->is_while ||
-        x->iterates_loader != y->iterates_loader || x->small != y->small || x->work != y->work ||
-        !tl_pos_eq(g, x->end - 1, y->end - 1))
+        x->iterates_loader != y->iterates_loader || x->small != y->small || x->in_main != y->in_main ||
+        x->work != y->work || !tl_pos_eq(g, x->end - 1, y->end - 1))
       return false;
   }
   /* bindings and calls, except those of functions inside the region */

@@ -498,6 +498,24 @@ const char *tl_model_literal(tl_file_model *m, TSNode n, const char *src) {
   return out;
 }
 
+/* Is cond the test of a module run as a program, `__name__ == "__main__"` (either way round)? */
+static bool tl_model__main_test(TSNode cond, const char *src) {
+  cond = tl_unparen(cond);
+  if (!tl_node_is(cond, "comparison_operator") || ts_node_named_child_count(cond) != 2) return false;
+  TSNode a = ts_node_named_child(cond, 0), b = ts_node_named_child(cond, 1);
+  uint32_t between = ts_node_end_byte(a), s = ts_node_start_byte(b);
+  bool eq = false;
+  for (uint32_t i = between; i + 1 < s && !eq; i++) eq = src[i] == '=' && src[i + 1] == '=';
+  if (tl_node_is(b, "identifier")) {
+    TSNode t = a;
+    a = b;
+    b = t;
+  }
+  s = ts_node_start_byte(b);
+  return eq && tl_node_text_eq(a, src, "__name__") && tl_node_is(b, "string") && ts_node_end_byte(b) - s == 10 &&
+         !memcmp(src + s + 1, "__main__", 8);
+}
+
 static void tl_walk_if(tl_walk_ctx *c, TSNode n, int depth) {
   TSNode cond = TL_CHILD(n, condition);
   tl_model__flag_guards(c, cond, TL_CHILD(n, consequence), 0);
@@ -508,7 +526,10 @@ static void tl_walk_if(tl_walk_ctx *c, TSNode n, int depth) {
   tl_freq f = tl_freq_test(cond, c->src, c->guard_vars.v, c->guard_vars.n);
   if (f == TL_FREQ_NONE && c->cls >= 0 && tl_freq_fills_once(cond, TL_CHILD(n, consequence), c->src))
     f = TL_FREQ_RARE_THEN; /* a cache of the object, filled once */
+  bool was_main = c->in_main;
+  c->in_main = was_main || (c->func == 0 && c->loop < 0 && tl_model__main_test(cond, c->src));
   tl_walk_guarded(c, TL_CHILD(n, consequence), f == TL_FREQ_RARE_THEN, depth + 1);
+  c->in_main = was_main;
   /* elif/else clauses (by type: ts_node_field_name_for_child misreports repeated fields) */
   uint32_t cnt = ts_node_named_child_count(n);
   for (uint32_t i = 0; i < cnt; i++) {
@@ -998,7 +1019,8 @@ static void tl_walk_loop(tl_walk_ctx *c, TSNode n, int depth) {
                .end = ts_node_end_byte(n),
                .line = p.row + 1,
                .col = p.column + 1,
-               .is_while = !is_for};
+               .is_while = !is_for,
+               .in_main = c->in_main};
   const char *iter = NULL;
   bool counted = false; /* `for i, batch in enumerate(...)`: the first target counts, it is no batch */
   if (is_for) {

@@ -135,6 +135,7 @@ typedef struct {
   bool is_while;
   bool iterates_loader;
   bool small;    /* a `for` over a small collection fixed by the program (tl_walk_loop), not over data */
+  bool in_main;  /* in the module's `if __name__ == "__main__":` block */
   unsigned work; /* TL_WORK_* of calls directly in the body (not nested loops) */
 } tl_loop;
 

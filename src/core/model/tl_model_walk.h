@@ -12,6 +12,7 @@ typedef struct tl_walk_ctx {
   const char *path;
   int32_t func, cls, loop;
   uint32_t guard_depth;            /* >0 when inside a frequency-guarded block of this function */
+  bool in_main;                    /* inside the module's `if __name__ == "__main__":` block */
   TL_VEC(const char *) guard_vars; /* names assigned a frequency test in the current function (in the model's strs) */
   TSTreeCursor cur;                /* reused to list children (ts_node_named_child(n, i) rescans from child 0) */
   TL_VEC(TSNode) kids;             /* a stack of the child lists being walked */

@@ -228,7 +228,8 @@ static int32_t tl_project__unsmall(const tl_file_model *m, int32_t l) {
  * body, is one. So is a loop whose body calls a model, or a function that does per-step work, unless
  * it holds a step loop itself or calls a whole function (then it is an epoch loop). In a loop over a
  * small collection the program fixes (text encoders, layers, tasks: tl_loop.small) such work counts
- * for the loop around it, if any: the small loop's body runs as often as that loop's. */
+ * for the loop around it, if any: the small loop's body runs as often as that loop's. A loop in the
+ * `__main__` block of an imported model module is none, unless it iterates a loader. */
 static void tl_project__step_loops(tl_project *pj, const tl_callgraph *p, bool **whole) {
   for (size_t i = 0; i < pj->nfiles; i++) {
     const tl_file_model *m = &pj->files[i].model;
@@ -274,6 +275,14 @@ static void tl_project__step_loops(tl_project *pj, const tl_callgraph *p, bool *
       if (holds[l] && up >= 0 && m->loops.v[up].func == m->loops.v[l].func) holds[up] = true;
     }
     for (size_t l = 0; l < nl; l++) strong[l] = strong[l] || (weak[l] && !holds[l]);
+    /* The `__main__` block of a model's module (it defines a Module/Layer) that other files import
+     * is its self-test or demo (a few steps on random inputs), not the program's training run,
+     * unless it iterates a loader. */
+    bool model_module = false;
+    for (size_t k = 0; k < m->classes.n && pj->imported[i] && !model_module; k++)
+      model_module = tl_callgraph_class_kind((tl_callgraph *)p, (tl_ref){(int32_t)i, (int32_t)k}) & TL_CK_MODULE;
+    for (size_t l = 0; l < nl && model_module; l++)
+      if (m->loops.v[l].in_main && !m->loops.v[l].iterates_loader) strong[l] = false;
     free(weak);
     free(holds);
   }
