@@ -462,6 +462,35 @@ static bool tl_flow__indexes_with(const tl_match_env *e, TSNode n, const char *v
   return false;
 }
 
+/* The strings in n: does one name training data (*train), or evaluation data (*eval)? */
+static void tl_flow__data_strings(const tl_match_env *e, TSNode n, bool *train, bool *eval, int depth) {
+  if (depth > 16 || ts_node_is_null(n)) return;
+  if (tl_node_is(n, "string")) {
+    uint32_t s = ts_node_start_byte(n), len = ts_node_end_byte(n) - s;
+    *train = *train || tl_icontains(e->src + s, len, "train");
+    *eval = *eval || tl_match_re(e, e->rules->eval_re, e->src + s, len);
+    return;
+  }
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+    tl_flow__data_strings(e, ts_node_named_child(n, i), train, eval, depth + 1);
+}
+
+/* Was the dataset `a` (a name) built from evaluation data: a call of its function whose arguments'
+ * strings name validation or test data and never training data (`COCODataset(image_dir=
+ * cfg["val_image_dir"], anno_path=cfg["val_anno_path"])`, `ImageFolder(os.path.join(root, "val"))`)? */
+static bool tl_flow__eval_dataset(tl_match_env *e, TSNode a) {
+  a = tl_unparen(a);
+  if (!tl_node_is(a, "identifier")) return false;
+  char *d = tl_dotted(a, e->src);
+  const tl_binding *b = d ? tl_model_binding(e->m, d, e->func, ts_node_start_byte(a)) : NULL;
+  free(d);
+  TSNode v = b && !b->elem && b->func == e->func ? tl_unparen(tl_bvalue(e->m, b)) : (TSNode){0};
+  TSNode args = tl_node_is(v, "call") ? TL_CHILD(v, arguments) : (TSNode){0};
+  bool train = false, eval = false;
+  if (tl_node_is(args, "argument_list")) tl_flow__data_strings(e, args, &train, &eval, 0);
+  return eval && !train;
+}
+
 static bool tl_flow__training_loader(tl_match_env *e, TSNode call) {
   const pcre2_code *eval_re = e->rules->eval_re;
   const char *src = e->src;
@@ -476,7 +505,7 @@ static bool tl_flow__training_loader(tl_match_env *e, TSNode call) {
       continue;
     }
     uint32_t s = ts_node_start_byte(a);
-    if (tl_match_re(e, eval_re, src + s, ts_node_end_byte(a) - s)) return false;
+    if (tl_match_re(e, eval_re, src + s, ts_node_end_byte(a) - s) || tl_flow__eval_dataset(e, a)) return false;
   }
   TSNode p = ts_node_parent(call);
   if (tl_node_is(p, "assignment")) {
