@@ -370,8 +370,8 @@ static bool tl_freq__mentions(TSNode n, TSNode attr, const char *src, int depth)
 
 /* The attribute whose emptiness the condition tests: `self.x is None`, `not hasattr(self, "x")`
  * (then *name holds "x" and the null node is returned), `not self.x` (*flag set: the block must
- * set it to True), or such a test `or` one that mentions the same attribute (`self.x is None or
- * n != self.x.size(0)`: the cache no longer fits). */
+ * set it to True), such a test `or` one that mentions the same attribute (`self.x is None or
+ * n != self.x.size(0)`: the cache no longer fits), or such a test `and` any other. */
 static TSNode tl_freq__empty_test(TSNode cond, const char *src, TSNode *name, bool *flag, int depth) {
   TSNode none = {0};
   if (depth > 8 || ts_node_is_null(cond)) return none;
@@ -397,6 +397,13 @@ static TSNode tl_freq__empty_test(TSNode cond, const char *src, TSNode *name, bo
   }
   if (tl_node_is(cond, "boolean_operator")) {
     TSNode op = TL_CHILD(cond, operator), l = TL_CHILD(cond, left), r = TL_CHILD(cond, right);
+    if (!ts_node_is_null(op) && !strncmp(src + ts_node_start_byte(op), "and", 3)) {
+      /* `not self._built and self.config is None`: the block runs only while the first holds */
+      TSNode a = tl_freq__empty_test(l, src, name, flag, depth + 1);
+      if (!ts_node_is_null(a) || !ts_node_is_null(*name)) return a;
+      *flag = false;
+      return tl_freq__empty_test(r, src, name, flag, depth + 1);
+    }
     if (ts_node_is_null(op) || strncmp(src + ts_node_start_byte(op), "or", 2)) return none;
     TSNode a = tl_freq__empty_test(l, src, name, flag, depth + 1);
     if (!ts_node_is_null(a) && !*flag && tl_freq__mentions(r, a, src, 0)) return a;
