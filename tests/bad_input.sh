@@ -139,4 +139,15 @@ sed -i 's/"functon" @fn/"function" @fn/; s/(keyword_argument name:/(keyword_argu
 "$bin" check --rules "$tmp/rules" "$tmp/proj/lr.py" >/dev/null 2>"$tmp/err6.txt"; rc=$?
 [ "$rc" = 2 ] && grep -q "bad.md:8:3: error: query: unknown node type" "$tmp/err6.txt" && ok || bad "error in a rule with #parent! not located: $(cat "$tmp/err6.txt")"
 
+# A pattern binds at most 16 captures: a 17th binding predicate is a located error, not a match
+# silently dropped.
+{ printf -- '---\ncode: TLX04\nname: many-bindings\nhot: none\nmessage: "x"\n---\n```query\n((call) @c0\n'
+  for i in $(seq 1 17); do printf ' (#unparen! @c%d @c%d)\n' $((i - 1)) "$i"; done
+  printf ')\n```\n'; } > "$tmp/rules/bad.md"
+"$bin" check --rules "$tmp/rules" "$tmp/proj/lr.py" >/dev/null 2>"$tmp/err8.txt"; rc=$?
+[ "$rc" = 2 ] && grep -q "bad.md:9:3: error: #unparen!: a pattern has at most 16 binding predicates" "$tmp/err8.txt" && ok || bad "17 bindings not refused: $(cat "$tmp/err8.txt")"
+sed -i '/(#unparen! @c16 @c17)/d' "$tmp/rules/bad.md"
+"$bin" check --rules "$tmp/rules" --select TLX04 --format concise --no-source "$tmp/proj/lr.py" >"$tmp/out8.txt" 2>&1
+[ "$(grep -c TLX04 "$tmp/out8.txt")" = 1 ] && ok || bad "16 bindings: $(cat "$tmp/out8.txt")"
+
 finish

@@ -97,8 +97,9 @@ struct tl_pred {
 /* How deep a predicate looks into an expression. */
 #define TL_PRED_MAX_DEPTH 24
 
-/* Captures one match may bind with binding predicates (#parent!, #field!, ...). */
-#define TL_MAX_BOUND 8
+/* Captures one match may bind with binding predicates (#parent!, #field!, ...); a pattern with more
+ * is a rule file error. */
+#define TL_MAX_BOUND 16
 
 static inline bool tl_pred_is_binding(const tl_pred *p) { return (p->def->flags & TL_PF_BIND) != 0; }
 static inline bool tl_pred_is_project(const tl_pred *p) { return (p->def->flags & TL_PF_PROJECT) != 0; }
