@@ -179,6 +179,81 @@ static tl_verdict tl_syntax__next_sibling(tl_match_env *e, const tl_pred *p, TSN
   return tl_verdict_of(tl_match_bind(e, p->cap[1], b));
 }
 
+/* The node around n, parentheses aside: `x = (f(y))` as black wraps it. */
+static TSNode tl_syntax__up(TSNode n) {
+  TSNode up = ts_node_parent(n);
+  while (tl_node_is(up, "parenthesized_expression")) up = ts_node_parent(up);
+  return up;
+}
+
+/* #loop-value! @a @loop: @a is the value a statement directly in the body of a `for` loop assigns
+ * (`x = x.to(d)`), alone or as one element (`x, y = x.to(d), y.to(d)`), parentheses aside; binds
+ * @loop to that loop */
+static tl_verdict tl_syntax__loop_value(tl_match_env *e, const tl_pred *p, TSNode a) {
+  TSNode up = tl_syntax__up(a);
+  if (tl_node_is(up, "expression_list") || tl_node_is(up, "tuple")) up = tl_syntax__up(up);
+  TSNode right = tl_node_is(up, "assignment") ? TL_CHILD(up, right) : (TSNode){0};
+  if (ts_node_is_null(right) || ts_node_start_byte(a) < ts_node_start_byte(right) ||
+      ts_node_end_byte(a) > ts_node_end_byte(right))
+    return TL_PRED_FALSE;
+  TSNode stmt = ts_node_parent(up), blk = ts_node_parent(stmt), loop = ts_node_parent(blk);
+  return tl_verdict_of(tl_node_is(stmt, "expression_statement") && tl_node_is(blk, "block") &&
+                       tl_node_is(loop, "for_statement") && tl_match_bind(e, p->cap[1], loop));
+}
+
+/* #comprehension-value! @a @comp: @a is the value of a dict comprehension's pairs (`{k: v.to(d) for
+ * ...}`), or a part of a conditional expression that is (`v.to(d) if torch.is_tensor(v) else v`),
+ * parentheses aside; binds @comp to that comprehension */
+static tl_verdict tl_syntax__comprehension_value(tl_match_env *e, const tl_pred *p, TSNode a) {
+  TSNode up = tl_syntax__up(a);
+  if (tl_node_is(up, "conditional_expression")) {
+    a = up;
+    up = tl_syntax__up(up);
+  }
+  TSNode value = tl_node_is(up, "pair") ? TL_CHILD(up, value) : (TSNode){0};
+  if (ts_node_is_null(value) || ts_node_start_byte(a) < ts_node_start_byte(value)) return TL_PRED_FALSE;
+  TSNode comp = ts_node_parent(up);
+  return tl_verdict_of(tl_node_is(comp, "dictionary_comprehension") && tl_match_bind(e, p->cap[1], comp));
+}
+
+/* #statement-of! @a @stmt: binds @stmt to the statement that @a heads: the expression statement
+ * that is @a, or that assigns it (`prof = profile(...)`, `a, b = f(x)`), or a method call on it
+ * (`flops = FlopCountAnalysis(m, x).total()`), or the `with` statement whose item it is (`with
+ * profile() as prof:`); parentheses aside */
+static tl_verdict tl_syntax__statement_of(tl_match_env *e, const tl_pred *p, TSNode a) {
+  TSNode up = tl_syntax__up(a);
+  if (tl_node_is(up, "attribute") && ts_node_start_byte(a) >= ts_node_start_byte(TL_CHILD(up, object)) &&
+      ts_node_end_byte(a) <= ts_node_end_byte(TL_CHILD(up, object))) {
+    TSNode call = tl_syntax__up(up);
+    if (!tl_node_is(call, "call") || ts_node_start_byte(TL_CHILD(call, function)) != ts_node_start_byte(up))
+      return TL_PRED_FALSE;
+    a = call;
+    up = tl_syntax__up(call);
+  }
+  if (tl_node_is(up, "as_pattern")) up = tl_syntax__up(up);
+  if (tl_node_is(up, "with_item")) {
+    TSNode clause = ts_node_parent(up), stmt = ts_node_parent(clause);
+    return tl_verdict_of(tl_node_is(clause, "with_clause") && tl_node_is(stmt, "with_statement") &&
+                         tl_match_bind(e, p->cap[1], stmt));
+  }
+  if (tl_node_is(up, "assignment")) {
+    TSNode right = TL_CHILD(up, right);
+    if (ts_node_is_null(right) || ts_node_start_byte(a) < ts_node_start_byte(right)) return TL_PRED_FALSE;
+    up = ts_node_parent(up);
+  }
+  return tl_verdict_of(tl_node_is(up, "expression_statement") && tl_match_bind(e, p->cap[1], up));
+}
+
+/* #binds? @target @x: the target of an assignment or a loop (`x`, `i, (x, y)`) binds the name
+ * that @x is, or whose element it is (`batch` of `batch[0]`) */
+static tl_verdict tl_syntax__binds(tl_match_env *e, const tl_pred *p, TSNode a) {
+  TSNode x = tl_unparen(tl_match_cap(e, p->cap[1]));
+  while (tl_node_is(x, "subscript")) x = tl_unparen(TL_CHILD(x, value));
+  if (!tl_node_is(x, "identifier")) return TL_PRED_FALSE;
+  uint32_t s = ts_node_start_byte(x);
+  return tl_verdict_of(tl_target_binds(a, e->src, e->src + s, ts_node_end_byte(x) - s));
+}
+
 /* ---- the code around ---- */
 
 static bool tl_syntax__inside_types(TSNode n, char *const *types, size_t ntypes) {
@@ -390,6 +465,11 @@ const tl_pred_def tl_preds_syntax[] = {
     {"last-child!", 2, 0, -1, TL_GATE_NONE, TL_PF_TEXT | TL_PF_BIND, tl_syntax__last_child, NULL, NULL},
     {"unparen!", 2, 0, -1, TL_GATE_NONE, TL_PF_TEXT | TL_PF_BIND, tl_syntax__unparen, NULL, NULL},
     {"next-sibling!", 2, 0, -1, TL_GATE_NONE, TL_PF_TEXT | TL_PF_BIND, tl_syntax__next_sibling, NULL, NULL},
+    {"loop-value!", 2, 0, -1, TL_GATE_NONE, TL_PF_TEXT | TL_PF_BIND, tl_syntax__loop_value, NULL, NULL},
+    {"comprehension-value!", 2, 0, -1, TL_GATE_NONE, TL_PF_TEXT | TL_PF_BIND, tl_syntax__comprehension_value, NULL,
+     NULL},
+    {"statement-of!", 2, 0, -1, TL_GATE_NONE, TL_PF_TEXT | TL_PF_BIND, tl_syntax__statement_of, NULL, NULL},
+    {"binds?", 2, 0, -1, TL_GATE_NONE, TL_PF_TEXT, tl_syntax__binds, NULL, NULL},
     {"inside?", 1, -1, -1, TL_GATE_NONE, TL_PF_TEXT, tl_syntax__inside, NULL, NULL},
     {"in-block?", 1, -1, -1, TL_GATE_NONE, TL_PF_TEXT, tl_syntax__in_block, NULL, NULL},
     {"branch-condition-match?", 1, 1, 0, TL_GATE_NONE, TL_PF_TEXT, tl_syntax__branch_cond, NULL, NULL},
