@@ -188,7 +188,12 @@ static void tl_usage__may_train(const tl_project *pj, tl_callgraph *cg, tl_ref *
     for (size_t f = 0; f < pj->files[i].model.funcs.n; f++) {
       size_t k = x->base[i] + f;
       t[k] = !out[k] && (own[k] || (f == 0 && (imported[i] || !pj->files[i].ok)));
-      entry[k] = !out[k] && ((f != 0 && !called[k]) || trains[k]);
+      /* the constructor of a class under a decorator (`@register_model("x")`): a registry may build
+       * it from a configuration, whatever builds it in the code */
+      const tl_func *fn = &pj->files[i].model.funcs.v[f];
+      bool registered = f != 0 && fn->cls >= 0 && pj->files[i].model.classes.v[fn->cls].decorated &&
+                        !strcmp(fn->name, "__init__");
+      entry[k] = !out[k] && ((f != 0 && !called[k]) || trains[k] || registered);
     }
   tl_usage__reach(down.v, down.n / 2, n, t, out);
   for (size_t k = 0; k < n; k++) out[k] |= t[k];
