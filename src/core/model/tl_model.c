@@ -202,6 +202,16 @@ static void tl_model__one(tl_walk_ctx *c, const char *name) {
   free(opt);
 }
 
+/* An option's literal default (`default="l2"`, `loss_type: str = "l2"`), or "?" for a value set in
+ * the code (`args.loss_type = "huber"`): "=v--loss_type\x1fs:l2" in off_names, which value guards on
+ * the option read (tl_project.c). Nothing without a literal. */
+static void tl_model__option_value(tl_walk_ctx *c, const char *name, const char *lit) {
+  if (!lit) return;
+  char *v = tl_printf("=v--%s\x1f%s", name, lit);
+  tl_vec_push(&c->m->off_names, tl_model__str(c->m, v));
+  free(v);
+}
+
 /* An argparse option (`add_argument("--dump", "-d", action="store_true", dest=...)`): "--dump" in
  * off_names when it is off by default (store_true, or a default that is off), else "!--dump". */
 static void tl_model__option(tl_walk_ctx *c, TSNode args) {
@@ -229,6 +239,9 @@ static void tl_model__option(tl_walk_ctx *c, TSNode args) {
   tl_vec_push(&c->m->off_names, tl_model__str(c->m, opt));
   free(opt);
   if (!off && ts_node_is_null(action) && tl_node_text_eq(dflt, c->src, "1")) tl_model__one(c, name);
+  tl_model__option_value(
+      c, name,
+      ts_node_is_null(action) && tl_node_is(tl_unparen(dflt), "string") ? tl_model_literal(c->m, dflt, c->src) : NULL);
   free(name);
 }
 
@@ -305,6 +318,92 @@ static void tl_model__and_guards(tl_walk_ctx *c, TSNode n) {
   }
 }
 
+/* A test of a name's value against literals: `x == "a"`, `x != "a"`, `x is None`, `x in ("a",
+ * "b")`, `x not in (...)`, or an `or` of `==` tests of the same name (`x == "a" or x == "b"`), x an
+ * identifier or a dotted attribute (`args.loss_type`); not `x is not None`, a flag test. Sets *name (to free) and *lits (the
+ * literals, tl_model_literal's texts joined by '\x1e', into the model's strings) and *eq (the test
+ * holds when the value is one of them; else when it is none of them). */
+static bool tl_model__value_test(tl_walk_ctx *c, TSNode cond, char **name, const char **lits, bool *eq, int depth) {
+  cond = tl_unparen(cond);
+  *name = NULL;
+  if (depth > 8) return false;
+  if (tl_node_is(cond, "boolean_operator")) {
+    TSNode op = TL_CHILD(cond, operator);
+    char *ln, *rn;
+    const char *ll, *rl;
+    bool le, re;
+    if (ts_node_is_null(op) || strncmp(c->src + ts_node_start_byte(op), "or", 2) ||
+        !tl_model__value_test(c, TL_CHILD(cond, left), &ln, &ll, &le, depth + 1))
+      return false;
+    if (!tl_model__value_test(c, TL_CHILD(cond, right), &rn, &rl, &re, depth + 1)) {
+      free(ln);
+      return false;
+    }
+    bool same = le && re && !strcmp(ln, rn);
+    free(rn);
+    if (!same) {
+      free(ln);
+      return false;
+    }
+    char *both = tl_printf("%s\x1e%s", ll, rl);
+    *lits = tl_model__str(c->m, both);
+    free(both);
+    *name = ln;
+    *eq = true;
+    return true;
+  }
+  if (!tl_node_is(cond, "comparison_operator") || ts_node_named_child_count(cond) != 2 ||
+      ts_node_child_count(cond) != 3)
+    return false;
+  const char *op = ts_node_type(ts_node_child(cond, 1));
+  TSNode a = ts_node_named_child(cond, 0), b = ts_node_named_child(cond, 1);
+  bool in = !strcmp(op, "in") || !strcmp(op, "not in");
+  if (!in && !tl_node_is(a, "identifier") && !tl_node_is(a, "attribute")) {
+    TSNode t = a;
+    a = b, b = t;
+  }
+  if (!tl_node_is(a, "identifier") && !tl_node_is(a, "attribute")) return false;
+  bool is = !strcmp(op, "is"); /* `x is not None` is a flag test (tl_model__flag_of) */
+  if (is && !tl_node_is(b, "none")) return false;
+  if (in) {
+    b = tl_unparen(b);
+    if (!tl_node_is(b, "tuple") && !tl_node_is(b, "list") && !tl_node_is(b, "set")) return false;
+    tl_buf all = {0};
+    for (uint32_t i = 0; i < ts_node_named_child_count(b); i++) {
+      const char *l = tl_model_literal(c->m, ts_node_named_child(b, i), c->src);
+      if (!l) {
+        tl_buf_free(&all);
+        return false;
+      }
+      tl_buf_printf(&all, "%s%s", all.len ? "\x1e" : "", l);
+    }
+    if (!all.len) return false;
+    char *t = tl_buf_take(&all);
+    *lits = tl_model__str(c->m, t);
+    free(t);
+    *eq = !strcmp(op, "in");
+  } else {
+    if (strcmp(op, "==") && strcmp(op, "!=") && !is) return false;
+    *lits = tl_model_literal(c->m, b, c->src);
+    if (!*lits) return false;
+    *eq = !strcmp(op, "==") || !strcmp(op, "is");
+  }
+  *name = tl_dotted(a, c->src);
+  return *name != NULL;
+}
+
+/* Records that [start, end) runs only when the value test cond holds (with `neg`, when it does not);
+ * false when cond is no value test. */
+static bool tl_model__value_guard(tl_walk_ctx *c, TSNode cond, uint32_t start, uint32_t end, bool neg) {
+  char *name;
+  const char *lits;
+  bool eq;
+  if (!tl_model__value_test(c, cond, &name, &lits, &eq, 0)) return false;
+  tl_flag_guard g = {start, end, c->func, tl_strtab_take(&c->m->strs, name), false, lits, eq != neg};
+  tl_vec_push(&c->m->flag_guards, g);
+  return true;
+}
+
 /* The flags block `block` needs set, from its condition: each side of `and` (tl_model__flag_of:
  * `flag`, `a.flag`, `x is not None`, `rate > 0`, `level >= 2`), one of the flags of an `or` of them,
  * a value test of a parameter. */
@@ -319,6 +418,7 @@ static void tl_model__flag_guards(tl_walk_ctx *c, TSNode cond, TSNode block, int
       tl_model__flag_guards(c, TL_CHILD(cond, right), block, depth + 1);
       return;
     }
+    if (tl_model__value_guard(c, cond, ts_node_start_byte(block), ts_node_end_byte(block), false)) return;
     /* `a or b`: runs only when one of them is set: one guard on "a|b" (tl_project.c) */
     tl_buf all = {0};
     if (tl_model__or_flags(c, cond, &all, 0))
@@ -326,27 +426,10 @@ static void tl_model__flag_guards(tl_walk_ctx *c, TSNode cond, TSNode block, int
     tl_buf_free(&all);
     return;
   }
-  /* `reduction == "mean"`, `mode != "train"`, `dim_size is None`: runs only for some values of a
-   * name (the project pass asks which values its calls pass) */
-  if (tl_node_is(cond, "comparison_operator") && ts_node_named_child_count(cond) == 2 &&
-      ts_node_child_count(cond) == 3) {
-    const char *op = ts_node_type(ts_node_child(cond, 1));
-    TSNode a = ts_node_named_child(cond, 0), b = ts_node_named_child(cond, 1);
-    if (!tl_node_is(a, "identifier")) {
-      TSNode t = a;
-      a = b, b = t;
-    }
-    const char *lit = NULL;
-    bool eq = !strcmp(op, "==") || !strcmp(op, "is");
-    if (tl_node_is(a, "identifier") && (eq || !strcmp(op, "!=")) && (strcmp(op, "is") || tl_node_is(b, "none")))
-      lit = tl_model_literal(c->m, b, c->src);
-    if (lit) {
-      const char *d = tl_strtab_take(&c->m->strs, tl_node_text(a, c->src));
-      tl_flag_guard g = {ts_node_start_byte(block), ts_node_end_byte(block), c->func, d, false, lit, eq};
-      tl_vec_push(&c->m->flag_guards, g);
-      return;
-    }
-  }
+  /* `reduction == "mean"`, `mode != "train"`, `dim_size is None`, `args.loss_type in ("huber",
+   * "smooth_l1")`: runs only for some values of a name (the project pass asks which values its
+   * calls pass, or an option's default) */
+  if (tl_model__value_guard(c, cond, ts_node_start_byte(block), ts_node_end_byte(block), false)) return;
   char *d = tl_model__flag_of(c, cond);
   if (d) tl_model__flag_block(c, ts_node_start_byte(block), ts_node_end_byte(block), d);
 }
@@ -516,6 +599,34 @@ static bool tl_model__main_test(TSNode cond, const char *src) {
          !memcmp(src + s + 1, "__main__", 8);
 }
 
+/* Value tests along an `if` chain (`if args.mode == "a": ... elif args.mode == "b": ... else:`): an
+ * `elif` or `else` runs only when the earlier tests failed, so each earlier value test is a guard
+ * of it, negated. `if args.loss != "huber": return` (a block that leaves, no `else`) likewise
+ * guards the rest of the block it is in, and `if not (<test>): return` with the test itself. */
+static void tl_model__value_chain(tl_walk_ctx *c, TSNode n) {
+  TSNode tests[16];
+  size_t nt = 0;
+  tests[nt++] = TL_CHILD(n, condition);
+  bool else_seen = false;
+  uint32_t cnt = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < cnt; i++) {
+    TSNode alt = ts_node_named_child(n, i);
+    bool elif = tl_node_is(alt, "elif_clause"), els = tl_node_is(alt, "else_clause");
+    if (!elif && !els) continue;
+    else_seen = else_seen || els;
+    TSNode body = elif ? TL_CHILD(alt, consequence) : TL_CHILD(alt, body);
+    for (size_t k = 0; k < nt && !ts_node_is_null(body); k++)
+      tl_model__value_guard(c, tests[k], ts_node_start_byte(body), ts_node_end_byte(body), true);
+    if (elif && nt < sizeof tests / sizeof *tests) tests[nt++] = TL_CHILD(alt, condition);
+  }
+  TSNode parent = ts_node_parent(n), cond = tl_unparen(tests[0]);
+  if (else_seen || nt > 1 || c->func <= 0 || !tl_node_is(parent, "block") ||
+      ts_node_end_byte(parent) <= ts_node_end_byte(n) || !tl_model__block_leaves(TL_CHILD(n, consequence)))
+    return;
+  bool neg = tl_node_is(cond, "not_operator");
+  tl_model__value_guard(c, neg ? TL_CHILD(cond, argument) : cond, ts_node_end_byte(n), ts_node_end_byte(parent), !neg);
+}
+
 static void tl_walk_if(tl_walk_ctx *c, TSNode n, int depth) {
   TSNode cond = TL_CHILD(n, condition);
   tl_model__flag_guards(c, cond, TL_CHILD(n, consequence), 0);
@@ -531,6 +642,7 @@ static void tl_walk_if(tl_walk_ctx *c, TSNode n, int depth) {
   tl_walk_guarded(c, TL_CHILD(n, consequence), f == TL_FREQ_RARE_THEN, depth + 1);
   c->in_main = was_main;
   /* elif/else clauses (by type: ts_node_field_name_for_child misreports repeated fields) */
+  tl_model__value_chain(c, n);
   uint32_t cnt = ts_node_named_child_count(n);
   for (uint32_t i = 0; i < cnt; i++) {
     TSNode alt = ts_node_named_child(n, i);
@@ -701,6 +813,8 @@ static void tl_model__field(tl_walk_ctx *c, TSNode asg, const char *name, TSNode
   tl_vec_push(&c->m->off_names, tl_model__str(c->m, opt));
   free(opt);
   if (tl_node_text_eq(value, c->src, "1")) tl_model__one(c, name);
+  tl_model__option_value(c, name,
+                         tl_node_is(tl_unparen(value), "string") ? tl_model_literal(c->m, value, c->src) : NULL);
 }
 
 static bool tl_is_dataloader_callee(const tl_file_model *m, const char *callee) {
@@ -759,6 +873,13 @@ static void tl_walk_assignment(tl_walk_ctx *c, TSNode n, int depth) {
     tl_add_binding(c, d, at, right, TL_VAL_UNKNOWN);
     tl_model__bind_elements(c, d, at, tl_model__element_maker(c, right));
     if (c->func == 0 && c->cls >= 0 && tl_node_is(left, "identifier")) tl_model__field(c, n, d, right);
+    if (tl_node_is(left, "attribute") && !tl_node_text_eq(TL_CHILD(left, object), c->src, "self")) {
+      /* `args.loss_type = "huber"`: an option set in the code has no known value */
+      TSNode an = TL_CHILD(left, attribute);
+      char *an_s = tl_node_text(an, c->src);
+      tl_model__option_value(c, an_s, "?");
+      free(an_s);
+    }
     if (c->func == 0 && c->cls < 0 && tl_node_is(left, "identifier")) { /* a module-level flag: off, or set */
       char *on = tl_concat("!", "", d);
       tl_vec_push(&c->m->off_names, tl_model__str(c->m, tl_model__off_literal(right, c->src) ? d : on));

@@ -359,6 +359,9 @@ typedef struct {
   tl_refs **callers;
   tl_map options;
   tl_map passed;
+  tl_map defaults;        /* "f<file>--name" and "p<program>--name" -> the option's literal default
+                           * there (tl_model_literal's text), or "?" when declarations disagree or
+                           * the code sets it (strings owned by the models) */
   const tl_callgraph *cg; /* for the project bases of a class */
 } tl_flag_index;
 
@@ -430,6 +433,21 @@ static void tl_project__flag_index(const tl_project *pj, tl_refs **callers, tl_f
     const tl_file_model *m = &pj->files[i].model;
     for (size_t k = 0; k < m->off_names.n; k++) {
       const char *o = m->off_names.v[k];
+      if (!strncmp(o, "=v--", 4) && strchr(o, '\x1f')) { /* "=v--name\x1fs:l2": a literal default */
+        /* kept per file and per program: the declarations a use sees are its file's own, else its
+         * program's (the example scripts of one code base declare the same option each their way) */
+        const char *sep = strchr(o, '\x1f');
+        int32_t prog = pj->program ? pj->program[i] : -1;
+        for (int scope = 0; scope < 2; scope++) {
+          char *key = tl_printf("%c%d%.*s", scope ? 'p' : 'f', scope ? prog : (int)i, (int)(sep - o - 2), o + 2);
+          intptr_t v;
+          bool seen = tl_map_get(&x->defaults, key, &v);
+          tl_map_set(&x->defaults, key,
+                     seen && strcmp((const char *)v, sep + 1) ? (intptr_t) "?" : (intptr_t)(sep + 1));
+          free(key);
+        }
+        continue;
+      }
       size_t on = o[0] == '!';
       if (strncmp(o + on, "--", 2)) continue;
       intptr_t v = 0;
@@ -457,6 +475,7 @@ static void tl_project__flag_index(const tl_project *pj, tl_refs **callers, tl_f
 }
 
 static void tl_project__flag_index_free(tl_flag_index *x) {
+  tl_map_free(&x->defaults);
   tl_map_free(&x->options);
   tl_map_free(&x->passed);
 }
@@ -530,6 +549,18 @@ static bool tl_project__off(const tl_project *pj, size_t fi, const tl_flag_guard
   return v == 1; /* declared off, and nowhere on */
 }
 
+/* Is the literal v one of the literals of a value guard (tl_flag_guard.lit: joined by '\x1e')? */
+static bool tl_project__lit_in(const char *lits, const char *v) {
+  size_t n = strlen(v);
+  for (const char *l = lits; l;) {
+    const char *end = strchr(l, '\x1e');
+    size_t ln = end ? (size_t)(end - l) : strlen(l);
+    if (ln == n && !memcmp(l, v, n)) return true;
+    l = end ? end + 1 : NULL;
+  }
+  return false;
+}
+
 /* Does the block of a value guard (tl_flag_guard.lit) of parameter p of function fn (file i) run
  * at no known call: every call passes p a literal, or leaves it to a literal default, that fails
  * the test (`if reduction == "mean":` where every call passes reduction="none")? A call that passes
@@ -544,7 +575,7 @@ static bool tl_project__value_dead(const tl_project *pj, size_t i, int32_t fn, u
     const tl_arg *by;
     const char *v = tl_project__call_passes(pj, i, fn, p, cs->v[k], &by) ? (by ? by->lit : NULL)
                                                                          : m->param_lit.v[f->param_first + p];
-    if (!v || !strcmp(v, "?") || (strcmp(v, g->lit) == 0) == g->eq) return false;
+    if (!v || !strcmp(v, "?") || tl_project__lit_in(g->lit, v) == g->eq) return false;
   }
   return true;
 }
@@ -569,9 +600,19 @@ static bool tl_project__guard_optin(const tl_project *pj, size_t i, const tl_fla
   const tl_file_model *m = &pj->files[i].model;
   if (g->lit) { /* a value guard: of a parameter not bound again before it, at every known call */
     const tl_func *f = g->func > 0 && !tl_model_binding(m, g->flag, g->func, g->start) ? &m->funcs.v[g->func] : NULL;
-    for (uint16_t p = 0; f && p < f->nparams; p++)
+    for (uint16_t p = 0; f && p < f->nparams && !strchr(g->flag, '.'); p++)
       if (!strcmp(m->params.v[f->param_first + p], g->flag)) return tl_project__value_dead(pj, i, g->func, p, g, x);
-    return false;
+    /* of an option (`args.loss_type == "huber"`) whose declarations all default to a value that
+     * fails the test, and that nothing sets (`args.loss_type = ...` in the file) */
+    const char *dot = strrchr(g->flag, '.');
+    if (!dot || (!strncmp(g->flag, "self.", 5) && dot == g->flag + 4)) return false;
+    char *fkey = tl_printf("f%d--%s", (int)i, dot + 1),
+         *pkey = tl_printf("p%d--%s", pj->program ? pj->program[i] : -1, dot + 1);
+    intptr_t v = 0;
+    bool known = tl_map_get(&x->defaults, fkey, &v) || tl_map_get(&x->defaults, pkey, &v);
+    free(fkey);
+    free(pkey);
+    return known && strcmp((const char *)v, "?") && tl_project__lit_in(g->lit, (const char *)v) != g->eq;
   }
   if (!strchr(g->flag, '.') && g->func > 0) { /* a parameter: off at every call? */
     const tl_func *f = &m->funcs.v[g->func];
