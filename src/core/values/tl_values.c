@@ -235,20 +235,29 @@ static tl_valkind tl_values__dict_values(const tl_file_model *m, TSNode d, const
                               : TL_VAL_UNKNOWN;
 }
 
+/* Is n a comprehension? Its element in *el: the body, or the value of a dict comprehension's pairs
+ * (a null node when it has none). */
+static bool tl_values__comp_element(TSNode n, TSNode *el) {
+  *el = (TSNode){0};
+  if (tl_node_is(n, "list_comprehension") || tl_node_is(n, "set_comprehension") ||
+      tl_node_is(n, "generator_expression"))
+    *el = TL_CHILD(n, body);
+  else if (tl_node_is(n, "dictionary_comprehension")) {
+    TSNode pair = TL_CHILD(n, body);
+    if (tl_node_is(pair, "pair")) *el = TL_CHILD(pair, value);
+  } else return false;
+  return true;
+}
+
 /* Where the elements of a container live, when one place holds for all of them: the element of a
  * comprehension (`{k: v.to(device) for k, v in batch.items()}`), the elements of a literal, or of
  * the container a name is bound to; else unknown. */
 static tl_valkind tl_values__elements(const tl_file_model *m, TSNode n, const char *src, int32_t func, int depth) {
   n = tl_unparen(n);
   if (depth > 24 || ts_node_is_null(n)) return TL_VAL_UNKNOWN;
-  if (tl_node_is(n, "list_comprehension") || tl_node_is(n, "set_comprehension") ||
-      tl_node_is(n, "generator_expression"))
-    return tl_value_classify(m, TL_CHILD(n, body), src, func, depth + 1);
-  if (tl_node_is(n, "dictionary_comprehension")) {
-    TSNode pair = TL_CHILD(n, body);
-    return tl_node_is(pair, "pair") ? tl_value_classify(m, TL_CHILD(pair, value), src, func, depth + 1)
-                                    : TL_VAL_UNKNOWN;
-  }
+  TSNode elem;
+  if (tl_values__comp_element(n, &elem))
+    return ts_node_is_null(elem) ? TL_VAL_UNKNOWN : tl_value_classify(m, elem, src, func, depth + 1);
   if (tl_node_is(n, "list") || tl_node_is(n, "tuple") || tl_node_is(n, "dictionary")) {
     uint32_t k = ts_node_named_child_count(n);
     tl_valkind out = TL_VAL_UNKNOWN;
@@ -286,34 +295,45 @@ static tl_valkind tl_values__elements(const tl_file_model *m, TSNode n, const ch
   return ts_node_is_null(v) ? TL_VAL_UNKNOWN : tl_values__elements(m, v, src, b->func, depth + 1);
 }
 
-/* Where a name that a `for` target `left` binds over the iterable `right` lives: the elements of
- * `right` for `x` (`for l in losses`), the second of `k, v in d.items()`, `i, x in enumerate(xs)`,
- * the i-th of `a, b in zip(as, bs)`; unknown for other positions and forms. `name` is n bytes (not
- * NUL-terminated). */
-static tl_valkind tl_values__target(const tl_file_model *m, TSNode left, TSNode right, const char *name, size_t n,
-                                    const char *src, int32_t func, int depth) {
+/* The container whose elements a name that a `for` target `left` binds over the iterable `right`
+ * takes: `right` for `x` (`for l in losses`), d for the second of `k, v in d.items()` (*values set:
+ * the dict's values), xs for the second of `i, x in enumerate(xs)`, the i-th argument of `a, b in
+ * zip(as, bs)`; a null node for other positions and forms. `name` is n bytes (not NUL-terminated). */
+static TSNode tl_values__target_source(TSNode left, TSNode right, const char *name, size_t n, const char *src,
+                                       bool *values) {
+  TSNode none = {0};
+  *values = false;
   left = tl_unparen(left);
   right = tl_unparen(right);
-  if (tl_node_is(left, "identifier"))
-    return tl_target_binds(left, src, name, n) ? tl_values__elements(m, right, src, func, depth + 1) : TL_VAL_UNKNOWN;
-  if (!(tl_node_is(left, "pattern_list") || tl_node_is(left, "tuple_pattern"))) return TL_VAL_UNKNOWN;
+  if (tl_node_is(left, "identifier")) return tl_target_binds(left, src, name, n) ? right : none;
+  if (!(tl_node_is(left, "pattern_list") || tl_node_is(left, "tuple_pattern"))) return none;
   uint32_t pos = UINT32_MAX, k = ts_node_named_child_count(left);
   for (uint32_t i = 0; i < k && pos == UINT32_MAX; i++) {
     TSNode t = ts_node_named_child(left, i);
     if (tl_node_is(t, "identifier") && tl_target_binds(t, src, name, n)) pos = i;
   }
-  if (pos == UINT32_MAX || !tl_node_is(right, "call")) return TL_VAL_UNKNOWN;
+  if (pos == UINT32_MAX || !tl_node_is(right, "call")) return none;
   TSNode fn = TL_CHILD(right, function), args = TL_CHILD(right, arguments);
+  uint32_t na = ts_node_named_child_count(args);
   if (tl_node_is(fn, "attribute") && tl_node_text_eq(TL_CHILD(fn, attribute), src, "items") && k == 2 && pos == 1 &&
-      !ts_node_named_child_count(args)) {
-    return tl_values__dict_values(m, TL_CHILD(fn, object), src, func, depth);
+      !na) {
+    *values = true;
+    return TL_CHILD(fn, object);
   }
-  if (tl_node_is(fn, "identifier") && tl_node_text_eq(fn, src, "enumerate") && k == 2 && pos == 1 &&
-      ts_node_named_child_count(args) >= 1)
-    return tl_values__elements(m, ts_node_named_child(args, 0), src, func, depth + 1);
-  if (tl_node_is(fn, "identifier") && tl_node_text_eq(fn, src, "zip") && ts_node_named_child_count(args) == k)
-    return tl_values__elements(m, ts_node_named_child(args, pos), src, func, depth + 1);
-  return TL_VAL_UNKNOWN;
+  if (tl_node_is(fn, "identifier") && tl_node_text_eq(fn, src, "enumerate") && k == 2 && pos == 1 && na >= 1)
+    return ts_node_named_child(args, 0);
+  if (tl_node_is(fn, "identifier") && tl_node_text_eq(fn, src, "zip") && na == k) return ts_node_named_child(args, pos);
+  return none;
+}
+
+/* Where that name lives: the elements of its container (tl_values__target_source). */
+static tl_valkind tl_values__target(const tl_file_model *m, TSNode left, TSNode right, const char *name, size_t n,
+                                    const char *src, int32_t func, int depth) {
+  bool values;
+  TSNode from = tl_values__target_source(left, right, name, n, src, &values);
+  if (ts_node_is_null(from)) return TL_VAL_UNKNOWN;
+  return values ? tl_values__dict_values(m, from, src, func, depth)
+                : tl_values__elements(m, from, src, func, depth + 1);
 }
 
 /* Might a comprehension bind the name at [s, e)? Only inside the brackets around it: a cheap look
@@ -541,13 +561,9 @@ static tl_vdep tl_values__elem_dep(const tl_file_model *m, TSNode n, const char 
   tl_vdep none = {TL_VDEP_NONE, false, 0};
   n = tl_unparen(n);
   if (depth > 12 || ts_node_is_null(n)) return none;
-  if (tl_node_is(n, "list_comprehension") || tl_node_is(n, "set_comprehension") ||
-      tl_node_is(n, "generator_expression"))
-    return tl_values__dep(m, TL_CHILD(n, body), src, func, depth + 1);
-  if (tl_node_is(n, "dictionary_comprehension")) {
-    TSNode pair = TL_CHILD(n, body);
-    return tl_node_is(pair, "pair") ? tl_values__dep(m, TL_CHILD(pair, value), src, func, depth + 1) : none;
-  }
+  TSNode elem;
+  if (tl_values__comp_element(n, &elem))
+    return ts_node_is_null(elem) ? none : tl_values__dep(m, elem, src, func, depth + 1);
   if (tl_node_is(n, "list") || tl_node_is(n, "tuple") || tl_node_is(n, "set")) {
     for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
       tl_vdep d = tl_values__dep(m, ts_node_named_child(n, i), src, func, depth + 1);
@@ -574,33 +590,12 @@ static tl_vdep tl_values__elem_dep(const tl_file_model *m, TSNode n, const char 
   return d;
 }
 
-/* The same as tl_values__target, for what the place depends on: the elements of `right` for `x`,
- * the values of `d.items()`, the second of `enumerate(xs)`, the i-th of `zip(...)`. */
+/* The same as tl_values__target, for what the place depends on: the elements of its container. */
 static tl_vdep tl_values__target_dep(const tl_file_model *m, TSNode left, TSNode right, const char *name, size_t n,
                                      const char *src, int32_t func, int depth) {
-  tl_vdep none = {TL_VDEP_NONE, false, 0};
-  left = tl_unparen(left);
-  right = tl_unparen(right);
-  if (tl_node_is(left, "identifier"))
-    return tl_target_binds(left, src, name, n) ? tl_values__elem_dep(m, right, src, func, depth + 1) : none;
-  if (!(tl_node_is(left, "pattern_list") || tl_node_is(left, "tuple_pattern")) || !tl_node_is(right, "call"))
-    return none;
-  uint32_t pos = UINT32_MAX, k = ts_node_named_child_count(left);
-  for (uint32_t i = 0; i < k && pos == UINT32_MAX; i++) {
-    TSNode t = ts_node_named_child(left, i);
-    if (tl_node_is(t, "identifier") && tl_target_binds(t, src, name, n)) pos = i;
-  }
-  if (pos == UINT32_MAX) return none;
-  TSNode fn = TL_CHILD(right, function), args = TL_CHILD(right, arguments);
-  uint32_t na = ts_node_named_child_count(args);
-  if (tl_node_is(fn, "attribute") && tl_node_text_eq(TL_CHILD(fn, attribute), src, "items") && k == 2 && pos == 1 &&
-      !na)
-    return tl_values__elem_dep(m, TL_CHILD(fn, object), src, func, depth + 1);
-  if (tl_node_is(fn, "identifier") && tl_node_text_eq(fn, src, "enumerate") && k == 2 && pos == 1 && na >= 1)
-    return tl_values__elem_dep(m, ts_node_named_child(args, 0), src, func, depth + 1);
-  if (tl_node_is(fn, "identifier") && tl_node_text_eq(fn, src, "zip") && na == k)
-    return tl_values__elem_dep(m, ts_node_named_child(args, pos), src, func, depth + 1);
-  return none;
+  bool values;
+  TSNode from = tl_values__target_source(left, right, name, n, src, &values);
+  return ts_node_is_null(from) ? (tl_vdep){TL_VDEP_NONE, false, 0} : tl_values__elem_dep(m, from, src, func, depth + 1);
 }
 
 /* What the place of an expression the file cannot classify depends on: the result of a call it is
