@@ -86,9 +86,9 @@ static bool tl_values__config_receiver(TSNode n, const char *src) {
 }
 
 /* Positive evidence that an expression is a tensor (for float()/int()/bool() conversions). */
-static bool tl_values__is_tensor_at(const tl_match_env *e, TSNode n, int depth);
-static bool tl_values__is_tensor(const tl_match_env *e, TSNode n) { return tl_values__is_tensor_at(e, n, 0); }
-bool tl_preds_is_tensor(const tl_match_env *e, TSNode n) { return tl_values__is_tensor_at(e, n, 0); }
+static bool tl_values__is_tensor_at(const tl_match_env *e, TSNode n, int depth, bool names);
+static bool tl_values__is_tensor(const tl_match_env *e, TSNode n) { return tl_values__is_tensor_at(e, n, 0, true); }
+bool tl_preds_is_tensor(const tl_match_env *e, TSNode n) { return tl_values__is_tensor_at(e, n, 0, true); }
 
 /* Is n `self.<name>` where a method of its class registers the buffer `<name>`
  * (`self.register_buffer("queue_ptr", torch.zeros(1, dtype=torch.long))`)? A buffer is a tensor,
@@ -114,7 +114,8 @@ static bool tl_values__buffer(const tl_match_env *e, TSNode n) {
   return false;
 }
 
-static bool tl_values__is_tensor_at(const tl_match_env *e, TSNode n, int depth) {
+/* With `names`, a name alone (`loss`, `total_loss`) is the last resort evidence. */
+static bool tl_values__is_tensor_at(const tl_match_env *e, TSNode n, int depth, bool names) {
   if (depth > 8 || ts_node_is_null(n)) return false;
   if (tl_values__contains_call_to(n, e->src, tl_vocab_host_value_methods, 0)) return false;
   tl_valkind k = tl_value_classify(e->m, n, e->src, e->func, 0);
@@ -125,7 +126,8 @@ static bool tl_values__is_tensor_at(const tl_match_env *e, TSNode n, int depth) 
     /* arithmetic on a tensor is a tensor: `running / n`, `loss * 2` (not "%s" % x) */
     TSNode left = TL_CHILD(n, left);
     if (tl_node_is(left, "string") || tl_node_is(left, "concatenated_string")) return false;
-    return tl_values__is_tensor_at(e, left, depth + 1) || tl_values__is_tensor_at(e, TL_CHILD(n, right), depth + 1);
+    return tl_values__is_tensor_at(e, left, depth + 1, names) ||
+           tl_values__is_tensor_at(e, TL_CHILD(n, right), depth + 1, names);
   }
   if (tl_node_is(n, "call")) {
     TSNode fn = TL_CHILD(n, function);
@@ -150,7 +152,7 @@ static bool tl_values__is_tensor_at(const tl_match_env *e, TSNode n, int depth) 
     TSNode v = d ? tl_model_binding_value(e->m, d, e->func, ts_node_start_byte(n)) : (TSNode){0};
     free(d);
     /* bound to an expression (not a call): that expression's evidence, not the name's */
-    if (!ts_node_is_null(v) && !tl_node_is(v, "call")) return tl_values__is_tensor_at(e, v, depth + 1);
+    if (!ts_node_is_null(v) && !tl_node_is(v, "call")) return tl_values__is_tensor_at(e, v, depth + 1, names);
     if (tl_node_is(v, "call")) {
       char *callee = tl_dotted(TL_CHILD(v, function), e->src);
       char *q = callee ? tl_model_resolve(e->m, callee) : NULL;
@@ -165,10 +167,12 @@ static bool tl_values__is_tensor_at(const tl_match_env *e, TSNode n, int depth) 
       if (lib) return true;
       if (ctor) return false;
       /* n = t.eq(0).sum(): a tensor method's result */
-      if (tl_node_is(TL_CHILD(v, function), "attribute") && tl_values__is_tensor_at(e, v, depth + 1)) return true;
+      if (tl_node_is(TL_CHILD(v, function), "attribute") && tl_values__is_tensor_at(e, v, depth + 1, names))
+        return true;
     }
     /* args.loss_scale, cfg.loss_weight, self.opt.loss_type: a setting of a configuration object */
-    if (tl_node_is(n, "attribute") && tl_values__config_receiver(ts_node_child_by_field_name(n, "object", 6), e->src))
+    if (!names ||
+        (tl_node_is(n, "attribute") && tl_values__config_receiver(ts_node_child_by_field_name(n, "object", 6), e->src)))
       return false;
     size_t len = ts_node_end_byte(n) - ts_node_start_byte(n);
     const char *s = e->src + ts_node_start_byte(n);
@@ -283,12 +287,12 @@ static bool tl_values__host_instance(const tl_match_env *e, TSNode left, TSNode 
   return false;
 }
 
-static bool tl_values__tensor_condition(const tl_match_env *e, TSNode n, int depth) {
+static bool tl_values__tensor_condition(const tl_match_env *e, TSNode n, int depth, tl_vdep *need) {
   if (depth > 16 || ts_node_is_null(n)) return false;
   if (tl_values__contains_call_to(n, e->src, tl_vocab_host_value_methods, 0)) return false; /* .item() in it: TL101's */
   const char *t = ts_node_type(n);
   if (!strcmp(t, "parenthesized_expression") || !strcmp(t, "not_operator"))
-    return tl_values__tensor_condition(e, ts_node_named_child(n, 0), depth + 1);
+    return tl_values__tensor_condition(e, ts_node_named_child(n, 0), depth + 1, need);
   uint32_t operands = ts_node_named_child_count(n);
   if (!strcmp(t, "comparison_operator")) {
     /* `x is None`, `a is not b`: identity, no value is read; a string compared with anything
@@ -318,12 +322,20 @@ static bool tl_values__tensor_condition(const tl_match_env *e, TSNode n, int dep
     for (uint32_t i = 0; i < operands; i++) {
       TSNode ch = ts_node_named_child(n, i);
       if (conj && i > 0 && tl_values__host_instance(e, ts_node_named_child(n, 0), tl_unparen(ch))) continue;
-      if (tl_values__tensor_condition(e, ch, depth + 1)) return true;
+      if (tl_values__tensor_condition(e, ch, depth + 1, need)) return true;
       if (!strcmp(t, "comparison_operator") && tl_values__is_tensor(e, ch) && !tl_node_is(ch, "identifier"))
         return true;
-      if (!strcmp(t, "comparison_operator") && tl_node_is(ch, "identifier") &&
-          tl_value_classify(e->m, ch, e->src, e->func, 0) == TL_VAL_DEVICE)
-        return true;
+      if (!strcmp(t, "comparison_operator") && tl_node_is(ch, "identifier")) {
+        tl_vdep dep;
+        tl_valkind k = tl_value_classify_dep(e->m, ch, e->src, e->func, &dep);
+        if (k == TL_VAL_DEVICE) return true;
+        /* `num_pos = mask.sum()`, then `if num_pos > 0:`: a tensor whose place the file cannot
+         * tell; the match stands if the summaries place it on the device (`need`) */
+        if (need && k == TL_VAL_UNKNOWN && dep.how != TL_VDEP_NONE && tl_values__is_tensor_at(e, ch, 0, false)) {
+          *need = dep;
+          return true;
+        }
+      }
     }
     return false;
   }
@@ -833,13 +845,22 @@ static tl_verdict tl_values__has_reduction(tl_match_env *e, const tl_pred *p, TS
 /* #tensor-condition? @a: a condition whose truth needs a device value */
 static tl_verdict tl_values__tensor_cond(tl_match_env *e, const tl_pred *p, TSNode a) {
   (void)p;
-  return tl_verdict_of(tl_values__tensor_condition(e, a, 0));
+  tl_vdep need = {TL_VDEP_NONE, false, 0};
+  if (!tl_values__tensor_condition(e, a, 0, &need)) return TL_PRED_FALSE;
+  if (need.how != TL_VDEP_NONE) { /* at info: judged on the wild code bases, such a count or size was
+                                  * mostly read on the host anyway (a `masked_select` in the branch,
+                                  * a shape or slice bound after it) */
+    e->vneed = true;
+    e->vdep = need;
+    e->severity = TL_SEVERITY_INFO;
+  }
+  return TL_PRED_TRUE;
 }
 
 /* #needs-device-value? @a: evaluating @a as a Python value reads a device value */
 static tl_verdict tl_values__needs_device(tl_match_env *e, const tl_pred *p, TSNode a) {
   (void)p;
-  return tl_verdict_of(tl_values__find_host_read(e, a, 0) || tl_values__tensor_condition(e, a, 0));
+  return tl_verdict_of(tl_values__find_host_read(e, a, 0) || tl_values__tensor_condition(e, a, 0, NULL));
 }
 
 /* #bool-mask? @a: @a is a boolean tensor (a comparison, `.bool()`, `isnan`, ...) */
@@ -869,7 +890,7 @@ const tl_pred_def tl_preds_values[] = {
     {"tensor-or-device?", 1, 0, -1, TL_GATE_NONE, TL_PF_IMPURE, tl_values__tensor_or_device, NULL, NULL},
     {"passes-tensor?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__passes, NULL, NULL},
     {"has-reduction?", 1, 0, -1, TL_GATE_NONE, TL_PF_IMPURE, tl_values__has_reduction, NULL, NULL},
-    {"tensor-condition?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__tensor_cond, NULL, NULL},
+    {"tensor-condition?", 1, 0, -1, TL_GATE_NONE, TL_PF_IMPURE, tl_values__tensor_cond, NULL, NULL},
     {"needs-device-value?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__needs_device, NULL, NULL},
     {"bool-mask?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__mask, NULL, NULL},
     {"keeps-graph?", 1, 0, -1, TL_GATE_NONE, 0, tl_values__keeps, NULL, NULL},
