@@ -407,6 +407,7 @@ static TSNode tl_freq__empty_test(TSNode cond, const char *src, TSNode *name, bo
     if (ts_node_is_null(op) || strncmp(src + ts_node_start_byte(op), "or", 2)) return none;
     TSNode a = tl_freq__empty_test(l, src, name, flag, depth + 1);
     if (!ts_node_is_null(a) && !*flag && tl_freq__mentions(r, a, src, 0)) return a;
+    *name = none; /* `not hasattr(self, "x") or other`: no test of emptiness alone */
     return none;
   }
   return none;

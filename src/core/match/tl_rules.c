@@ -500,7 +500,7 @@ static bool tl_rules__preds_parse(const tl_rule *r, const TSQuery *q, uint32_t p
     if (d->flags & TL_PF_BIND) {
       size_t nb = 1;
       for (size_t k = 0; k < out->preds.n; k++) nb += tl_pred_is_binding(&out->preds.v[k]);
-      if (nb > TL_MAX_BOUND) {
+      if (nb == TL_MAX_BOUND + 1) { /* reported once, at the first binding past the limit */
         tl_rules__pred_pos(r, q, pi, text_at, name, &line, &col);
         tl_diags_add(diags, TL_DIAG_ERROR, r->path, line, col,
                      "#%s: a pattern has at most %d binding predicates (#parent!, #field!, ...)", name, TL_MAX_BOUND);

@@ -202,7 +202,7 @@ static void tl_model__one(tl_walk_ctx *c, const char *name) {
   free(opt);
 }
 
-/* An option's literal default (`default="l2"`, `loss_type: str = "l2"`), or "?" for a value set in
+/* An option's literal default (`default="l2"`, `loss_type: str = "l2"`), or "!" for a value set in
  * the code (`args.loss_type = "huber"`): "=v--loss_type\x1fs:l2" in off_names, which value guards on
  * the option read (tl_project.c). Nothing without a literal. */
 static void tl_model__option_value(tl_walk_ctx *c, const char *name, const char *lit) {
@@ -874,10 +874,11 @@ static void tl_walk_assignment(tl_walk_ctx *c, TSNode n, int depth) {
     tl_model__bind_elements(c, d, at, tl_model__element_maker(c, right));
     if (c->func == 0 && c->cls >= 0 && tl_node_is(left, "identifier")) tl_model__field(c, n, d, right);
     if (tl_node_is(left, "attribute") && !tl_node_text_eq(TL_CHILD(left, object), c->src, "self")) {
-      /* `args.loss_type = "huber"`: an option set in the code has no known value */
+      /* `args.loss_type = "huber"`, `self.cfg.mode = ...` (any receiver but `self`: names change
+       * nothing): an option set in the code has no known value */
       TSNode an = TL_CHILD(left, attribute);
       char *an_s = tl_node_text(an, c->src);
-      tl_model__option_value(c, an_s, "?");
+      tl_model__option_value(c, an_s, "!");
       free(an_s);
     }
     if (c->func == 0 && c->cls < 0 && tl_node_is(left, "identifier")) { /* a module-level flag: off, or set */

@@ -326,8 +326,9 @@ static bool tl_values__tensor_condition(const tl_match_env *e, TSNode n, int dep
       if (!strcmp(t, "comparison_operator") && tl_values__is_tensor(e, ch) && !tl_node_is(ch, "identifier"))
         return true;
       if (!strcmp(t, "comparison_operator") && tl_node_is(ch, "identifier")) {
-        tl_vdep dep;
-        tl_valkind k = tl_value_classify_dep(e->m, ch, e->src, e->func, &dep);
+        tl_vdep dep = {TL_VDEP_NONE, false, 0};
+        tl_valkind k = need ? tl_value_classify_dep(e->m, ch, e->src, e->func, &dep)
+                            : tl_value_classify(e->m, ch, e->src, e->func, 0);
         if (k == TL_VAL_DEVICE) return true;
         /* `num_pos = mask.sum()`, then `if num_pos > 0:`: a tensor whose place the file cannot
          * tell; the match stands if the summaries place it on the device (`need`) */
@@ -847,7 +848,8 @@ static tl_verdict tl_values__tensor_cond(tl_match_env *e, const tl_pred *p, TSNo
   (void)p;
   tl_vdep need = {TL_VDEP_NONE, false, 0};
   if (!tl_values__tensor_condition(e, a, 0, &need)) return TL_PRED_FALSE;
-  if (need.how != TL_VDEP_NONE) { /* at info: judged on the wild code bases, such a count or size was
+  if (need.how != TL_VDEP_NONE && !e->vneed &&
+      !e->vinfo) { /* at info: judged on the wild code bases, such a count or size was
                                   * mostly read on the host anyway (a `masked_select` in the branch,
                                   * a shape or slice bound after it) */
     e->vneed = true;

@@ -230,7 +230,7 @@ static int32_t tl_project__unsmall(const tl_file_model *m, int32_t l) {
  * small collection the program fixes (text encoders, layers, tasks: tl_loop.small) such work counts
  * for the loop around it, if any: the small loop's body runs as often as that loop's. A loop in the
  * `__main__` block of an imported model module is none, unless it iterates a loader. */
-static void tl_project__step_loops(tl_project *pj, const tl_callgraph *p, bool **whole) {
+static void tl_project__step_loops(tl_project *pj, tl_callgraph *p, bool **whole) {
   for (size_t i = 0; i < pj->nfiles; i++) {
     const tl_file_model *m = &pj->files[i].model;
     size_t nl = m->loops.n;
@@ -280,7 +280,7 @@ static void tl_project__step_loops(tl_project *pj, const tl_callgraph *p, bool *
      * unless it iterates a loader. */
     bool model_module = false;
     for (size_t k = 0; k < m->classes.n && pj->imported[i] && !model_module; k++)
-      model_module = tl_callgraph_class_kind((tl_callgraph *)p, (tl_ref){(int32_t)i, (int32_t)k}) & TL_CK_MODULE;
+      model_module = tl_callgraph_class_kind(p, (tl_ref){(int32_t)i, (int32_t)k}) & TL_CK_MODULE;
     for (size_t l = 0; l < nl && model_module; l++)
       if (m->loops.v[l].in_main && !m->loops.v[l].iterates_loader) strong[l] = false;
     free(weak);
@@ -360,8 +360,8 @@ typedef struct {
   tl_map options;
   tl_map passed;
   tl_map defaults;        /* "f<file>--name" and "p<program>--name" -> the option's literal default
-                           * there (tl_model_literal's text), or "?" when declarations disagree or
-                           * the code sets it (strings owned by the models) */
+                           * there (tl_model_literal's text), "?" when declarations disagree, "!"
+                           * when the code sets it (strings owned by the models) */
   const tl_callgraph *cg; /* for the project bases of a class */
 } tl_flag_index;
 
@@ -438,12 +438,16 @@ static void tl_project__flag_index(const tl_project *pj, tl_refs **callers, tl_f
          * program's (the example scripts of one code base declare the same option each their way) */
         const char *sep = strchr(o, '\x1f');
         int32_t prog = pj->program ? pj->program[i] : -1;
+        if (!strcmp(sep + 1, "!") && tl_project_test_file(pj, i)) continue; /* a test sets options to try them */
         for (int scope = 0; scope < 2; scope++) {
           char *key = tl_printf("%c%d%.*s", scope ? 'p' : 'f', scope ? prog : (int)i, (int)(sep - o - 2), o + 2);
           intptr_t v;
           bool seen = tl_map_get(&x->defaults, key, &v);
-          tl_map_set(&x->defaults, key,
-                     seen && strcmp((const char *)v, sep + 1) ? (intptr_t) "?" : (intptr_t)(sep + 1));
+          /* "!": set in the code somewhere (it stays); "?": declarations that disagree */
+          const char *now = !strcmp(sep + 1, "!") || (seen && !strcmp((const char *)v, "!")) ? "!"
+                            : seen && strcmp((const char *)v, sep + 1)                       ? "?"
+                                                                                             : sep + 1;
+          tl_map_set(&x->defaults, key, (intptr_t)now);
           free(key);
         }
         continue;
@@ -609,10 +613,15 @@ static bool tl_project__guard_optin(const tl_project *pj, size_t i, const tl_fla
     char *fkey = tl_printf("f%d--%s", (int)i, dot + 1),
          *pkey = tl_printf("p%d--%s", pj->program ? pj->program[i] : -1, dot + 1);
     intptr_t v = 0;
-    bool known = tl_map_get(&x->defaults, fkey, &v) || tl_map_get(&x->defaults, pkey, &v);
+    intptr_t pv = 0;
+    bool in_program = tl_map_get(&x->defaults, pkey, &pv);
+    /* the file's own declarations first; set in the code anywhere in the program: unknown */
+    bool known = tl_map_get(&x->defaults, fkey, &v) || in_program;
+    if (!v || (in_program && !strcmp((const char *)pv, "!"))) v = pv;
     free(fkey);
     free(pkey);
-    return known && strcmp((const char *)v, "?") && tl_project__lit_in(g->lit, (const char *)v) != g->eq;
+    return known && strcmp((const char *)v, "?") && strcmp((const char *)v, "!") &&
+           tl_project__lit_in(g->lit, (const char *)v) != g->eq;
   }
   if (!strchr(g->flag, '.') && g->func > 0) { /* a parameter: off at every call? */
     const tl_func *f = &m->funcs.v[g->func];

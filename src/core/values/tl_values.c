@@ -564,14 +564,15 @@ static tl_vdep tl_values__elem_dep(const tl_file_model *m, TSNode n, const char 
   TSNode elem;
   if (tl_values__comp_element(n, &elem))
     return ts_node_is_null(elem) ? none : tl_values__dep(m, elem, src, func, depth + 1);
-  if (tl_node_is(n, "list") || tl_node_is(n, "tuple") || tl_node_is(n, "set")) {
+  if (tl_node_is(n, "list") || tl_node_is(n, "tuple") || tl_node_is(n, "set") || tl_node_is(n, "dictionary")) {
     for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
-      tl_vdep d = tl_values__dep(m, ts_node_named_child(n, i), src, func, depth + 1);
+      TSNode el = ts_node_named_child(n, i); /* a dict's pairs: their values (`{"ce": ce(x)}`) */
+      if (tl_node_is(n, "dictionary") && !tl_node_is(el, "pair")) return none; /* **other */
+      tl_vdep d = tl_values__dep(m, tl_node_is(el, "pair") ? TL_CHILD(el, value) : el, src, func, depth + 1);
       if (d.how != TL_VDEP_NONE) return d;
     }
     return none;
   }
-  if (tl_node_is(n, "dictionary")) return none;
   if (tl_node_is(n, "call")) {
     TSNode fn = TL_CHILD(n, function);
     if (tl_node_is(fn, "attribute") && tl_node_text_eq(TL_CHILD(fn, attribute), src, "values") &&
