@@ -582,21 +582,19 @@ const char *tl_model_literal(tl_file_model *m, TSNode n, const char *src) {
 }
 
 /* Is cond the test of a module run as a program, `__name__ == "__main__"` (either way round)? */
-static bool tl_model__main_test(TSNode cond, const char *src) {
+static bool tl_model__main_test(tl_walk_ctx *c, TSNode cond) {
   cond = tl_unparen(cond);
-  if (!tl_node_is(cond, "comparison_operator") || ts_node_named_child_count(cond) != 2) return false;
+  if (!tl_node_is(cond, "comparison_operator") || ts_node_named_child_count(cond) != 2 ||
+      ts_node_child_count(cond) != 3 || strcmp(ts_node_type(ts_node_child(cond, 1)), "=="))
+    return false;
   TSNode a = ts_node_named_child(cond, 0), b = ts_node_named_child(cond, 1);
-  uint32_t between = ts_node_end_byte(a), s = ts_node_start_byte(b);
-  bool eq = false;
-  for (uint32_t i = between; i + 1 < s && !eq; i++) eq = src[i] == '=' && src[i + 1] == '=';
   if (tl_node_is(b, "identifier")) {
     TSNode t = a;
     a = b;
     b = t;
   }
-  s = ts_node_start_byte(b);
-  return eq && tl_node_text_eq(a, src, "__name__") && tl_node_is(b, "string") && ts_node_end_byte(b) - s == 10 &&
-         !memcmp(src + s + 1, "__main__", 8);
+  const char *lit = tl_node_text_eq(a, c->src, "__name__") ? tl_model_literal(c->m, b, c->src) : NULL;
+  return lit && !strcmp(lit, "s:__main__");
 }
 
 /* Value tests along an `if` chain (`if args.mode == "a": ... elif args.mode == "b": ... else:`): an
@@ -638,7 +636,7 @@ static void tl_walk_if(tl_walk_ctx *c, TSNode n, int depth) {
   if (f == TL_FREQ_NONE && c->cls >= 0 && tl_freq_fills_once(cond, TL_CHILD(n, consequence), c->src))
     f = TL_FREQ_RARE_THEN; /* a cache of the object, filled once */
   bool was_main = c->in_main;
-  c->in_main = was_main || (c->func == 0 && c->loop < 0 && tl_model__main_test(cond, c->src));
+  c->in_main = was_main || (c->func == 0 && c->loop < 0 && tl_model__main_test(c, cond));
   tl_walk_guarded(c, TL_CHILD(n, consequence), f == TL_FREQ_RARE_THEN, depth + 1);
   c->in_main = was_main;
   /* elif/else clauses (by type: ts_node_field_name_for_child misreports repeated fields) */

@@ -125,14 +125,20 @@ static tl_verdict tl_syntax__kwarg_match(tl_match_env *e, const tl_pred *p, TSNo
  * never bound, nor the statement after a top-level one: predicates stay inside the top-level
  * statement of their match, which the editor's partial re-analysis relies on. ---- */
 
+/* The node around n, parentheses aside: `x = (f(y))` as black wraps it. */
+static TSNode tl_syntax__up(TSNode n) {
+  TSNode up = ts_node_parent(n);
+  while (tl_node_is(up, "parenthesized_expression")) up = ts_node_parent(up);
+  return up;
+}
+
 /* #parent! @a @b "type" ...: @a's parent, of one of the types. Parentheses group without nesting
  * a value (`x = (f(y))`, as black wraps a long right-hand side): they are climbed over unless
  * asked for. */
 static tl_verdict tl_syntax__parent(tl_match_env *e, const tl_pred *p, TSNode a) {
-  TSNode b = ts_node_parent(a);
   bool parens = false;
   for (size_t i = 0; i < p->nstrs; i++) parens = parens || !strcmp(p->strs[i], "parenthesized_expression");
-  while (!parens && !ts_node_is_null(b) && tl_node_is(b, "parenthesized_expression")) b = ts_node_parent(b);
+  TSNode b = parens ? ts_node_parent(a) : tl_syntax__up(a);
   bool typed = false;
   for (size_t i = 0; i < p->nstrs && !ts_node_is_null(b) && !typed; i++) typed = tl_node_is(b, p->strs[i]);
   return tl_verdict_of(typed && tl_match_bind(e, p->cap[1], b));
@@ -177,13 +183,6 @@ static tl_verdict tl_syntax__next_sibling(tl_match_env *e, const tl_pred *p, TSN
   TSNode up = ts_node_parent(a), b = {0};
   if (!ts_node_is_null(up) && !tl_node_is(up, "module")) b = tl_next_code_sibling(a);
   return tl_verdict_of(tl_match_bind(e, p->cap[1], b));
-}
-
-/* The node around n, parentheses aside: `x = (f(y))` as black wraps it. */
-static TSNode tl_syntax__up(TSNode n) {
-  TSNode up = ts_node_parent(n);
-  while (tl_node_is(up, "parenthesized_expression")) up = ts_node_parent(up);
-  return up;
 }
 
 /* #loop-value! @a @loop: @a is the value a statement directly in the body of a `for` loop assigns

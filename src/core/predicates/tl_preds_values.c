@@ -315,6 +315,7 @@ static bool tl_values__tensor_condition(const tl_match_env *e, TSNode n, int dep
       if (!ts_node_is_null(op) && !strncmp(e->src + ts_node_start_byte(op), "and", 3)) return false;
     }
     bool conj = false;
+    tl_vdep pending = {TL_VDEP_NONE, false, 0}; /* an operand only the summaries can place */
     if (!strcmp(t, "boolean_operator")) {
       TSNode op = TL_CHILD(n, operator);
       conj = !ts_node_is_null(op) && !strncmp(e->src + ts_node_start_byte(op), "and", 3);
@@ -322,7 +323,12 @@ static bool tl_values__tensor_condition(const tl_match_env *e, TSNode n, int dep
     for (uint32_t i = 0; i < operands; i++) {
       TSNode ch = ts_node_named_child(n, i);
       if (conj && i > 0 && tl_values__host_instance(e, ts_node_named_child(n, 0), tl_unparen(ch))) continue;
-      if (tl_values__tensor_condition(e, ch, depth + 1, need)) return true;
+      tl_vdep inner = {TL_VDEP_NONE, false, 0};
+      if (tl_values__tensor_condition(e, ch, depth + 1, need ? &inner : NULL)) {
+        if (inner.how == TL_VDEP_NONE) return true; /* a definite device read decides */
+        if (pending.how == TL_VDEP_NONE) pending = inner;
+        continue;
+      }
       if (!strcmp(t, "comparison_operator") && tl_values__is_tensor(e, ch) && !tl_node_is(ch, "identifier"))
         return true;
       if (!strcmp(t, "comparison_operator") && tl_node_is(ch, "identifier")) {
@@ -332,13 +338,14 @@ static bool tl_values__tensor_condition(const tl_match_env *e, TSNode n, int dep
         if (k == TL_VAL_DEVICE) return true;
         /* `num_pos = mask.sum()`, then `if num_pos > 0:`: a tensor whose place the file cannot
          * tell; the match stands if the summaries place it on the device (`need`) */
-        if (need && k == TL_VAL_UNKNOWN && dep.how != TL_VDEP_NONE && tl_values__is_tensor_at(e, ch, 0, false)) {
-          *need = dep;
-          return true;
-        }
+        if (need && k == TL_VAL_UNKNOWN && dep.how != TL_VDEP_NONE && tl_values__is_tensor_at(e, ch, 0, false) &&
+            pending.how == TL_VDEP_NONE)
+          pending = dep; /* look on: a later operand may be a definite device read */
       }
     }
-    return false;
+    if (pending.how == TL_VDEP_NONE) return false;
+    *need = pending;
+    return true;
   }
   if (!strcmp(t, "call")) {
     TSNode fn = TL_CHILD(n, function);
