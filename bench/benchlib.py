@@ -67,8 +67,15 @@ def _separated(anti, fix):
 
 
 def ratio_spread(anti, fix):
-    """(lowest, highest) anti / fix ratio that the two variants' min–max spreads allow: the
+    """(lowest, highest) anti / fix ratio the repetitions allow. Where both variants kept their
+    samples from interleaved rounds (the same count, `samples` in round order), the lowest and
+    highest of the rounds' own ratios: a drift that slows a whole round cancels. Otherwise the
     slowest repetition of the fix against the fastest of the anti-pattern, and the other way."""
+    a, f = anti.get("samples"), fix.get("samples")
+    if a and f and len(a) == len(f) and all(x > 0 for x in f):
+        ratios = [x / y for x, y in zip(a, f)]
+        med = anti["median"] / fix["median"] if fix["median"] > 0 else math.inf
+        return min(min(ratios), med), max(max(ratios), med)
     lo = anti["min"] / fix["max"] if fix["max"] > 0 else math.inf
     hi = anti["max"] / fix["min"] if fix["min"] > 0 else math.inf
     return lo, hi

@@ -157,6 +157,33 @@ class Verdicts(unittest.TestCase):
         self.assertEqual((r["verdict"], r["why"]), ("inconclusive", "4 timed repetitions, a verdict needs 5"))
         self.assertEqual(one(t, [var("a", 3.0), var("f", 1.0)])["verdict"], "confirmed")
 
+    def test_interleaved_rounds_give_the_spread_of_their_own_ratios(self):
+        # each round is 20 % slower than the one before for both variants: apart, the ranges
+        # overlap (inconclusive); round by round the anti-pattern is 1.10x the fix every time
+        fix = [10.0 * 1.2 ** r for r in range(5)]
+        anti = [x * 1.1 for x in fix]
+        t = {"type": "direction", "anti": "a", "fix": "f"}
+
+        def v(name, xs, keep):
+            s = sorted(xs)
+            d = {"name": name, "reps": 5, "median": s[2], "min": s[0], "max": s[-1], "p10": s[0], "p90": s[-1]}
+            if keep:
+                d["samples"] = xs
+            return d
+        apart = one(t, [v("a", anti, False), v("f", fix, False)])
+        self.assertEqual(apart["verdict"], "inconclusive")
+        paired = one(t, [v("a", anti, True), v("f", fix, True)])
+        self.assertEqual(paired["verdict"], "confirmed", paired)
+        lo, hi = paired["spread"]
+        self.assertAlmostEqual(lo, 1.1)
+        self.assertAlmostEqual(hi, 1.1)
+        # a round where the fix was the slower one widens the spread past 1
+        anti[2] = fix[2] * 0.95
+        self.assertEqual(one(t, [v("a", anti, True), v("f", fix, True)])["verdict"], "inconclusive")
+        # samples of unequal counts are not rounds: the ranges decide
+        self.assertEqual(one(t, [v("a", anti[:4] + [anti[4]], True), v("f", fix[:4], True)])["verdict"],
+                         "inconclusive")
+
     def test_sync_claims(self):
         self.check("000-max-sync", "refuted", "the fix still syncs (1 per step)")
         self.check("000-debug-assert", "refuted", "still syncs")

@@ -103,19 +103,31 @@ class Bench:
         return sum(1 for w in caught if "synchroniz" in str(w.message).lower())
 
     def time_variants(self, variants, steps, reps, sync_steps=10):
-        """Times each (name, role, step) of variants with time_loop and counts its synchronizing
-        calls over sync_steps steps; adds each as a variant with syncs_per_step. TL_BENCH_REPS_SCALE=N
-        (a whole number, 1 to 20) takes N times the repetitions, for claims whose ranges overlap
-        at the default; the results record it as the parameter reps_scale."""
+        """Times each (name, role, step) of variants and counts its synchronizing calls over
+        sync_steps steps; adds each as a variant with syncs_per_step and its samples in the order
+        they were taken. The repetitions are interleaved: round r times one window of each variant,
+        the variants' order rotated by r, so a drift of the machine (clocks, the host's other load)
+        falls on every variant of a round alike and a claim's spread can be read per round
+        (benchlib.ratio_spread). Each window is warmed up again, as a variant's first steps after
+        another's are not its steady state. TL_BENCH_REPS_SCALE=N (a whole number, 1 to 20) takes N
+        times the repetitions, for claims whose ranges overlap at the default; the results record
+        it as the parameter reps_scale."""
         scale = os.environ.get("TL_BENCH_REPS_SCALE", "1")
         scale = int(scale) if scale.isdigit() and 1 <= int(scale) <= 20 else 1
         if scale != 1 and not self.smoke:
             reps *= scale
             self.param(reps_scale=scale)
-        for name, role, fn in variants:
-            samples = self.time_loop(fn, steps, reps)
+        self.param(interleaved=True)
+        samples = [[] for _ in variants]
+        n = len(variants)
+        for r in range(reps):
+            for k in range(n):
+                j = (k + r) % n
+                samples[j] += self.time_loop(variants[j][2], steps, 1)
+        for (name, role, fn), got in zip(variants, samples):
             syncs = self.count_syncs(lambda: [fn(i) for i in range(sync_steps)])
-            self.add(name, role, samples, syncs_per_step=None if syncs is None else syncs / sync_steps)
+            v = self.add(name, role, got, syncs_per_step=None if syncs is None else syncs / sync_steps)
+            v["samples"] = [round(x, 6) for x in got]
 
     def peak_bytes(self, fn):
         """Peak bytes allocated by the caching allocator while fn runs (absolute, not a delta)."""
