@@ -6,7 +6,7 @@
  *
  *   pack    "TLP1", the key, the entries, an index (per entry: path hash, offset, length),
  *           the index's offset, count and hash, "TLP1"
- *   entry   "TLC3", the key (16 bytes: trainlint's build, the rules, the options: x__run_key),
+ *   entry   "TLC4", the key (16 bytes: trainlint's build, the rules, the options: x__run_key),
  *           16 bytes of hash and 8 of length of the file's text, the path (u32 length, bytes),
  *           the body's length (u64) and hash (8 bytes), the body
  *
@@ -34,7 +34,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define TL_CACHE__MAGIC "TLC3" /* 2: bind_order sorted by name within each function; 3: tl_loop.in_main */
+#define TL_CACHE__MAGIC \
+  "TLC4" /* 2: bind_order sorted by name within each function; 3: tl_loop.in_main;
+                                  * 4: result slots (tl_vdep.slot, tl_binding.slot, tl_func.slot_kind) */
 #define TL_CACHE__PACK_MAGIC "TLP1"
 #define TL_CACHE__STALE_DAYS 30 /* packs of other keys untouched this long are removed */
 
@@ -370,15 +372,16 @@ static bool x__valid(const tl_file *f, const tl_ruleset *rs) {
       return false;
   }
   for (size_t i = 0; i < m->args.n; i++)
-    if (!x__b(&m->args.v[i].dep.elem)) return false;
+    if (!x__b(&m->args.v[i].dep.elem) || m->args.v[i].dep.slot > TL_RET_SLOTS) return false;
   for (size_t i = 0; i < m->rdeps.n; i++)
-    if (!x__b(&m->rdeps.v[i].elem)) return false;
+    if (!x__b(&m->rdeps.v[i].dep.elem) || m->rdeps.v[i].dep.slot > TL_RET_SLOTS || m->rdeps.v[i].feeds > TL_RET_SLOTS)
+      return false;
   for (size_t k = 0; k <= m->classes.n; k++) {
     const tl_binding *v = k < m->classes.n ? m->classes.v[k].attrs.v : m->bindings.v;
     size_t n = k < m->classes.n ? m->classes.v[k].attrs.n : nb;
     for (size_t i = 0; i < n; i++)
       if (!X_IN(v[i].func, 0, nf) || !X_IN(v[i].from_loop, -1, nl) || v[i].vstart > v[i].vend || v[i].vend > len ||
-          !x__b(&v[i].lazy) || !x__b(&v[i].elem))
+          !x__b(&v[i].lazy) || !x__b(&v[i].elem) || v[i].slot > TL_RET_SLOTS)
         return false;
   }
   for (size_t i = 0; i < m->flag_guards.n; i++)
@@ -404,7 +407,7 @@ static bool x__valid(const tl_file *f, const tl_ruleset *rs) {
     const tl_candidate *x = &f->cands.v[i];
     if (x->rule >= rs->rules.n || !X_IN(x->func, 0, nf) || x->start > x->end || x->end > len ||
         x->stmt_start > x->stmt_end || x->stmt_end > len || x->report_end > len || !x__b(&x->vinfo) ||
-        !x__b(&x->vneed) || !x__b(&x->vdep.elem))
+        !x__b(&x->vneed) || !x__b(&x->vdep.elem) || x->vdep.slot > TL_RET_SLOTS)
       return false;
     for (size_t j = 0; j < x->edits.n; j++)
       if (x->edits.v[j].start > x->edits.v[j].end || x->edits.v[j].end > len || !x->edits.v[j].text) return false;

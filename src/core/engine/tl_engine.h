@@ -146,6 +146,8 @@ typedef struct tl_project {
   bool **uncalled;          /* per file, per function: nothing in the project runs it (tl_usage_uncalled) */
   int8_t **class_kind;      /* per file, per class: TL_CK_MODULE / TL_CK_DATASET bits, through project bases */
   uint8_t **ret_kind;       /* per file, per function: the place of what it returns (tl_summaries.c) */
+  uint8_t **slot_kind;      /* the same for the first elements of the tuples it returns:
+                             * [function * TL_RET_SLOTS + slot] */
   uint8_t **param_kind;     /* per file, per parameter (tl_file_model.params): the place of its arguments */
   uint8_t **param_elems;    /* the same, for the elements of container arguments */
   bool *test_file;          /* per file: a test module (tl_project_test_file) */

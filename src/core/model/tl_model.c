@@ -731,7 +731,7 @@ static unsigned tl_call_work(const char *callee) {
 }
 
 static void tl_add_binding(tl_walk_ctx *c, const char *name, uint32_t byte, TSNode value, tl_valkind kind) {
-  tl_binding b = {tl_model__str(c->m, name), byte, c->func, value, kind, NULL, -1, 0, 0, 0, false, false};
+  tl_binding b = {tl_model__str(c->m, name), byte, c->func, value, kind, NULL, -1, 0, 0, 0, false, false, 0};
   if (!ts_node_is_null(value)) {
     b.vstart = ts_node_start_byte(value);
     b.vend = ts_node_end_byte(value);
@@ -759,8 +759,19 @@ static void tl_add_binding(tl_walk_ctx *c, const char *name, uint32_t byte, TSNo
   tl_vec_push(&c->m->bindings, b);
   /* self.<attr> = ... inside a method: an attribute of the class. */
   if (c->cls >= 0 && !strncmp(name, "self.", 5) && !strchr(name + 5, '.')) {
-    tl_binding a = {
-        tl_model__str(c->m, name + 5), byte, c->func, value, kind, b.ctor, -1, b.vstart, b.vend, b.vsym, false, false};
+    tl_binding a = {tl_model__str(c->m, name + 5),
+                    byte,
+                    c->func,
+                    value,
+                    kind,
+                    b.ctor,
+                    -1,
+                    b.vstart,
+                    b.vend,
+                    b.vsym,
+                    false,
+                    false,
+                    0};
     tl_vec_push(&c->m->classes.v[c->cls].attrs, a);
   }
 }
@@ -906,9 +917,13 @@ static void tl_walk_assignment(tl_walk_ctx *c, TSNode n, int depth) {
       free(d);
     }
   } else if ((tl_node_is(left, "pattern_list") || tl_node_is(left, "tuple_pattern")) && tl_node_is(right, "call")) {
-    /* logits, loss = model(x): each name is an element of the call's result */
+    /* logits, loss = model(x): each name is an element of the call's result, the first ones by
+     * their position (a starred target hides the positions after it) */
+    bool starred = false;
     for (uint32_t i = 0; i < ts_node_named_child_count(left); i++) {
       TSNode t = ts_node_named_child(left, i);
+      if (tl_node_is(t, "list_splat_pattern")) starred = true;
+      uint8_t slot = !starred && i < TL_RET_SLOTS ? (uint8_t)(i + 1) : 0;
       char *d = tl_node_is(t, "identifier") || tl_node_is(t, "attribute") ? tl_dotted(t, c->src) : NULL;
       if (!d) {
         tl_bind_targets(c, t, at, TL_VAL_UNKNOWN, 0);
@@ -916,10 +931,14 @@ static void tl_walk_assignment(tl_walk_ctx *c, TSNode n, int depth) {
       }
       size_t bi = c->m->bindings.n;
       tl_add_binding(c, d, at, right, TL_VAL_UNKNOWN);
-      for (size_t k = bi; k < c->m->bindings.n; k++) c->m->bindings.v[k].elem = true, c->m->bindings.v[k].ctor = NULL;
+      for (size_t k = bi; k < c->m->bindings.n; k++) {
+        tl_binding *nb = &c->m->bindings.v[k];
+        nb->elem = true, nb->slot = slot, nb->ctor = NULL;
+      }
       if (c->cls >= 0 && !strncmp(d, "self.", 5) && !strchr(d + 5, '.')) {
         tl_class *k = &c->m->classes.v[c->cls];
         k->attrs.v[k->attrs.n - 1].elem = true;
+        k->attrs.v[k->attrs.n - 1].slot = slot;
         k->attrs.v[k->attrs.n - 1].ctor = NULL;
       }
       free(d);

@@ -30,8 +30,21 @@ typedef enum { TL_VDEP_NONE, TL_VDEP_CALL, TL_VDEP_PARAM } tl_vdep_how;
 typedef struct {
   uint8_t how;  /* tl_vdep_how */
   bool elem;    /* the value is an element or attribute of that one (of a container: unknown) */
+  uint8_t slot; /* CALL: 0, the whole result; s, element s - 1 of the tuple the call returns (`loss,
+                 * out = step(x)`: 1 and 2) */
   uint32_t pos; /* CALL: the call's start byte; PARAM: the parameter's position */
 } tl_vdep;
+
+/* A function's results that the summaries follow one by one: the first TL_RET_SLOTS elements of the
+ * tuples it returns (`return loss, logits`). */
+#define TL_RET_SLOTS 4
+
+/* What one of a function's returns depends on, and which result it feeds: 0, the whole value; s,
+ * element s - 1 of the tuples it returns. */
+typedef struct {
+  tl_vdep dep;
+  uint8_t feeds;
+} tl_rdep;
 
 /* An argument of a call, with its place as the file tells it. */
 typedef struct {
@@ -83,6 +96,8 @@ typedef struct {
   TSSymbol vsym;         /* the value's node symbol (0: no value) */
   bool lazy;             /* copied from the last run's model: value_ is found in the new tree when read */
   bool elem;             /* one target of an unpacking (`a, b = f(x)`): the value is the whole call's */
+  uint8_t slot;          /* with elem: 1 + its position in the unpacking, when it is one of the first
+                          * TL_RET_SLOTS and no starred target comes before it; else 0 */
 } tl_binding;
 
 typedef struct {
@@ -116,8 +131,10 @@ typedef struct {
   int32_t outer;        /* the enclosing function (0: the module body; -1 for the module itself) */
   uint32_t param_first; /* its parameters' names: params.v[param_first .. + nparams) */
   uint16_t nparams;
-  uint8_t ret_kind;    /* tl_valkind of what it returns as far as the file tells (tl_values_summarise) */
-  uint32_t rdep_first; /* what its unknown returns depend on: rdeps.v[rdep_first .. + nrdeps) */
+  uint8_t ret_kind;                /* tl_valkind of what it returns as far as the file tells (tl_values_summarise) */
+  uint8_t slot_kind[TL_RET_SLOTS]; /* likewise, each of the first elements of the tuples it returns
+                                    * (TL_VAL_UNKNOWN where a return is no tuple that long) */
+  uint32_t rdep_first;             /* what its unknown returns depend on: rdeps.v[rdep_first .. + nrdeps) */
   uint16_t nrdeps;
 } tl_func;
 
@@ -183,7 +200,7 @@ typedef struct tl_file_model {
                                    * "=1--accum": an option or setting whose default is 1 (also "!--accum") */
   TL_VEC(tl_return) rets;            /* `return <value>` statements in source order */
   TL_VEC(tl_arg) args;               /* the calls' arguments (tl_call.arg_first), made after the walk */
-  TL_VEC(tl_vdep) rdeps;             /* the functions' return dependencies (tl_func.rdep_first), likewise */
+  TL_VEC(tl_rdep) rdeps;             /* the functions' return dependencies (tl_func.rdep_first), likewise */
   uint32_t *bind_order;              /* binding indexes grouped by function, in source order within each */
   uint32_t *bind_first;              /* per function (funcs.n + 1 entries): its first slot in bind_order */
   TL_VEC(tl_range) guards;           /* frequency-guarded byte ranges */

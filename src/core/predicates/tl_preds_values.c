@@ -315,7 +315,7 @@ static bool tl_values__tensor_condition(const tl_match_env *e, TSNode n, int dep
       if (!ts_node_is_null(op) && !strncmp(e->src + ts_node_start_byte(op), "and", 3)) return false;
     }
     bool conj = false;
-    tl_vdep pending = {TL_VDEP_NONE, false, 0}; /* an operand only the summaries can place */
+    tl_vdep pending = {TL_VDEP_NONE, false, 0, 0}; /* an operand only the summaries can place */
     if (!strcmp(t, "boolean_operator")) {
       TSNode op = TL_CHILD(n, operator);
       conj = !ts_node_is_null(op) && !strncmp(e->src + ts_node_start_byte(op), "and", 3);
@@ -323,7 +323,7 @@ static bool tl_values__tensor_condition(const tl_match_env *e, TSNode n, int dep
     for (uint32_t i = 0; i < operands; i++) {
       TSNode ch = ts_node_named_child(n, i);
       if (conj && i > 0 && tl_values__host_instance(e, ts_node_named_child(n, 0), tl_unparen(ch))) continue;
-      tl_vdep inner = {TL_VDEP_NONE, false, 0};
+      tl_vdep inner = {TL_VDEP_NONE, false, 0, 0};
       if (tl_values__tensor_condition(e, ch, depth + 1, need ? &inner : NULL)) {
         if (inner.how == TL_VDEP_NONE) return true; /* a definite device read decides */
         if (pending.how == TL_VDEP_NONE) pending = inner;
@@ -332,7 +332,7 @@ static bool tl_values__tensor_condition(const tl_match_env *e, TSNode n, int dep
       if (!strcmp(t, "comparison_operator") && tl_values__is_tensor(e, ch) && !tl_node_is(ch, "identifier"))
         return true;
       if (!strcmp(t, "comparison_operator") && tl_node_is(ch, "identifier")) {
-        tl_vdep dep = {TL_VDEP_NONE, false, 0};
+        tl_vdep dep = {TL_VDEP_NONE, false, 0, 0};
         tl_valkind k = need ? tl_value_classify_dep(e->m, ch, e->src, e->func, &dep)
                             : tl_value_classify(e->m, ch, e->src, e->func, 0);
         if (k == TL_VAL_DEVICE) return true;
@@ -853,7 +853,7 @@ static tl_verdict tl_values__has_reduction(tl_match_env *e, const tl_pred *p, TS
 /* #tensor-condition? @a: a condition whose truth needs a device value */
 static tl_verdict tl_values__tensor_cond(tl_match_env *e, const tl_pred *p, TSNode a) {
   (void)p;
-  tl_vdep need = {TL_VDEP_NONE, false, 0};
+  tl_vdep need = {TL_VDEP_NONE, false, 0, 0};
   if (!tl_values__tensor_condition(e, a, 0, &need)) return TL_PRED_FALSE;
   if (need.how != TL_VDEP_NONE && !e->vneed &&
       !e->vinfo) { /* at info: judged on the wild code bases, such a count or size was

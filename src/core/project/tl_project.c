@@ -1277,8 +1277,10 @@ void tl_project_free(tl_project *pj) {
     free(pj->ret_kind[i]);
     free(pj->param_kind[i]);
     free(pj->param_elems[i]);
+    free(pj->slot_kind[i]);
   }
   free(pj->ret_kind);
+  free(pj->slot_kind);
   free(pj->param_kind);
   free(pj->param_elems);
   tl_vec_free(&pj->pmatch);

@@ -58,7 +58,10 @@ static uint8_t tl_summaries__place(const tl_project *pj, const tl_callgraph *cg,
   size_t nt = c < 0 ? 0 : tl_callgraph_targets(cg, (int32_t)fi, (size_t)c, ts, TL_MAX_TARGETS);
   if (!nt) return TL_VAL_UNKNOWN;
   uint8_t k = TL_VAL_BOTTOM;
-  for (size_t i = 0; i < nt; i++) k = tl_summaries__join(k, pj->ret_kind[ts[i].file][ts[i].idx]);
+  for (size_t i = 0; i < nt; i++)
+    k = tl_summaries__join(k, dep.slot && dep.slot <= TL_RET_SLOTS
+                                  ? pj->slot_kind[ts[i].file][(size_t)ts[i].idx * TL_RET_SLOTS + dep.slot - 1]
+                                  : pj->ret_kind[ts[i].file][ts[i].idx]);
   return k;
 }
 
@@ -92,10 +95,13 @@ void tl_summaries_solve(tl_project *pj, const tl_callgraph *cg) {
   pj->ret_kind = tl_calloc(nf ? nf : 1, sizeof *pj->ret_kind);
   pj->param_kind = tl_calloc(nf ? nf : 1, sizeof *pj->param_kind);
   pj->param_elems = tl_calloc(nf ? nf : 1, sizeof *pj->param_elems);
+  pj->slot_kind = tl_calloc(nf ? nf : 1, sizeof *pj->slot_kind);
   for (size_t i = 0; i < nf; i++) {
     const tl_file_model *m = &pj->files[i].model;
     pj->ret_kind[i] = tl_malloc(m->funcs.n + 1);
     memset(pj->ret_kind[i], TL_VAL_BOTTOM, m->funcs.n + 1);
+    pj->slot_kind[i] = tl_malloc((m->funcs.n + 1) * TL_RET_SLOTS);
+    memset(pj->slot_kind[i], TL_VAL_BOTTOM, (m->funcs.n + 1) * TL_RET_SLOTS);
     pj->param_kind[i] = tl_malloc(m->params.n + 1);
     memset(pj->param_kind[i], TL_VAL_BOTTOM, m->params.n + 1);
     pj->param_elems[i] = tl_malloc(m->params.n + 1);
@@ -108,11 +114,20 @@ void tl_summaries_solve(tl_project *pj, const tl_callgraph *cg) {
       const tl_file_model *m = &pj->files[i].model;
       for (size_t f = 1; f < m->funcs.n; f++) {
         const tl_func *fu = &m->funcs.v[f];
-        uint8_t k = fu->ret_kind;
-        for (uint16_t d = 0; d < fu->nrdeps; d++)
-          k = tl_summaries__join(k, tl_summaries__dep(pj, cg, i, (int32_t)f, m->rdeps.v[fu->rdep_first + d]));
-        uint8_t nk = tl_summaries__join(pj->ret_kind[i][f], k);
-        if (nk != pj->ret_kind[i][f]) pj->ret_kind[i][f] = nk, changed = 1;
+        uint8_t k[1 + TL_RET_SLOTS]; /* the whole result, then its slots */
+        k[0] = fu->ret_kind;
+        memcpy(k + 1, fu->slot_kind, TL_RET_SLOTS);
+        for (uint16_t d = 0; d < fu->nrdeps; d++) {
+          const tl_rdep *rd = &m->rdeps.v[fu->rdep_first + d];
+          k[rd->feeds] = tl_summaries__join(k[rd->feeds], tl_summaries__dep(pj, cg, i, (int32_t)f, rd->dep));
+        }
+        uint8_t *out[1 + TL_RET_SLOTS];
+        out[0] = &pj->ret_kind[i][f];
+        for (int s = 0; s < TL_RET_SLOTS; s++) out[1 + s] = &pj->slot_kind[i][f * TL_RET_SLOTS + s];
+        for (int s = 0; s <= TL_RET_SLOTS; s++) {
+          uint8_t nk = tl_summaries__join(*out[s], k[s]);
+          if (nk != *out[s]) *out[s] = nk, changed = 1;
+        }
       }
       for (size_t c = 0; c < m->calls.n; c++) {
         const tl_call *cl = &m->calls.v[c];

@@ -558,7 +558,7 @@ static tl_vdep tl_values__dep(const tl_file_model *m, TSNode n, const char *src,
  * the elements of `d.values()` or of the container a name is bound to; else the container itself,
  * as an element of it (`reduce_dict(losses)`: the elements of what the helper returns). */
 static tl_vdep tl_values__elem_dep(const tl_file_model *m, TSNode n, const char *src, int32_t func, int depth) {
-  tl_vdep none = {TL_VDEP_NONE, false, 0};
+  tl_vdep none = {TL_VDEP_NONE, false, 0, 0};
   n = tl_unparen(n);
   if (depth > 12 || ts_node_is_null(n)) return none;
   TSNode elem;
@@ -596,14 +596,15 @@ static tl_vdep tl_values__target_dep(const tl_file_model *m, TSNode left, TSNode
                                      const char *src, int32_t func, int depth) {
   bool values;
   TSNode from = tl_values__target_source(left, right, name, n, src, &values);
-  return ts_node_is_null(from) ? (tl_vdep){TL_VDEP_NONE, false, 0} : tl_values__elem_dep(m, from, src, func, depth + 1);
+  return ts_node_is_null(from) ? (tl_vdep){TL_VDEP_NONE, false, 0, 0}
+                               : tl_values__elem_dep(m, from, src, func, depth + 1);
 }
 
 /* What the place of an expression the file cannot classify depends on: the result of a call it is
  * (or is bound to), or a parameter of the enclosing function; a method of a tensor keeps its
  * receiver's place (`out.mean()`), and so do an element and an attribute of a value (`out[0]`). */
 static tl_vdep tl_values__dep(const tl_file_model *m, TSNode n, const char *src, int32_t func, int depth) {
-  tl_vdep none = {TL_VDEP_NONE, false, 0};
+  tl_vdep none = {TL_VDEP_NONE, false, 0, 0};
   n = tl_unparen(n);
   if (depth > 12 || ts_node_is_null(n)) return none;
   if (tl_node_is(n, "call")) {
@@ -621,7 +622,7 @@ static tl_vdep tl_values__dep(const tl_file_model *m, TSNode n, const char *src,
           tl_node_text_in(at, src, tl_vocab_graphless_methods) || tl_node_text_in(at, src, tl_vocab_same_place_methods))
         return tl_values__dep(m, TL_CHILD(fn, object), src, func, depth + 1);
     }
-    tl_vdep d = {TL_VDEP_CALL, false, ts_node_start_byte(n)};
+    tl_vdep d = {TL_VDEP_CALL, false, 0, ts_node_start_byte(n)};
     return d;
   }
   if (tl_node_is(n, "subscript")) {
@@ -656,11 +657,14 @@ static tl_vdep tl_values__dep(const tl_file_model *m, TSNode n, const char *src,
     TSNode v = tl_bvalue(m, b);
     if (!ts_node_is_null(v) && tl_value_classify(m, v, src, b->func, 0) == TL_VAL_UNKNOWN) {
       out = tl_values__dep(m, v, src, b->func, depth + 1);
-      out.elem = out.elem || b->elem;
+      if (b->elem && b->slot && out.how == TL_VDEP_CALL && !out.elem && !out.slot &&
+          out.pos == ts_node_start_byte(tl_unparen(v)))
+        out.slot = b->slot; /* `loss, out = step(x)`: that element of what the helper returns */
+      else out.elem = out.elem || b->elem;
     }
   } else if (tl_node_is(n, "identifier")) {
     int pos = tl_values__param(m, func, d, strlen(d));
-    if (pos >= 0) out = (tl_vdep){TL_VDEP_PARAM, false, (uint32_t)pos};
+    if (pos >= 0) out = (tl_vdep){TL_VDEP_PARAM, false, 0, (uint32_t)pos};
   } else if (tl_node_text_in(TL_CHILD(n, attribute), src, tl_vocab_meta_attrs)) {
     /* x.shape, x.dtype: metadata, on the host wherever x is */
   } else if (strncmp(d, "self.", 5)) { /* an attribute of a value lives with it: out.loss, x.data */
@@ -675,7 +679,7 @@ static tl_vdep tl_values__dep(const tl_file_model *m, TSNode n, const char *src,
 
 tl_valkind tl_value_classify_dep(const tl_file_model *m, TSNode n, const char *src, int32_t func, tl_vdep *dep) {
   tl_valkind k = tl_value_classify(m, n, src, func, 0);
-  *dep = k == TL_VAL_UNKNOWN ? tl_values__dep(m, n, src, func, 0) : (tl_vdep){TL_VDEP_NONE, false, 0};
+  *dep = k == TL_VAL_UNKNOWN ? tl_values__dep(m, n, src, func, 0) : (tl_vdep){TL_VDEP_NONE, false, 0, 0};
   return k;
 }
 
@@ -717,7 +721,7 @@ void tl_values_summarise(tl_file_model *m, const TSNode *call_nodes, const TSNod
     bool positional = true; /* no position is known after a *args */
     for (uint32_t k = 0; k < ts_node_named_child_count(args) && c->nargs < UINT16_MAX; k++) {
       TSNode a = ts_node_named_child(args, k);
-      tl_arg arg = {NULL, TL_VAL_UNKNOWN, TL_VAL_UNKNOWN, {TL_VDEP_NONE, false, 0}, -1, NULL, NULL};
+      tl_arg arg = {NULL, TL_VAL_UNKNOWN, TL_VAL_UNKNOWN, {TL_VDEP_NONE, false, 0, 0}, -1, NULL, NULL};
       if (tl_node_is(a, "keyword_argument")) {
         TSNode kn = TL_CHILD(a, name);
         uint32_t ks = ts_node_start_byte(kn);
@@ -757,21 +761,47 @@ void tl_values_summarise(tl_file_model *m, const TSNode *call_nodes, const TSNod
       c->nargs++;
     }
   }
-  /* the returns' kinds, then their dependencies grouped by function (a counting sort) */
+  /* the returns' kinds, then their dependencies grouped by function (a counting sort); each return
+   * feeds the whole result and, one by one, the first elements of a tuple it returns */
   size_t nr = m->rets.n, nf = m->funcs.n;
-  tl_vdep *deps = tl_malloc((nr + 1) * sizeof *deps);
+  tl_rdep *deps = tl_malloc((nr * (TL_RET_SLOTS + 1) + 1) * sizeof *deps);
+  size_t nd = 0;
   uint32_t *count = tl_calloc(nf + 1, sizeof *count);
-  for (size_t f = 0; f < nf; f++) m->funcs.v[f].ret_kind = TL_VAL_BOTTOM;
+  for (size_t f = 0; f < nf; f++) {
+    m->funcs.v[f].ret_kind = TL_VAL_BOTTOM;
+    memset(m->funcs.v[f].slot_kind, TL_VAL_BOTTOM, sizeof m->funcs.v[f].slot_kind);
+  }
+  int32_t *dep_func = tl_malloc((nr * (TL_RET_SLOTS + 1) + 1) * sizeof *dep_func);
   for (size_t i = 0; i < nr; i++) {
     const tl_return *r = &m->rets.v[i];
-    deps[i].how = TL_VDEP_NONE;
     if (r->func <= 0 || (size_t)r->func >= nf) continue;
     tl_func *fu = &m->funcs.v[r->func];
     TSNode v = ret_nodes[i];
     if (ts_node_is_null(v)) v = tl_model_find_node(m, r->start, r->end, r->sym);
-    tl_valkind k = ts_node_is_null(v) ? TL_VAL_UNKNOWN : tl_value_classify_dep(m, v, src, r->func, &deps[i]);
-    if (deps[i].how != TL_VDEP_NONE) count[r->func]++;
+    tl_vdep d = {TL_VDEP_NONE, false, 0, 0};
+    tl_valkind k = ts_node_is_null(v) ? TL_VAL_UNKNOWN : tl_value_classify_dep(m, v, src, r->func, &d);
+    if (d.how != TL_VDEP_NONE) deps[nd] = (tl_rdep){d, 0}, dep_func[nd++] = r->func, count[r->func]++;
     else fu->ret_kind = tl_values__join(fu->ret_kind, (uint8_t)k);
+    TSNode t = tl_unparen(v);
+    bool tuple = tl_node_is(t, "expression_list") || tl_node_is(t, "tuple");
+    for (uint32_t e = 0; tuple && e < ts_node_named_child_count(t); e++)
+      if (tl_node_is(ts_node_named_child(t, e), "list_splat")) tuple = false;
+    if (!tuple && tl_node_is(t, "none")) continue; /* `return None` on an early exit: no element */
+    for (uint8_t s = 0; s < TL_RET_SLOTS; s++) {
+      tl_vdep sd = {TL_VDEP_NONE, false, 0, 0};
+      tl_valkind sk;
+      if (!tuple) { /* an element of another value: on the device with it, else where it depends */
+        sk = k == TL_VAL_DEVICE ? TL_VAL_DEVICE : TL_VAL_UNKNOWN;
+        if (d.how != TL_VDEP_NONE) sd = d, sd.elem = true;
+      } else if (s < ts_node_named_child_count(t)) {
+        sk = tl_value_classify_dep(m, ts_node_named_child(t, s), src, r->func, &sd);
+      } else {
+        sk = TL_VAL_UNKNOWN;
+      }
+      if (sd.how != TL_VDEP_NONE)
+        deps[nd] = (tl_rdep){sd, (uint8_t)(s + 1)}, dep_func[nd++] = r->func, count[r->func]++;
+      else fu->slot_kind[s] = tl_values__join(fu->slot_kind[s], (uint8_t)sk);
+    }
   }
   uint32_t at = 0;
   for (size_t f = 0; f < nf; f++) {
@@ -783,8 +813,8 @@ void tl_values_summarise(tl_file_model *m, const TSNode *call_nodes, const TSNod
   tl_vec_free(&m->rdeps);
   m->rdeps.v = tl_malloc((at + 1) * sizeof *m->rdeps.v);
   m->rdeps.n = m->rdeps.cap = at;
-  for (size_t i = 0; i < nr; i++)
-    if (deps[i].how != TL_VDEP_NONE) m->rdeps.v[count[m->rets.v[i].func]++] = deps[i];
+  for (size_t i = 0; i < nd; i++) m->rdeps.v[count[dep_func[i]]++] = deps[i];
+  free(dep_func);
   free(count);
   free(deps);
 }
