@@ -121,6 +121,7 @@ typedef struct {
 typedef struct {
   unsigned hot;      /* TL_HOT_* */
   bool train_top;    /* does per-step work each time it is called */
+  bool opt_top;      /* steps an optimizer each time it is called (itself or through a callee) */
   bool rare;         /* every call of it runs under a frequency guard, or in a function that is rare */
   int32_t rare_file; /* for a rare function: a call of it (file, call index in that file's model) */
   uint32_t rare_call;

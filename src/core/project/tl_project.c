@@ -181,19 +181,21 @@ static void tl_mark(tl_project *pj, tl_queue *q, tl_ref t, int kind, tl_hot_reas
 
 /* Which functions do per-step work each time they are called: outside any loop and unguarded they
  * run a backward pass, an optimizer step or a model (a call of a project class constructs an
- * object, whatever its name), or call a function that does and is not whole (a fixpoint). */
+ * object, whatever its name), or call a function that does and is not whole (a fixpoint). Which of
+ * them step an optimizer each time (opt_top), the same way. */
 static void tl_project__train_top(tl_project *pj, const tl_callgraph *p, bool **whole) {
   size_t nf = pj->nfiles;
   for (size_t i = 0; i < nf; i++) {
     const tl_file_model *m = &pj->files[i].model;
-    for (size_t f = 0; f < m->funcs.n; f++) pj->fstate[i][f].train_top = false;
+    for (size_t f = 0; f < m->funcs.n; f++) pj->fstate[i][f].train_top = pj->fstate[i][f].opt_top = false;
     for (size_t c = 0; c < m->calls.n; c++) {
       const tl_call *cl = &m->calls.v[c];
       tl_ref k;
       bool ctor = cl->work == TL_WORK_MODEL && !p->targets[i][c].instance &&
                   tl_callgraph_class_ref(p, (int32_t)i, cl->callee, &k);
-      if (cl->top && !tl_project__call_guarded(pj, i, c) && ((cl->work && !ctor) || p->targets[i][c].instance))
-        pj->fstate[i][cl->func].train_top = true;
+      if (!cl->top || tl_project__call_guarded(pj, i, c)) continue;
+      if ((cl->work && !ctor) || p->targets[i][c].instance) pj->fstate[i][cl->func].train_top = true;
+      if (cl->work & TL_WORK_OPT_STEP) pj->fstate[i][cl->func].opt_top = true;
     }
   }
   for (int iter = 0, changed = 1; changed && iter < 64; iter++) {
@@ -202,19 +204,25 @@ static void tl_project__train_top(tl_project *pj, const tl_callgraph *p, bool **
       const tl_file_model *m = &pj->files[i].model;
       for (size_t c = 0; c < m->calls.n; c++) {
         const tl_call *cl = &m->calls.v[c];
+        tl_func_state *st = &pj->fstate[i][cl->func];
+        if (!cl->top || (st->train_top && st->opt_top) || tl_project__call_guarded(pj, i, c)) continue;
         tl_ref ts[TL_MAX_TARGETS];
         size_t nt = tl_callgraph_targets(p, (int32_t)i, c, ts, TL_MAX_TARGETS);
-        if (!cl->top || tl_project__call_guarded(pj, i, c) || !nt || pj->fstate[i][cl->func].train_top) continue;
-        for (size_t k = 0; k < nt; k++)
-          if (pj->fstate[ts[k].file][ts[k].idx].train_top && !whole[ts[k].file][ts[k].idx]) {
-            pj->fstate[i][cl->func].train_top = true;
-            changed = 1;
-            break;
-          }
+        for (size_t k = 0; k < nt; k++) {
+          const tl_func_state *t = &pj->fstate[ts[k].file][ts[k].idx];
+          if (!st->train_top && t->train_top && !whole[ts[k].file][ts[k].idx]) st->train_top = true, changed = 1;
+          if (!st->opt_top && t->opt_top) st->opt_top = true, changed = 1;
+        }
       }
     }
   }
 }
+
+/* Is function t whole only by accumulation loops (micro), and does the place of a call of it step
+ * the optimizer (a loop's own body: opt; a function's top: its opt_top)? Then the call is one step's
+ * gradient accumulation: `forward_backward(batch)` runs backward over the batch's micro-batches,
+ * the optimizer steps after it, and the loop around both is the step loop. */
+static bool tl_project__accumulates(bool **micro, tl_ref t, bool steps) { return steps && micro[t.file][t.idx]; }
 
 /* The loop whose iterations run the body of loop l: l itself, or, for a loop over a small collection
  * the program fixes, the nearest enclosing loop of the function that is not one (-1: none). */
@@ -230,19 +238,25 @@ static int32_t tl_project__unsmall(const tl_file_model *m, int32_t l) {
  * small collection the program fixes (text encoders, layers, tasks: tl_loop.small) such work counts
  * for the loop around it, if any: the small loop's body runs as often as that loop's. A loop in the
  * `__main__` block of an imported model module is none, unless it iterates a loader. */
-static void tl_project__step_loops(tl_project *pj, tl_callgraph *p, bool **whole) {
+static void tl_project__step_loops(tl_project *pj, tl_callgraph *p, bool **whole, bool **micro) {
   for (size_t i = 0; i < pj->nfiles; i++) {
     const tl_file_model *m = &pj->files[i].model;
     size_t nl = m->loops.n;
     bool *weak = tl_calloc(nl + 1, sizeof *weak), *holds = tl_calloc(nl + 1, sizeof *holds);
     bool *strong = pj->step_loops[i];
     /* what each loop's body does itself (its own calls, not a nested loop's), leaving out the calls
-     * that run only when a flag off by default is set */
+     * that run only when a flag off by default is set; whether it steps an optimizer (itself or
+     * through a callee) */
     unsigned *own = tl_calloc(nl + 1, sizeof *own);
+    bool *opt = tl_calloc(nl + 1, sizeof *opt);
     for (size_t c = 0; c < m->calls.n; c++) {
       const tl_call *cl = &m->calls.v[c];
-      if (cl->work && cl->loop >= 0 && m->loops.v[cl->loop].func == cl->func && !tl_project__call_guarded(pj, i, c))
-        own[cl->loop] |= cl->work;
+      if (cl->loop < 0 || m->loops.v[cl->loop].func != cl->func || tl_project__call_guarded(pj, i, c)) continue;
+      own[cl->loop] |= cl->work;
+      if (cl->work & TL_WORK_OPT_STEP) opt[cl->loop] = true;
+      tl_ref ts[TL_MAX_TARGETS];
+      size_t nt = opt[cl->loop] ? 0 : tl_callgraph_targets(p, (int32_t)i, c, ts, TL_MAX_TARGETS);
+      for (size_t k = 0; k < nt; k++) opt[cl->loop] = opt[cl->loop] || pj->fstate[ts[k].file][ts[k].idx].opt_top;
     }
     for (size_t l = 0; l < nl; l++) {
       const tl_loop *lp = &m->loops.v[l];
@@ -250,14 +264,28 @@ static void tl_project__step_loops(tl_project *pj, tl_callgraph *p, bool **whole
       int32_t at = tl_project__unsmall(m, (int32_t)l);
       if (own[l] && at >= 0) weak[at] = true;
     }
+    /* A function is micro when every step loop it holds is an accumulation loop: one that runs a
+     * backward pass but iterates no loader and steps no optimizer (`for i in range(0, n,
+     * microbatch): ... loss.backward()`). */
+    for (size_t f = 0; f < m->funcs.n; f++) micro[i][f] = false;
+    bool *other = tl_calloc(m->funcs.n + 1, sizeof *other);
+    for (size_t l = 0; l < nl; l++) {
+      const tl_loop *lp = &m->loops.v[l];
+      if (!strong[l] || lp->func <= 0) continue;
+      if (!lp->iterates_loader && !opt[l] && (own[l] & TL_WORK_BACKWARD)) micro[i][lp->func] = true;
+      else other[lp->func] = true;
+    }
+    for (size_t f = 0; f < m->funcs.n; f++) micro[i][f] = micro[i][f] && !other[f];
+    free(other);
     free(own);
     for (size_t c = 0; c < m->calls.n; c++) {
       const tl_call *cl = &m->calls.v[c];
       if (cl->loop < 0) continue;
       tl_ref ts[TL_MAX_TARGETS];
       size_t nt = tl_callgraph_targets(p, (int32_t)i, c, ts, TL_MAX_TARGETS);
-      bool calls_whole = false;
-      for (size_t k = 0; k < nt && !calls_whole; k++) calls_whole = whole[ts[k].file][ts[k].idx];
+      bool calls_whole = false, steps = m->loops.v[cl->loop].func == cl->func && opt[cl->loop];
+      for (size_t k = 0; k < nt && !calls_whole; k++)
+        calls_whole = whole[ts[k].file][ts[k].idx] && !tl_project__accumulates(micro, ts[k], steps);
       if (calls_whole) /* an epoch loop: this loop and those around it in the function */
         for (int32_t l = cl->loop; l >= 0 && m->loops.v[l].func == cl->func; l = m->loops.v[l].parent) holds[l] = true;
       int32_t at = tl_project__unsmall(m, cl->loop);
@@ -285,12 +313,13 @@ static void tl_project__step_loops(tl_project *pj, tl_callgraph *p, bool **whole
       if (m->loops.v[l].in_main && !m->loops.v[l].iterates_loader) strong[l] = false;
     free(weak);
     free(holds);
+    free(opt);
   }
 }
 
 /* Whole functions: those that hold a step loop, or call a whole function (a fixpoint). Returns
  * whether any changed. */
-static bool tl_project__whole(tl_project *pj, const tl_callgraph *p, bool **whole) {
+static bool tl_project__whole(tl_project *pj, const tl_callgraph *p, bool **whole, bool **micro) {
   bool changed = false;
   size_t nf = pj->nfiles;
   for (size_t i = 0; i < nf; i++) {
@@ -310,7 +339,8 @@ static bool tl_project__whole(tl_project *pj, const tl_callgraph *p, bool **whol
         tl_ref ts[TL_MAX_TARGETS];
         size_t nt = tl_callgraph_targets(p, (int32_t)i, c, ts, TL_MAX_TARGETS);
         for (size_t k = 0; k < nt; k++)
-          if (whole[ts[k].file][ts[k].idx]) {
+          if (whole[ts[k].file][ts[k].idx] &&
+              !tl_project__accumulates(micro, ts[k], cl->top && pj->fstate[i][cl->func].opt_top)) {
             whole[i][cl->func] = changed = true;
             more = 1;
             break;
@@ -903,6 +933,7 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
   tl_callgraph p;
   tl_ref **untrained = tl_calloc(nf ? nf : 1, sizeof *untrained);
   bool **whole = tl_calloc(nf ? nf : 1, sizeof *whole);
+  bool **micro = tl_calloc(nf ? nf : 1, sizeof *micro);
   tl_callgraph_build(&p, files, nfiles, &pj->targets_kept, pj->cancel);
   if (p.stopped) goto done;
   pj->program = tl_calloc(nf ? nf : 1, sizeof *pj->program);
@@ -931,13 +962,14 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
   for (size_t i = 0; i < nf; i++) {
     const tl_file_model *m = &pj->files[i].model;
     whole[i] = tl_calloc(m->funcs.n + 1, sizeof **whole);
+    micro[i] = tl_calloc(m->funcs.n + 1, sizeof **micro);
     for (size_t l = 0; l < m->loops.n; l++)
       if (m->loops.v[l].iterates_loader && m->loops.v[l].func > 0) whole[i][m->loops.v[l].func] = true;
   }
   for (int round = 0; round < 8; round++) {
     tl_project__train_top(pj, &p, whole);
-    tl_project__step_loops(pj, &p, whole);
-    if (!tl_project__whole(pj, &p, whole)) break;
+    tl_project__step_loops(pj, &p, whole, micro);
+    if (!tl_project__whole(pj, &p, whole, micro)) break;
   }
   tl_project_loop_work(pj, &p);
   tl_project__rare(pj, &p);
@@ -1109,9 +1141,11 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
 done:
   for (size_t i = 0; i < nf; i++) {
     free(whole[i]);
+    free(micro[i]);
     free(untrained[i]);
   }
   free(whole);
+  free(micro);
   free(untrained);
   pj->class_kind = tl_calloc(nf ? nf : 1, sizeof *pj->class_kind);
   bool stopped = tl_project__stopping(pj); /* (the run reports nothing: the class kinds serve no one) */
