@@ -357,6 +357,22 @@ static tl_target tl_resolve(tl_callgraph *p, int32_t fi, const tl_call *c) {
     free(recv);
     return t;
   }
+  /* a function defined in the caller or in a function around it (`def _forward(): ...` in the
+   * step loop's body, then `_forward()`): the innermost one of that name, whose qualified name is
+   * its definer's and `.<locals>.` and its own */
+  size_t ml = strlen(m->module);
+  for (int32_t f = c->func; f > 0 && (size_t)f < m->funcs.n; f = m->funcs.v[f].outer) {
+    const char *q = m->funcs.v[f].qual;
+    if (ml && !strncmp(q, m->module, ml) && q[ml] == '.') q += ml + 1;
+    char *key = tl_concat(q, ".<locals>.", callee);
+    intptr_t e;
+    bool found = tl_map_get(&p->locals[fi], key, &e) && e > 0;
+    free(key);
+    if (found) {
+      t.tgt = (tl_ref){fi, (int32_t)e - 1};
+      return t;
+    }
+  }
   intptr_t ent;
   if (tl_map_get(&p->locals[fi], callee, &ent) && ent > 0 && m->funcs.v[ent - 1].cls < 0) {
     t.tgt = (tl_ref){fi, (int32_t)ent - 1};
