@@ -329,8 +329,18 @@ static bool tl_values__tensor_condition(const tl_match_env *e, TSNode n, int dep
         if (pending.how == TL_VDEP_NONE) pending = inner;
         continue;
       }
-      if (!strcmp(t, "comparison_operator") && tl_values__is_tensor(e, ch) && !tl_node_is(ch, "identifier"))
+      if (!strcmp(t, "comparison_operator") && tl_values__is_tensor(e, ch) && !tl_node_is(ch, "identifier")) {
+        /* a tensor by its operations (not by a name) of a parameter whose place the file cannot
+         * tell (`mask[a:b].sum() > 0` in a helper: NumPy arrays have `.sum()` too): what the
+         * callers pass decides */
+        tl_vdep dep = {TL_VDEP_NONE, false, 0, 0};
+        if (need && tl_values__is_tensor_at(e, ch, 0, false) &&
+            tl_value_classify_dep(e->m, ch, e->src, e->func, &dep) == TL_VAL_UNKNOWN && dep.how == TL_VDEP_PARAM) {
+          if (pending.how == TL_VDEP_NONE) pending = dep;
+          continue;
+        }
         return true;
+      }
       if (!strcmp(t, "comparison_operator") && tl_node_is(ch, "identifier")) {
         tl_vdep dep = {TL_VDEP_NONE, false, 0, 0};
         tl_valkind k = need ? tl_value_classify_dep(e->m, ch, e->src, e->func, &dep)
