@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "tl_vocab.h"
+
 /* ---- text ---- */
 
 static bool tl_syntax__text_in(const char *src, uint32_t s, uint32_t len, char *const *strs, size_t n) {
@@ -340,6 +342,18 @@ static tl_verdict tl_syntax__assignment_target(tl_match_env *e, const tl_pred *p
   return tl_verdict_of(tl_syntax__is_assignment_target(a));
 }
 
+/* #host-read-receiver? @a: the value of @a is read onto the host at once, @a being the receiver of
+ * `.item()`, `.tolist()`, `.numpy()` or `.cpu()` (parentheses climbed over): `m.nonzero().item()` */
+static tl_verdict tl_syntax__host_read_receiver(tl_match_env *e, const tl_pred *p, TSNode a) {
+  (void)p;
+  TSNode at = ts_node_parent(a);
+  while (tl_node_is(at, "parenthesized_expression")) a = at, at = ts_node_parent(at);
+  bool read = tl_node_is(at, "attribute") && ts_node_eq(TL_CHILD(at, object), a) &&
+              tl_node_text_in(TL_CHILD(at, attribute), e->src, tl_vocab_host_read_methods) &&
+              tl_node_is(ts_node_parent(at), "call");
+  return tl_verdict_of(read);
+}
+
 static TSNode tl_syntax__first_statement(TSNode block) {
   for (uint32_t i = 0; i < ts_node_named_child_count(block); i++) {
     TSNode s = ts_node_named_child(block, i);
@@ -474,6 +488,7 @@ const tl_pred_def tl_preds_syntax[] = {
     {"branch-condition-match?", 1, 1, 0, TL_GATE_NONE, TL_PF_TEXT, tl_syntax__branch_cond, NULL, NULL},
     {"branch-block-match?", 1, 1, 0, TL_GATE_NONE, TL_PF_TEXT, tl_syntax__branch_block, NULL, NULL},
     {"assignment-target?", 1, 0, -1, TL_GATE_NONE, 0, tl_syntax__assignment_target, NULL, NULL},
+    {"host-read-receiver?", 1, 0, -1, TL_GATE_NONE, TL_PF_TEXT, tl_syntax__host_read_receiver, NULL, NULL},
     {"next-statement-match?", 1, 1, 0, TL_GATE_NONE, 0, tl_syntax__next_statement, NULL, NULL},
     {"early-exit?", 1, 0, -1, TL_GATE_NONE, 0, tl_syntax__early_exit, NULL, NULL},
     {"updates-target?", 1, 0, -1, TL_GATE_NONE, TL_PF_TEXT, tl_syntax__updates_target, NULL, NULL},
