@@ -45,7 +45,7 @@ static bool tl_func_local(const tl_file_model *m, int32_t func, uint32_t lo, uin
 
 static bool tl_binding_eq(const tl_region *g, const tl_binding *x, tl_range xv, const tl_binding *y, tl_range yv) {
   return !strcmp(x->name, y->name) && x->func == y->func && x->kind == y->kind && tl_str_eq0(x->ctor, y->ctor) &&
-         x->elem == y->elem && x->from_loop == y->from_loop && tl_pos_eq(g, x->byte, y->byte) &&
+         x->elem == y->elem && x->slot == y->slot && x->from_loop == y->from_loop && tl_pos_eq(g, x->byte, y->byte) &&
          tl_text_eq(g, xv, yv) && (xv.end == xv.start) == (yv.end == yv.start) &&
          (xv.end == xv.start || tl_pos_eq(g, xv.start, yv.start));
 }

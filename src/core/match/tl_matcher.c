@@ -496,9 +496,7 @@ static void tl_match__pattern(tl_analysis *a, tl_file *f, tl_worker *w, const TS
   e.vinfo = false;
   e.vneed = false;
   e.vsev = -1;
-  e.vdep.how = TL_VDEP_NONE;
-  e.vdep.elem = false;
-  e.vdep.pos = 0;
+  e.vdep = TL_VDEP_NOTHING;
   e.frameworks = &a->frameworks;
   e.fmatch = &f->fmatch;
   e.deferred.v = NULL;

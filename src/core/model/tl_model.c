@@ -920,10 +920,13 @@ static void tl_walk_assignment(tl_walk_ctx *c, TSNode n, int depth) {
     /* logits, loss = model(x): each name is an element of the call's result, the first ones by
      * their position (a starred target hides the positions after it) */
     bool starred = false;
+    uint32_t pos = 0; /* the target's position, comments aside */
     for (uint32_t i = 0; i < ts_node_named_child_count(left); i++) {
       TSNode t = ts_node_named_child(left, i);
+      if (tl_node_is(t, "comment")) continue;
       if (tl_node_is(t, "list_splat_pattern")) starred = true;
-      uint8_t slot = !starred && i < TL_RET_SLOTS ? (uint8_t)(i + 1) : 0;
+      uint8_t slot = !starred && pos < TL_RET_SLOTS ? (uint8_t)(pos + 1) : 0;
+      pos++;
       char *d = tl_node_is(t, "identifier") || tl_node_is(t, "attribute") ? tl_dotted(t, c->src) : NULL;
       if (!d) {
         tl_bind_targets(c, t, at, TL_VAL_UNKNOWN, 0);

@@ -34,6 +34,7 @@ typedef struct {
                  * out = step(x)`: 1 and 2) */
   uint32_t pos; /* CALL: the call's start byte; PARAM: the parameter's position */
 } tl_vdep;
+#define TL_VDEP_NOTHING ((tl_vdep){.how = TL_VDEP_NONE}) /* depends on nothing */
 
 /* A function's results that the summaries follow one by one: the first TL_RET_SLOTS elements of the
  * tuples it returns (`return loss, logits`). */

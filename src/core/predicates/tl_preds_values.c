@@ -287,6 +287,17 @@ static bool tl_values__host_instance(const tl_match_env *e, TSNode left, TSNode 
   return false;
 }
 
+/* The operand of arithmetic that makes it a tensor by its operations (`n - mask[a:b].sum()`: the
+ * reduction), or n itself. */
+static TSNode tl_values__tensor_operand(const tl_match_env *e, TSNode n) {
+  n = tl_unparen(n);
+  for (int depth = 0; tl_node_is(n, "binary_operator") && depth < 16; depth++) {
+    TSNode l = TL_CHILD(n, left);
+    n = tl_unparen(tl_values__is_tensor_at(e, l, 0, false) ? l : TL_CHILD(n, right));
+  }
+  return n;
+}
+
 static bool tl_values__tensor_condition(const tl_match_env *e, TSNode n, int depth, tl_vdep *need) {
   if (depth > 16 || ts_node_is_null(n)) return false;
   if (tl_values__contains_call_to(n, e->src, tl_vocab_host_value_methods, 0)) return false; /* .item() in it: TL101's */
@@ -315,7 +326,7 @@ static bool tl_values__tensor_condition(const tl_match_env *e, TSNode n, int dep
       if (!ts_node_is_null(op) && !strncmp(e->src + ts_node_start_byte(op), "and", 3)) return false;
     }
     bool conj = false;
-    tl_vdep pending = {TL_VDEP_NONE, false, 0, 0}; /* an operand only the summaries can place */
+    tl_vdep pending = TL_VDEP_NOTHING; /* an operand only the summaries can place */
     if (!strcmp(t, "boolean_operator")) {
       TSNode op = TL_CHILD(n, operator);
       conj = !ts_node_is_null(op) && !strncmp(e->src + ts_node_start_byte(op), "and", 3);
@@ -323,7 +334,7 @@ static bool tl_values__tensor_condition(const tl_match_env *e, TSNode n, int dep
     for (uint32_t i = 0; i < operands; i++) {
       TSNode ch = ts_node_named_child(n, i);
       if (conj && i > 0 && tl_values__host_instance(e, ts_node_named_child(n, 0), tl_unparen(ch))) continue;
-      tl_vdep inner = {TL_VDEP_NONE, false, 0, 0};
+      tl_vdep inner = TL_VDEP_NOTHING;
       if (tl_values__tensor_condition(e, ch, depth + 1, need ? &inner : NULL)) {
         if (inner.how == TL_VDEP_NONE) return true; /* a definite device read decides */
         if (pending.how == TL_VDEP_NONE) pending = inner;
@@ -333,16 +344,18 @@ static bool tl_values__tensor_condition(const tl_match_env *e, TSNode n, int dep
         /* a tensor by its operations (not by a name) of a parameter whose place the file cannot
          * tell (`mask[a:b].sum() > 0` in a helper: NumPy arrays have `.sum()` too): what the
          * callers pass decides */
-        tl_vdep dep = {TL_VDEP_NONE, false, 0, 0};
+        tl_vdep dep = TL_VDEP_NOTHING;
         if (need && tl_values__is_tensor_at(e, ch, 0, false) &&
-            tl_value_classify_dep(e->m, ch, e->src, e->func, &dep) == TL_VAL_UNKNOWN && dep.how == TL_VDEP_PARAM) {
+            tl_value_classify(e->m, ch, e->src, e->func, 0) == TL_VAL_UNKNOWN &&
+            tl_value_classify_dep(e->m, tl_values__tensor_operand(e, ch), e->src, e->func, &dep) == TL_VAL_UNKNOWN &&
+            dep.how == TL_VDEP_PARAM) {
           if (pending.how == TL_VDEP_NONE) pending = dep;
           continue;
         }
         return true;
       }
       if (!strcmp(t, "comparison_operator") && tl_node_is(ch, "identifier")) {
-        tl_vdep dep = {TL_VDEP_NONE, false, 0, 0};
+        tl_vdep dep = TL_VDEP_NOTHING;
         tl_valkind k = need ? tl_value_classify_dep(e->m, ch, e->src, e->func, &dep)
                             : tl_value_classify(e->m, ch, e->src, e->func, 0);
         if (k == TL_VAL_DEVICE) return true;
@@ -863,7 +876,7 @@ static tl_verdict tl_values__has_reduction(tl_match_env *e, const tl_pred *p, TS
 /* #tensor-condition? @a: a condition whose truth needs a device value */
 static tl_verdict tl_values__tensor_cond(tl_match_env *e, const tl_pred *p, TSNode a) {
   (void)p;
-  tl_vdep need = {TL_VDEP_NONE, false, 0, 0};
+  tl_vdep need = TL_VDEP_NOTHING;
   if (!tl_values__tensor_condition(e, a, 0, &need)) return TL_PRED_FALSE;
   if (need.how != TL_VDEP_NONE && !e->vneed &&
       !e->vinfo) { /* at info: judged on the wild code bases, such a count or size was

@@ -222,7 +222,36 @@ static void tl_project__train_top(tl_project *pj, const tl_callgraph *p, bool **
  * the optimizer (a loop's own body: opt; a function's top: its opt_top)? Then the call is one step's
  * gradient accumulation: `forward_backward(batch)` runs backward over the batch's micro-batches,
  * the optimizer steps after it, and the loop around both is the step loop. */
-static bool tl_project__accumulates(bool **micro, tl_ref t, bool steps) { return steps && micro[t.file][t.idx]; }
+static bool tl_project__micro(const tl_project *pj, const tl_callgraph *p, bool **whole, bool **micro, tl_ref t,
+                              int depth);
+
+static bool tl_project__accumulates(const tl_project *pj, const tl_callgraph *p, bool **whole, bool **micro, tl_ref t,
+                                    bool steps) {
+  return steps && tl_project__micro(pj, p, whole, micro, t, 0);
+}
+
+/* Is t micro, itself or through its calls: whole only by calling micro functions, with no step loop
+ * of its own (`compute()` that calls `forward_backward(batch)`)? Followed 4 calls deep. */
+static bool tl_project__micro(const tl_project *pj, const tl_callgraph *p, bool **whole, bool **micro, tl_ref t,
+                              int depth) {
+  if (micro[t.file][t.idx]) return true;
+  if (depth >= 4 || !whole[t.file][t.idx]) return false;
+  const tl_file_model *m = &pj->files[t.file].model;
+  for (size_t l = 0; l < m->loops.n; l++)
+    if (m->loops.v[l].func == t.idx && pj->step_loops[t.file][l]) return false;
+  bool any = false;
+  for (size_t c = 0; c < m->calls.n; c++) {
+    if (m->calls.v[c].func != t.idx) continue;
+    tl_ref ts[TL_MAX_TARGETS];
+    size_t nt = tl_callgraph_targets(p, t.file, c, ts, TL_MAX_TARGETS);
+    for (size_t k = 0; k < nt; k++) {
+      if (!whole[ts[k].file][ts[k].idx]) continue;
+      if (!tl_project__micro(pj, p, whole, micro, ts[k], depth + 1)) return false;
+      any = true;
+    }
+  }
+  return any;
+}
 
 /* The loop whose iterations run the body of loop l: l itself, or, for a loop over a small collection
  * the program fixes, the nearest enclosing loop of the function that is not one (-1: none). */
@@ -285,7 +314,7 @@ static void tl_project__step_loops(tl_project *pj, tl_callgraph *p, bool **whole
       size_t nt = tl_callgraph_targets(p, (int32_t)i, c, ts, TL_MAX_TARGETS);
       bool calls_whole = false, steps = m->loops.v[cl->loop].func == cl->func && opt[cl->loop];
       for (size_t k = 0; k < nt && !calls_whole; k++)
-        calls_whole = whole[ts[k].file][ts[k].idx] && !tl_project__accumulates(micro, ts[k], steps);
+        calls_whole = whole[ts[k].file][ts[k].idx] && !tl_project__accumulates(pj, p, whole, micro, ts[k], steps);
       if (calls_whole) /* an epoch loop: this loop and those around it in the function */
         for (int32_t l = cl->loop; l >= 0 && m->loops.v[l].func == cl->func; l = m->loops.v[l].parent) holds[l] = true;
       int32_t at = tl_project__unsmall(m, cl->loop);
@@ -340,7 +369,7 @@ static bool tl_project__whole(tl_project *pj, const tl_callgraph *p, bool **whol
         size_t nt = tl_callgraph_targets(p, (int32_t)i, c, ts, TL_MAX_TARGETS);
         for (size_t k = 0; k < nt; k++)
           if (whole[ts[k].file][ts[k].idx] &&
-              !tl_project__accumulates(micro, ts[k], cl->top && pj->fstate[i][cl->func].opt_top)) {
+              !tl_project__accumulates(pj, p, whole, micro, ts[k], cl->top && pj->fstate[i][cl->func].opt_top)) {
             whole[i][cl->func] = changed = true;
             more = 1;
             break;

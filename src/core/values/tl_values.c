@@ -553,12 +553,30 @@ static int tl_values__param(const tl_file_model *m, int32_t func, const char *na
 
 static tl_vdep tl_values__dep(const tl_file_model *m, TSNode n, const char *src, int32_t func, int depth);
 
+/* Is fn a method of a tensor whose result lives where its receiver does (`out.mean()`, `x.float()`)? */
+static bool tl_values__keeps_receiver(TSNode fn, const char *src) {
+  if (!tl_node_is(fn, "attribute")) return false;
+  TSNode at = TL_CHILD(fn, attribute);
+  return tl_node_text_in(at, src, tl_vocab_tensor_methods) || tl_node_text_in(at, src, tl_vocab_reduction_methods) ||
+         tl_node_text_in(at, src, tl_vocab_dtype_keeping_methods) || tl_node_text_in(at, src, tl_vocab_mask_methods) ||
+         tl_node_text_in(at, src, tl_vocab_graphless_methods) || tl_node_text_in(at, src, tl_vocab_same_place_methods);
+}
+
+/* Is v (parentheses aside) the call a dependency on the call at byte pos names: not a method that
+ * keeps its receiver's place, whose dependency is the receiver's (`f(x).chunk(2)` starts where
+ * `f(x)` does)? */
+static bool tl_values__is_call_at(TSNode v, const char *src, uint32_t pos) {
+  v = tl_unparen(v);
+  return tl_node_is(v, "call") && ts_node_start_byte(v) == pos &&
+         !tl_values__keeps_receiver(TL_CHILD(v, function), src);
+}
+
 /* What the place of the elements of the container n depends on: the element of a comprehension
  * (`{k: v * w for k, v in d.items()}`), the first element of a literal that depends on something,
  * the elements of `d.values()` or of the container a name is bound to; else the container itself,
  * as an element of it (`reduce_dict(losses)`: the elements of what the helper returns). */
 static tl_vdep tl_values__elem_dep(const tl_file_model *m, TSNode n, const char *src, int32_t func, int depth) {
-  tl_vdep none = {TL_VDEP_NONE, false, 0, 0};
+  tl_vdep none = TL_VDEP_NOTHING;
   n = tl_unparen(n);
   if (depth > 12 || ts_node_is_null(n)) return none;
   TSNode elem;
@@ -596,15 +614,14 @@ static tl_vdep tl_values__target_dep(const tl_file_model *m, TSNode left, TSNode
                                      const char *src, int32_t func, int depth) {
   bool values;
   TSNode from = tl_values__target_source(left, right, name, n, src, &values);
-  return ts_node_is_null(from) ? (tl_vdep){TL_VDEP_NONE, false, 0, 0}
-                               : tl_values__elem_dep(m, from, src, func, depth + 1);
+  return ts_node_is_null(from) ? TL_VDEP_NOTHING : tl_values__elem_dep(m, from, src, func, depth + 1);
 }
 
 /* What the place of an expression the file cannot classify depends on: the result of a call it is
  * (or is bound to), or a parameter of the enclosing function; a method of a tensor keeps its
  * receiver's place (`out.mean()`), and so do an element and an attribute of a value (`out[0]`). */
 static tl_vdep tl_values__dep(const tl_file_model *m, TSNode n, const char *src, int32_t func, int depth) {
-  tl_vdep none = {TL_VDEP_NONE, false, 0, 0};
+  tl_vdep none = TL_VDEP_NOTHING;
   n = tl_unparen(n);
   if (depth > 12 || ts_node_is_null(n)) return none;
   if (tl_node_is(n, "call")) {
@@ -615,14 +632,8 @@ static tl_vdep tl_values__dep(const tl_file_model *m, TSNode n, const char *src,
       /* sum(losses.values()), sum(l * w for l in losses): where the elements are */
       return tl_values__elem_dep(m, tl_node_is(args, "generator_expression") ? args : ts_node_named_child(args, 0), src,
                                  func, depth + 1);
-    if (tl_node_is(fn, "attribute")) {
-      TSNode at = TL_CHILD(fn, attribute);
-      if (tl_node_text_in(at, src, tl_vocab_tensor_methods) || tl_node_text_in(at, src, tl_vocab_reduction_methods) ||
-          tl_node_text_in(at, src, tl_vocab_dtype_keeping_methods) || tl_node_text_in(at, src, tl_vocab_mask_methods) ||
-          tl_node_text_in(at, src, tl_vocab_graphless_methods) || tl_node_text_in(at, src, tl_vocab_same_place_methods))
-        return tl_values__dep(m, TL_CHILD(fn, object), src, func, depth + 1);
-    }
-    tl_vdep d = {TL_VDEP_CALL, false, 0, ts_node_start_byte(n)};
+    if (tl_values__keeps_receiver(fn, src)) return tl_values__dep(m, TL_CHILD(fn, object), src, func, depth + 1);
+    tl_vdep d = {.how = TL_VDEP_CALL, .pos = ts_node_start_byte(n)};
     return d;
   }
   if (tl_node_is(n, "subscript")) {
@@ -658,13 +669,13 @@ static tl_vdep tl_values__dep(const tl_file_model *m, TSNode n, const char *src,
     if (!ts_node_is_null(v) && tl_value_classify(m, v, src, b->func, 0) == TL_VAL_UNKNOWN) {
       out = tl_values__dep(m, v, src, b->func, depth + 1);
       if (b->elem && b->slot && out.how == TL_VDEP_CALL && !out.elem && !out.slot &&
-          out.pos == ts_node_start_byte(tl_unparen(v)))
+          tl_values__is_call_at(v, src, out.pos))
         out.slot = b->slot; /* `loss, out = step(x)`: that element of what the helper returns */
       else out.elem = out.elem || b->elem;
     }
   } else if (tl_node_is(n, "identifier")) {
     int pos = tl_values__param(m, func, d, strlen(d));
-    if (pos >= 0) out = (tl_vdep){TL_VDEP_PARAM, false, 0, (uint32_t)pos};
+    if (pos >= 0) out = (tl_vdep){.how = TL_VDEP_PARAM, .pos = (uint32_t)pos};
   } else if (tl_node_text_in(TL_CHILD(n, attribute), src, tl_vocab_meta_attrs)) {
     /* x.shape, x.dtype: metadata, on the host wherever x is */
   } else if (strncmp(d, "self.", 5)) { /* an attribute of a value lives with it: out.loss, x.data */
@@ -679,7 +690,7 @@ static tl_vdep tl_values__dep(const tl_file_model *m, TSNode n, const char *src,
 
 tl_valkind tl_value_classify_dep(const tl_file_model *m, TSNode n, const char *src, int32_t func, tl_vdep *dep) {
   tl_valkind k = tl_value_classify(m, n, src, func, 0);
-  *dep = k == TL_VAL_UNKNOWN ? tl_values__dep(m, n, src, func, 0) : (tl_vdep){TL_VDEP_NONE, false, 0, 0};
+  *dep = k == TL_VAL_UNKNOWN ? tl_values__dep(m, n, src, func, 0) : TL_VDEP_NOTHING;
   return k;
 }
 
@@ -721,7 +732,7 @@ void tl_values_summarise(tl_file_model *m, const TSNode *call_nodes, const TSNod
     bool positional = true; /* no position is known after a *args */
     for (uint32_t k = 0; k < ts_node_named_child_count(args) && c->nargs < UINT16_MAX; k++) {
       TSNode a = ts_node_named_child(args, k);
-      tl_arg arg = {NULL, TL_VAL_UNKNOWN, TL_VAL_UNKNOWN, {TL_VDEP_NONE, false, 0, 0}, -1, NULL, NULL};
+      tl_arg arg = {NULL, TL_VAL_UNKNOWN, TL_VAL_UNKNOWN, TL_VDEP_NOTHING, -1, NULL, NULL};
       if (tl_node_is(a, "keyword_argument")) {
         TSNode kn = TL_CHILD(a, name);
         uint32_t ks = ts_node_start_byte(kn);
@@ -778,23 +789,32 @@ void tl_values_summarise(tl_file_model *m, const TSNode *call_nodes, const TSNod
     tl_func *fu = &m->funcs.v[r->func];
     TSNode v = ret_nodes[i];
     if (ts_node_is_null(v)) v = tl_model_find_node(m, r->start, r->end, r->sym);
-    tl_vdep d = {TL_VDEP_NONE, false, 0, 0};
+    tl_vdep d = TL_VDEP_NOTHING;
     tl_valkind k = ts_node_is_null(v) ? TL_VAL_UNKNOWN : tl_value_classify_dep(m, v, src, r->func, &d);
     if (d.how != TL_VDEP_NONE) deps[nd] = (tl_rdep){d, 0}, dep_func[nd++] = r->func, count[r->func]++;
     else fu->ret_kind = tl_values__join(fu->ret_kind, (uint8_t)k);
     TSNode t = tl_unparen(v);
     bool tuple = tl_node_is(t, "expression_list") || tl_node_is(t, "tuple");
-    for (uint32_t e = 0; tuple && e < ts_node_named_child_count(t); e++)
-      if (tl_node_is(ts_node_named_child(t, e), "list_splat")) tuple = false;
+    TSNode elems[TL_RET_SLOTS];
+    uint32_t ne = 0; /* the first elements, comments aside */
+    for (uint32_t e = 0; tuple && e < ts_node_named_child_count(t); e++) {
+      TSNode x = ts_node_named_child(t, e);
+      if (tl_node_is(x, "list_splat")) tuple = false;
+      else if (!tl_node_is(x, "comment") && ne < TL_RET_SLOTS) elems[ne++] = x;
+    }
     if (!tuple && tl_node_is(t, "none")) continue; /* `return None` on an early exit: no element */
     for (uint8_t s = 0; s < TL_RET_SLOTS; s++) {
-      tl_vdep sd = {TL_VDEP_NONE, false, 0, 0};
+      tl_vdep sd = TL_VDEP_NOTHING;
       tl_valkind sk;
-      if (!tuple) { /* an element of another value: on the device with it, else where it depends */
+      if (!tuple) {
+        /* an element of another value: on the device with it, else where it depends; of what a
+         * helper returns (`return helper(x)`), that element of the helper's result */
         sk = k == TL_VAL_DEVICE ? TL_VAL_DEVICE : TL_VAL_UNKNOWN;
-        if (d.how != TL_VDEP_NONE) sd = d, sd.elem = true;
-      } else if (s < ts_node_named_child_count(t)) {
-        sk = tl_value_classify_dep(m, ts_node_named_child(t, s), src, r->func, &sd);
+        if (d.how == TL_VDEP_CALL && !d.elem && !d.slot && tl_values__is_call_at(v, src, d.pos))
+          sd = d, sd.slot = (uint8_t)(s + 1);
+        else if (d.how != TL_VDEP_NONE) sd = d, sd.elem = true;
+      } else if (s < ne) {
+        sk = tl_value_classify_dep(m, elems[s], src, r->func, &sd);
       } else {
         sk = TL_VAL_UNKNOWN;
       }
