@@ -916,9 +916,11 @@ static void tl_walk_assignment(tl_walk_ctx *c, TSNode n, int depth) {
       else tl_bind_targets(c, t, at, TL_VAL_UNKNOWN, 0);
       free(d);
     }
-  } else if ((tl_node_is(left, "pattern_list") || tl_node_is(left, "tuple_pattern")) && tl_node_is(right, "call")) {
+  } else if ((tl_node_is(left, "pattern_list") || tl_node_is(left, "tuple_pattern")) &&
+             (tl_node_is(right, "call") || tl_node_is(right, "identifier"))) {
     /* logits, loss = model(x): each name is an element of the call's result, the first ones by
-     * their position (a starred target hides the positions after it) */
+     * their position (a starred target hides the positions after it); `out, n, r = outputs`: an
+     * element of what the name holds */
     bool starred = false;
     uint32_t pos = 0; /* the target's position, comments aside */
     for (uint32_t i = 0; i < ts_node_named_child_count(left); i++) {

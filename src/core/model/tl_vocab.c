@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+#include "tl_util.h"
+
 /* The word lists are laid out by hand, a few words to a line. */
 /* clang-format off */
 const char *const tl_vocab_reduction_methods[] = {"max", "_max", "min", "_min", "sum", "item", "amax", "amin",
@@ -26,6 +28,8 @@ const char *const tl_vocab_host_arg_calls[] = {"torch.nn.utils.rnn.pack_padded_s
 const char *const tl_vocab_setting_words[] = {"weight", "scale", "coef", "factor", "ratio", "type", "func", "_fn",
   "name", "cfg", "config", "lambda", "alpha", "beta", "gamma", "mode", "reduction", "kwargs", "args", "params",
   "dict", "list", "names", "keys", "fns", NULL};
+const char *const tl_vocab_number_setting_words[] = {"weight", "scale", "coef", "factor", "ratio", "lambda", "alpha",
+  "beta", "gamma", NULL};
 const char *const tl_vocab_meta_attrs[] = {"shape", "dtype", "device", "ndim", "is_cuda", "place", "size", NULL};
 const char *const tl_vocab_scalar_methods[] = {"item", "size", "dim", "numel", "nelement", "get_device", NULL};
 const char *const tl_vocab_truth_methods[] = {"any", "all", "max", "_max", "min", "_min", "sum", "amax", "amin",
@@ -196,3 +200,9 @@ const char tl_vocab_eval_names_re[] =
 const char *const tl_vocab_settings_words[] = {"config", "cfg", "args", "arguments", "options", "opts", "settings", "params",
   NULL};
 /* clang-format on */
+
+bool tl_vocab_name_has(const char *name, size_t n, const char *const *words) {
+  for (const char *const *w = words; *w; w++)
+    if (tl_icontains(name, n, *w)) return true;
+  return false;
+}

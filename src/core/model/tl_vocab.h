@@ -4,6 +4,9 @@
 #ifndef TL_VOCAB_H
 #define TL_VOCAB_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 /* ---- tensor methods ---- */
 /* Reductions whose result is a device value that a Python use reads: `x.max()`, `x.sum()`. */
 extern const char *const tl_vocab_reduction_methods[];
@@ -21,6 +24,10 @@ extern const char *const tl_vocab_host_methods[];
 extern const char *const tl_vocab_meta_attrs[];
 /* Words that make a name a setting rather than a value (`loss_weight`, `loss_type`, `loss_fn`). */
 extern const char *const tl_vocab_setting_words[];
+/* Those of them that name a number (`loss_scale`, `loss_weight`; not `loss_fn`, a callable). */
+extern const char *const tl_vocab_number_setting_words[];
+/* Does the name (n bytes, any case) hold one of the words? */
+bool tl_vocab_name_has(const char *name, size_t n, const char *const *words);
 /* Libraries that compute on the host only: a value handed to them must be there (`linear_sum_assignment`). */
 extern const char *const tl_vocab_host_libs[];
 /* Framework functions that take an argument on the host only (`pack_padded_sequence`'s lengths

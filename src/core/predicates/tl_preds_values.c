@@ -181,10 +181,7 @@ static bool tl_values__is_tensor_at(const tl_match_env *e, TSNode n, int depth, 
     size_t ll = (size_t)(s + len - last);
     /* loss, loss_cls, total_loss; not a setting named after a loss (loss_weight_feat, loss_type) */
     if (ll >= 5 && !strncasecmp(last + ll - 5, "_loss", 5)) return true;
-    if (ll < 4 || strncasecmp(last, "loss", 4)) return false;
-    for (const char *const *w = tl_vocab_setting_words; *w; w++)
-      if (tl_icontains(last, ll, *w)) return false;
-    return true;
+    return ll >= 4 && !strncasecmp(last, "loss", 4) && !tl_vocab_name_has(last, ll, tl_vocab_setting_words);
   }
   return false;
 }

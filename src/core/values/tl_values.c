@@ -217,8 +217,12 @@ static tl_valkind tl_classify_call(const tl_file_model *m, TSNode n, const char 
   if (out == TL_VAL_UNKNOWN && depth < 20 && (tl_node_is(fn, "identifier") || tl_node_is(fn, "attribute")) &&
       tl_value_classify(m, fn, src, func, depth + 1) == TL_VAL_DEVICE)
     out = TL_VAL_DEVICE; /* calling a module moved to the device (`net = Net().to(device)`; `net(x)`) */
+  /* a criterion or a loss by its name; not a plain function named after a setting of one, whose
+   * own returns the summaries place (`get_loss_scale(batch)`: `return 1.0`); a method of an object
+   * (`optimizer.get_loss_scale()`) keeps the name's evidence */
   if (out == TL_VAL_UNKNOWN && (tl_icontains(last, ln, "criterion") || tl_icontains(last, ln, "loss")) &&
-      !strpbrk(callee, "([") && strncmp(q, "torch.", 6) && strncmp(q, "paddle.", 7))
+      !strpbrk(callee, "([") && strncmp(q, "torch.", 6) && strncmp(q, "paddle.", 7) &&
+      !(!strchr(callee, '.') && tl_vocab_name_has(last, ln, tl_vocab_number_setting_words)))
     out = TL_VAL_DEVICE;
   free(meth);
   free(q);
