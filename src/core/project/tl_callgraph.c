@@ -12,6 +12,13 @@
 
 /* Encoded local entities (tl_callgraph.locals): functions as idx + 1, classes as -(idx + 1). */
 
+/* A qualified name as its module's own entities are keyed (tl_callgraph.locals): without the module
+ * prefix (`pkg.mod.Class.method` in `pkg.mod` -> `Class.method`). */
+static const char *tl_callgraph__local_key(const char *module, const char *qual) {
+  size_t ml = strlen(module);
+  return ml && !strncmp(qual, module, ml) && qual[ml] == '.' ? qual + ml + 1 : qual;
+}
+
 static void tl_index_files(tl_callgraph *p) {
   p->locals = tl_calloc(p->nfiles ? p->nfiles : 1, sizeof *p->locals);
   for (size_t i = 0; i < p->nfiles; i++) {
@@ -39,15 +46,12 @@ static void tl_index_files(tl_callgraph *p) {
       s = strchr(s, '.');
       if (s) s++;
     }
-    size_t ml = strlen(mod);
     for (size_t k = 0; k < f->model.classes.n; k++) {
-      const char *q = f->model.classes.v[k].qual;
-      const char *key = (ml && !strncmp(q, mod, ml) && q[ml] == '.') ? q + ml + 1 : q;
+      const char *key = tl_callgraph__local_key(mod, f->model.classes.v[k].qual);
       tl_map_set(&p->locals[i], key, -(intptr_t)k - 1);
     }
     for (size_t k = 1; k < f->model.funcs.n; k++) {
-      const char *q = f->model.funcs.v[k].qual;
-      const char *key = (ml && !strncmp(q, mod, ml) && q[ml] == '.') ? q + ml + 1 : q;
+      const char *key = tl_callgraph__local_key(mod, f->model.funcs.v[k].qual);
       tl_map_set(&p->locals[i], key, (intptr_t)k + 1);
     }
   }
@@ -255,8 +259,7 @@ static bool tl_method(tl_callgraph *p, tl_ref c, const char *name, tl_ref *out, 
   const tl_file *f = &p->files[c.file];
   const tl_class *cl = &f->model.classes.v[c.idx];
   const char *mod = f->model.module;
-  size_t ml = strlen(mod);
-  const char *ckey = (ml && !strncmp(cl->qual, mod, ml) && cl->qual[ml] == '.') ? cl->qual + ml + 1 : cl->qual;
+  const char *ckey = tl_callgraph__local_key(mod, cl->qual);
   char *key = tl_concat(ckey, ".", name);
   intptr_t ent;
   bool ok = tl_map_get(&p->locals[c.file], key, &ent) && ent > 0;
@@ -360,11 +363,8 @@ static tl_target tl_resolve(tl_callgraph *p, int32_t fi, const tl_call *c) {
   /* a function defined in the caller or in a function around it (`def _forward(): ...` in the
    * step loop's body, then `_forward()`): the innermost one of that name, whose qualified name is
    * its definer's and `.<locals>.` and its own */
-  size_t ml = strlen(m->module);
   for (int32_t f = c->func; f > 0 && (size_t)f < m->funcs.n; f = m->funcs.v[f].outer) {
-    const char *q = m->funcs.v[f].qual;
-    if (ml && !strncmp(q, m->module, ml) && q[ml] == '.') q += ml + 1;
-    char *key = tl_concat(q, ".<locals>.", callee);
+    char *key = tl_concat(tl_callgraph__local_key(m->module, m->funcs.v[f].qual), ".<locals>.", callee);
     intptr_t e;
     bool found = tl_map_get(&p->locals[fi], key, &e) && e > 0;
     free(key);
