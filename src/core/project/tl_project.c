@@ -813,8 +813,21 @@ static bool tl_project__is_test_module(const tl_file *file) {
 /* Directory names of packages whose code serves evaluation, inference, export or benchmarks, not
  * training steps (a model class there is one an evaluation or an exported predictor builds). */
 static const char *const tl_project__eval_names[] = {
-    "eval",   "evals",      "evaluation", "evaluate",   "inference",    "infer", "export",
-    "deploy", "deployment", "benchmark",  "benchmarks", "benchmarking", NULL};
+    "eval",   "evals",   "evaluation",     "evaluate",  "inference",        "infer",
+    "export", "deploy",  "deployment",     "benchmark", "benchmarks",       "benchmarking",
+    "xai",    "explain", "explainability", "interpret", "interpretability", NULL};
+
+/* Module names (a file's name without `.py`) of inference, prediction, export or benchmark code:
+ * `engine/infer.py`, `tools/predict.py`. Not `eval.py` or `evaluate.py`: a module of metrics that
+ * the step calls is often named so. */
+static const char *const tl_project__eval_modules[] = {"infer",  "inference", "predict",   "predictor",
+                                                       "export", "deploy",    "benchmark", NULL};
+
+static bool tl_project__in_names(const char *const *names, const char *s, size_t k) {
+  for (size_t w = 0; names[w]; w++)
+    if (strlen(names[w]) == k && !strncmp(s, names[w], k)) return true;
+  return false;
+}
 
 /* For each file, the length of the path prefix up to and including the outermost directory of its
  * path named as an evaluation package (`dinov2/eval/`, `detectron2/export/`, `deploy/`), or 0. A
@@ -827,11 +840,15 @@ static void tl_project__eval_dirs(tl_project *pj) {
     const char *path = pj->files[i].path;
     for (const char *p = path; *p;) {
       const char *slash = strchr(p, '/');
-      if (!slash) break;
+      if (!slash) { /* the module itself: `infer.py` */
+        size_t k = strlen(p);
+        if (k > 3 && !strcmp(p + k - 3, ".py") && tl_project__in_names(tl_project__eval_modules, p, k - 3) &&
+            (size_t)(p - path) + k < UINT16_MAX)
+          pj->eval_dir[i] = (uint16_t)((size_t)(p - path) + k);
+        break;
+      }
       size_t k = (size_t)(slash - p);
-      bool named = false;
-      for (size_t w = 0; tl_project__eval_names[w] && !named; w++)
-        named = strlen(tl_project__eval_names[w]) == k && !strncmp(p, tl_project__eval_names[w], k);
+      bool named = tl_project__in_names(tl_project__eval_names, p, k);
       size_t plen = (size_t)(slash + 1 - path);
       if (named && plen < UINT16_MAX) {
         bool outside = false; /* a file of the run outside this directory */
@@ -1207,8 +1224,12 @@ static int32_t tl_loop_at_pos(const tl_file_model *m, uint32_t line, uint32_t co
 static bool tl_project__eval_note(const tl_project *pj, size_t fi, tl_chain *v) {
   if (!tl_project_eval_file(pj, fi)) return false;
   const tl_file *f = &pj->files[fi];
+  bool module = pj->eval_dir[fi] == strlen(f->path);
   tl_chain_add(v, f->path, 1, 1,
-               tl_printf("in `%.*s`, a package of evaluation, inference or export code (not run by training steps)",
+               tl_printf(module
+                             ? "in `%.*s`, a module of inference, prediction or export code (not run by training steps)"
+                             : "in `%.*s`, a package of evaluation, inference, export or explainability code (not run "
+                               "by training steps)",
                          (int)pj->eval_dir[fi], f->path));
   return true;
 }

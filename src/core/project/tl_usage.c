@@ -143,7 +143,7 @@ static void tl_usage__may_train(const tl_project *pj, tl_callgraph *cg, tl_ref *
   }
   for (size_t i = 0; i < nf; i++) {
     const tl_file_model *m = &pj->files[i].model;
-    bool skip = tl_project_test_file(pj, i) || tl_project_eval_file(pj, i);
+    bool test = tl_project_test_file(pj, i), skip = test || tl_project_eval_file(pj, i);
     for (size_t f = 0; f < m->funcs.n; f++) out[x->base[i] + f] = skip;
     for (size_t c = 0; c < m->calls.n; c++) {
       uint32_t from = (uint32_t)(x->base[i] + (size_t)m->calls.v[c].func);
@@ -158,7 +158,9 @@ static void tl_usage__may_train(const tl_project *pj, tl_callgraph *cg, tl_ref *
       bool optin = pj->call_optin && pj->call_optin[i][c];
       for (size_t k = 0; k < nt; k++) {
         uint32_t to = (uint32_t)(x->base[ts[k].file] + (size_t)ts[k].idx);
-        if (!out[from]) called[to] = true; /* a test calling a factory says nothing of training */
+        /* a test calling a factory says nothing of training; an evaluation or inference module
+         * that builds a model is a caller, which trains nothing */
+        if (!out[from] || !test) called[to] = true;
         tl_vec_push(&up, to);
         tl_vec_push(&up, from);
         if (optin) continue;
