@@ -253,6 +253,47 @@ static bool tl_project__micro(const tl_project *pj, const tl_callgraph *p, bool 
   return any;
 }
 
+/* What each loop of file i does in its own body (its own calls, not a nested loop's), leaving out the
+ * calls that run only when a flag off by default is set (own, TL_WORK_*), and whether it steps an
+ * optimizer, itself or through a callee (opt). */
+static void tl_project__loop_own(const tl_project *pj, const tl_callgraph *p, size_t i, unsigned *own, bool *opt) {
+  const tl_file_model *m = &pj->files[i].model;
+  for (size_t c = 0; c < m->calls.n; c++) {
+    const tl_call *cl = &m->calls.v[c];
+    if (cl->loop < 0 || m->loops.v[cl->loop].func != cl->func || tl_project__call_guarded(pj, i, c)) continue;
+    own[cl->loop] |= cl->work;
+    if (cl->work & TL_WORK_OPT_STEP) opt[cl->loop] = true;
+    tl_ref ts[TL_MAX_TARGETS];
+    size_t nt = opt[cl->loop] ? 0 : tl_callgraph_targets(p, (int32_t)i, c, ts, TL_MAX_TARGETS);
+    for (size_t k = 0; k < nt; k++) opt[cl->loop] = opt[cl->loop] || pj->fstate[ts[k].file][ts[k].idx].opt_top;
+  }
+}
+
+/* Micro functions (tl_project__micro): those whose every step loop is an accumulation loop, one that
+ * runs a backward pass but iterates no loader and steps no optimizer (`for i in range(0, n,
+ * microbatch): ... loss.backward()`). It depends on the loops' own work and on opt_top only, so it is
+ * known for every file before the step loops read it. */
+static void tl_project__micro_functions(const tl_project *pj, const tl_callgraph *p, bool **micro) {
+  for (size_t i = 0; i < pj->nfiles; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    size_t nl = m->loops.n;
+    unsigned *own = tl_calloc(nl + 1, sizeof *own);
+    bool *opt = tl_calloc(nl + 1, sizeof *opt), *other = tl_calloc(m->funcs.n + 1, sizeof *other);
+    tl_project__loop_own(pj, p, i, own, opt);
+    for (size_t f = 0; f < m->funcs.n; f++) micro[i][f] = false;
+    for (size_t l = 0; l < nl; l++) {
+      const tl_loop *lp = &m->loops.v[l];
+      if (lp->func <= 0 || !(lp->iterates_loader || (own[l] & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP)))) continue;
+      if (!lp->iterates_loader && !opt[l]) micro[i][lp->func] = true;
+      else other[lp->func] = true;
+    }
+    for (size_t f = 0; f < m->funcs.n; f++) micro[i][f] = micro[i][f] && !other[f];
+    free(own);
+    free(opt);
+    free(other);
+  }
+}
+
 /* The loop whose iterations run the body of loop l: l itself, or, for a loop over a small collection
  * the program fixes, the nearest enclosing loop of the function that is not one (-1: none). */
 static int32_t tl_project__unsmall(const tl_file_model *m, int32_t l) {
@@ -273,39 +314,15 @@ static void tl_project__step_loops(tl_project *pj, tl_callgraph *p, bool **whole
     size_t nl = m->loops.n;
     bool *weak = tl_calloc(nl + 1, sizeof *weak), *holds = tl_calloc(nl + 1, sizeof *holds);
     bool *strong = pj->step_loops[i];
-    /* what each loop's body does itself (its own calls, not a nested loop's), leaving out the calls
-     * that run only when a flag off by default is set; whether it steps an optimizer (itself or
-     * through a callee) */
     unsigned *own = tl_calloc(nl + 1, sizeof *own);
     bool *opt = tl_calloc(nl + 1, sizeof *opt);
-    for (size_t c = 0; c < m->calls.n; c++) {
-      const tl_call *cl = &m->calls.v[c];
-      if (cl->loop < 0 || m->loops.v[cl->loop].func != cl->func || tl_project__call_guarded(pj, i, c)) continue;
-      own[cl->loop] |= cl->work;
-      if (cl->work & TL_WORK_OPT_STEP) opt[cl->loop] = true;
-      tl_ref ts[TL_MAX_TARGETS];
-      size_t nt = opt[cl->loop] ? 0 : tl_callgraph_targets(p, (int32_t)i, c, ts, TL_MAX_TARGETS);
-      for (size_t k = 0; k < nt; k++) opt[cl->loop] = opt[cl->loop] || pj->fstate[ts[k].file][ts[k].idx].opt_top;
-    }
+    tl_project__loop_own(pj, p, i, own, opt);
     for (size_t l = 0; l < nl; l++) {
       const tl_loop *lp = &m->loops.v[l];
       strong[l] = lp->iterates_loader || (own[l] & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP));
       int32_t at = tl_project__unsmall(m, (int32_t)l);
       if (own[l] && at >= 0) weak[at] = true;
     }
-    /* A function is micro when every step loop it holds is an accumulation loop: one that runs a
-     * backward pass but iterates no loader and steps no optimizer (`for i in range(0, n,
-     * microbatch): ... loss.backward()`). */
-    for (size_t f = 0; f < m->funcs.n; f++) micro[i][f] = false;
-    bool *other = tl_calloc(m->funcs.n + 1, sizeof *other);
-    for (size_t l = 0; l < nl; l++) {
-      const tl_loop *lp = &m->loops.v[l];
-      if (!strong[l] || lp->func <= 0) continue;
-      if (!lp->iterates_loader && !opt[l] && (own[l] & TL_WORK_BACKWARD)) micro[i][lp->func] = true;
-      else other[lp->func] = true;
-    }
-    for (size_t f = 0; f < m->funcs.n; f++) micro[i][f] = micro[i][f] && !other[f];
-    free(other);
     free(own);
     for (size_t c = 0; c < m->calls.n; c++) {
       const tl_call *cl = &m->calls.v[c];
@@ -1014,6 +1031,7 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
   }
   for (int round = 0; round < 8; round++) {
     tl_project__train_top(pj, &p, whole);
+    tl_project__micro_functions(pj, &p, micro);
     tl_project__step_loops(pj, &p, whole, micro);
     if (!tl_project__whole(pj, &p, whole, micro)) break;
   }
