@@ -346,9 +346,8 @@ static tl_verdict tl_syntax__assignment_target(tl_match_env *e, const tl_pred *p
  * `.item()`, `.tolist()`, `.numpy()` or `.cpu()` (parentheses climbed over): `m.nonzero().item()` */
 static tl_verdict tl_syntax__host_read_receiver(tl_match_env *e, const tl_pred *p, TSNode a) {
   (void)p;
-  TSNode at = ts_node_parent(a);
-  while (tl_node_is(at, "parenthesized_expression")) a = at, at = ts_node_parent(at);
-  bool read = tl_node_is(at, "attribute") && ts_node_eq(TL_CHILD(at, object), a) &&
+  TSNode at = tl_syntax__up(a);
+  bool read = tl_node_is(at, "attribute") && ts_node_eq(tl_unparen(TL_CHILD(at, object)), a) &&
               tl_node_text_in(TL_CHILD(at, attribute), e->src, tl_vocab_host_read_methods) &&
               tl_node_is(ts_node_parent(at), "call");
   return tl_verdict_of(read);
