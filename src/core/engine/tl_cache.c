@@ -6,7 +6,7 @@
  *
  *   pack    "TLP1", the key, the entries, an index (per entry: path hash, offset, length),
  *           the index's offset, count and hash, "TLP1"
- *   entry   "TLC4", the key (16 bytes: trainlint's build, the rules, the options: x__run_key),
+ *   entry   "TLC5", the key (16 bytes: trainlint's build, the rules, the options: x__run_key),
  *           16 bytes of hash and 8 of length of the file's text, the path (u32 length, bytes),
  *           the body's length (u64) and hash (8 bytes), the body
  *
@@ -35,8 +35,9 @@
 #include <unistd.h>
 
 #define TL_CACHE__MAGIC \
-  "TLC4" /* 2: bind_order sorted by name within each function; 3: tl_loop.in_main;
-                                  * 4: result slots (tl_vdep.slot, tl_binding.slot, tl_func.slot_kind) */
+  "TLC5" /* 2: bind_order sorted by name within each function; 3: tl_loop.in_main;
+                                  * 4: result slots (tl_vdep.slot, tl_binding.slot, tl_func.slot_kind);
+                                  * 5: tl_candidate.veval */
 #define TL_CACHE__PACK_MAGIC "TLP1"
 #define TL_CACHE__STALE_DAYS 30 /* packs of other keys untouched this long are removed */
 

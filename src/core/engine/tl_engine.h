@@ -18,6 +18,11 @@ typedef struct {
   uint32_t start, end;
 } tl_deferred;
 
+/* A function of the project: its file, and its index in that file's model. */
+typedef struct {
+  int32_t file, idx;
+} tl_ref;
+
 /* A rule match that passed its local predicates; whether it is reported depends on hotness,
  * decided once the whole project is known. */
 typedef struct {
@@ -34,6 +39,8 @@ typedef struct {
   int vsev;      /* with vinfo: the severity had the place been known (-1: the rule's) */
   tl_vdep vdep;  /* what that value's place depends on (TL_VDEP_NONE: nothing found) */
   uint8_t vkind; /* its place once the project pass has solved the summaries (tl_valkind) */
+  tl_ref veval;  /* the evaluation function whose result vdep's value is (tl_summaries_resolve): the
+                  * value is read to be reported, so the finding is info; file -1 when it is not */
   TL_VEC(tl_deferred) deferred; /* project predicates still to hold */
 } tl_candidate;
 
@@ -43,11 +50,6 @@ typedef struct {
   bool result;
 } tl_filematch;
 typedef TL_VEC(tl_filematch) tl_filematches;
-
-/* A function of the project: its file, and its index in that file's model. */
-typedef struct {
-  int32_t file, idx;
-} tl_ref;
 
 /* What a call resolves to (tl_project.c). */
 typedef struct {

@@ -229,6 +229,24 @@ static void tl_findings__unused_suppressions(tl_analysis *a) {
   }
 }
 
+/* A value placed on the device as the result of an evaluation function (tl_candidate.veval: `val_loss,
+ * val_acc = evaluate(...)` then `val_acc.numpy()`): the evaluation's result, read to be reported. What
+ * costs is running the evaluation that often (TL406), not reading what it found: the finding is info,
+ * and its chain's last step says why. */
+static void tl_findings__evaluation_result(const tl_analysis *a, const tl_candidate *c, tl_finding *fd,
+                                           tl_hot_step **chain, size_t *nchain) {
+  const tl_file *ef = &a->files.v[c->veval.file];
+  const tl_func *fu = &ef->model.funcs.v[c->veval.idx];
+  fd->severity = TL_SEVERITY_INFO;
+  *chain = tl_realloc(*chain, (*nchain + 1) * sizeof **chain);
+  (*chain)[*nchain] = (tl_hot_step){ef->path, fu->line, fu->col,
+                                    tl_printf("the value is a result of `%s`, an evaluation (gradients off, no "
+                                              "training): read to be reported",
+                                              fu->display),
+                                    0};
+  (*nchain)++;
+}
+
 void tl_findings_make(tl_analysis *a) {
   const tl_ruleset *rs = a->rules;
   pcre2_match_data *md = pcre2_match_data_create(16, NULL);
@@ -308,6 +326,7 @@ void tl_findings_make(tl_analysis *a) {
       if (hot_bits & TL_HOT_EVAL) fd.severity = TL_SEVERITY_INFO; /* paid per evaluation, not per training step */
       if (tl_project_test_file(&a->project, fi)) fd.severity = TL_SEVERITY_INFO; /* a test's settings train nothing */
       if (tl_project_eval_file(&a->project, fi)) fd.severity = TL_SEVERITY_INFO; /* evaluation, inference, export */
+      if ((c->vinfo || c->vneed) && c->veval.file >= 0) tl_findings__evaluation_result(a, c, &fd, &chain, &nchain);
       fd.message = tl_strdup(c->message);
       fd.hot = chain;
       fd.nhot = nchain;

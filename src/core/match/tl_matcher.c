@@ -561,6 +561,7 @@ static void tl_match__pattern(tl_analysis *a, tl_file *f, tl_worker *w, const TS
   c.vsev = e.vsev;
   c.vdep = e.vdep;
   c.vkind = TL_VAL_UNKNOWN;
+  c.veval.file = -1;
   c.deferred.v = e.deferred.v; /* moved */
   c.deferred.n = e.deferred.n;
   c.deferred.cap = e.deferred.cap;

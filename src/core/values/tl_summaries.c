@@ -3,6 +3,7 @@
  * summaries are solved to a fixpoint over the call graph. Phase 3 asks them about the values a
  * file alone could not place (tl_vdep). */
 #include "tl_callgraph.h"
+#include "tl_vocab.h"
 
 #include <string.h>
 
@@ -158,14 +159,50 @@ void tl_summaries_solve(tl_project *pj, const tl_callgraph *cg) {
   }
 }
 
+/* Is function t an evaluation: run with gradients off (`@torch.no_grad()`, `@paddle.no_grad()`),
+ * named as one (`eval`, `evaluate`, `validate`, `test_epoch`, `infer`, `predict`) or putting a model
+ * in evaluation mode (`model.eval()`), and with no backward pass, optimizer step or gradient
+ * clearing among its calls? What it returns is a result to report (a loss, an accuracy). */
+static bool tl_summaries__evaluation(const tl_project *pj, tl_ref t) {
+  static const char *const words[] = {"eval", "valid", "test", "infer", "predict", NULL};
+  const tl_file_model *m = &pj->files[t.file].model;
+  const tl_func *fu = &m->funcs.v[t.idx];
+  if (!fu->no_grad) return false;
+  bool named = tl_vocab_name_has(fu->name, strlen(fu->name), words), eval_mode = false;
+  for (size_t c = 0; c < m->calls.n; c++) {
+    const tl_call *cl = &m->calls.v[c];
+    if (cl->func != t.idx) continue;
+    if (cl->work & (TL_WORK_BACKWARD | TL_WORK_OPT_STEP | TL_WORK_GRAD)) return false;
+    eval_mode = eval_mode || (!cl->nargs && tl_dotted_last_is(cl->callee, "eval") && strchr(cl->callee, '.'));
+  }
+  return named || eval_mode;
+}
+
+/* The evaluation function (tl_summaries__evaluation) whose result, or an element of the tuple it
+ * returns, a dependency is: every target of the call it names is one. File -1: none. */
+static tl_ref tl_summaries__evaluation_result(const tl_project *pj, const tl_callgraph *cg, size_t fi, tl_vdep dep) {
+  tl_ref none = {-1, -1};
+  if (dep.how != TL_VDEP_CALL || dep.elem) return none;
+  int32_t c = tl_summaries__call_at(&pj->files[fi].model, dep.pos);
+  tl_ref ts[TL_MAX_TARGETS];
+  size_t nt = c < 0 || cg->targets[fi][c].instance
+                  ? 0
+                  : tl_callgraph_targets(cg, (int32_t)fi, (size_t)c, ts, TL_MAX_TARGETS);
+  for (size_t i = 0; i < nt; i++)
+    if (!tl_summaries__evaluation(pj, ts[i])) return none;
+  return nt ? ts[0] : none;
+}
+
 void tl_summaries_resolve(tl_project *pj, const tl_callgraph *cg) {
   for (size_t i = 0; i < pj->nfiles; i++) {
     tl_file *f = &pj->files[i];
     for (size_t c = 0; c < f->cands.n; c++) {
       tl_candidate *cd = &f->cands.v[c];
+      cd->veval.file = -1;
       if (cd->vdep.how == TL_VDEP_NONE) continue;
       uint8_t k = tl_summaries__dep(pj, cg, i, cd->func, cd->vdep);
       cd->vkind = k == TL_VAL_BOTTOM ? TL_VAL_UNKNOWN : k;
+      cd->veval = tl_summaries__evaluation_result(pj, cg, i, cd->vdep);
     }
   }
 }
