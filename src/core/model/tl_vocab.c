@@ -62,7 +62,9 @@ const char *const tl_vocab_not_tensor_names[] = {"device", "Size", "dtype", "fin
   "result_type", "promote_types", "can_cast", "Generator", "Stream", "Event", "no_grad", "enable_grad",
   "inference_mode", NULL};
 const char *const tl_vocab_not_tensor_prefixes[] = {"torch.cuda.", "torch.distributed.", "torch.backends.",
-  "torch.jit.", "torch.fx.", "torch.onnx.", "torch.utils.data.", "paddle.device.", "paddle.distributed.", NULL};
+  "torch.jit.", "torch.fx.", "torch.onnx.", "torch.utils.data.", "torch.utils.cpp_extension.",
+  "torch.utils.tensorboard.", "torch.utils.benchmark.", "torch.utils.model_zoo.", "torch.hub.", "paddle.device.",
+  "paddle.distributed.", "paddle.utils.cpp_extension.", NULL};
 const char *const tl_vocab_no_grad_calls[] = {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad",
   "torch.autograd.inference_mode", "paddle.no_grad", "paddle.fluid.dygraph.no_grad", NULL};
 const char *const tl_vocab_not_eager_tests[] = {
