@@ -359,6 +359,24 @@ static bool tl_freq__same_text(TSNode a, TSNode b, const char *src) {
   return al == bl && !memcmp(src + ts_node_start_byte(a), src + ts_node_start_byte(b), al);
 }
 
+/* Is n a module-level name that its function declares `global` (`global _plugin` before `if _plugin
+ * is None: _plugin = build()`)? Only the statements at the top of the function's body are read. */
+static bool tl_freq__global_name(TSNode n, const char *src) {
+  if (!tl_node_is(n, "identifier")) return false;
+  TSNode fn = ts_node_parent(n);
+  while (!ts_node_is_null(fn) && !tl_node_is(fn, "function_definition") && !tl_node_is(fn, "class_definition"))
+    fn = ts_node_parent(fn);
+  TSNode body = tl_node_is(fn, "function_definition") ? TL_CHILD(fn, body) : (TSNode){0};
+  uint32_t n_stmts = ts_node_is_null(body) ? 0 : ts_node_named_child_count(body);
+  for (uint32_t i = 0; i < n_stmts && i < 16; i++) {
+    TSNode st = ts_node_named_child(body, i);
+    if (!tl_node_is(st, "global_statement")) continue;
+    for (uint32_t k = 0; k < ts_node_named_child_count(st); k++)
+      if (tl_freq__same_text(ts_node_named_child(st, k), n, src)) return true;
+  }
+  return false;
+}
+
 /* Does the subtree n mention the text of attr (`self.cache`)? */
 static bool tl_freq__mentions(TSNode n, TSNode attr, const char *src, int depth) {
   if (ts_node_is_null(n) || depth > 32) return false;
@@ -368,7 +386,8 @@ static bool tl_freq__mentions(TSNode n, TSNode attr, const char *src, int depth)
   return false;
 }
 
-/* The attribute whose emptiness the condition tests: `self.x is None`, `not hasattr(self, "x")`
+/* The attribute whose emptiness the condition tests (or a module-level name the function declares
+ * `global`, tl_freq__global_name): `self.x is None`, `not hasattr(self, "x")`
  * (then *name holds "x" and the null node is returned), `not self.x` (*flag set: the block must
  * set it to True), such a test `or` one that mentions the same attribute (`self.x is None or
  * n != self.x.size(0)`: the cache no longer fits), or such a test `and` any other. */
@@ -378,12 +397,14 @@ static TSNode tl_freq__empty_test(TSNode cond, const char *src, TSNode *name, bo
   if (tl_node_is(cond, "parenthesized_expression"))
     return tl_freq__empty_test(tl_unparen(cond), src, name, flag, depth + 1);
   if (tl_node_is(cond, "comparison_operator") && ts_node_named_child_count(cond) == 2 &&
-      ts_node_child_count(cond) == 3 && tl_freq__self_attr(ts_node_named_child(cond, 0), src) &&
+      ts_node_child_count(cond) == 3 &&
+      (tl_freq__self_attr(ts_node_named_child(cond, 0), src) ||
+       tl_freq__global_name(ts_node_named_child(cond, 0), src)) &&
       tl_node_is(ts_node_named_child(cond, 1), "none") && !strcmp(ts_node_type(ts_node_child(cond, 1)), "is"))
     return ts_node_named_child(cond, 0);
   if (tl_node_is(cond, "not_operator")) {
     TSNode a = TL_CHILD(cond, argument);
-    if (tl_freq__self_attr(a, src)) {
+    if (tl_freq__self_attr(a, src) || tl_freq__global_name(a, src)) {
       *flag = true;
       return a;
     }

@@ -23,8 +23,9 @@ bool tl_freq_has_remainder(TSNode n, const char *src);
 tl_freq tl_freq_test(TSNode cond, const char *src, const char *const *guard_names, size_t nguard);
 /* Does the `if` (condition cond, then block `block`) fill a cache of its object once: the block of
  * `if self.x is None:`, `if not hasattr(self, "x"):` or `if self.x is None or n != self.x.size(0):`
- * that assigns `self.x`, or of `if not self.ready:` that sets `self.ready = True`? After the first
- * call the test fails (until the cache no longer fits): the block is rare. */
+ * that assigns `self.x`, or of `if not self.ready:` that sets `self.ready = True`; the same with a
+ * module-level name its function declares `global` (`if _plugin is None: _plugin = build()`)? After
+ * the first call the test fails (until the cache no longer fits): the block is rare. */
 bool tl_freq_fills_once(TSNode cond, TSNode block, const char *src);
 
 #endif

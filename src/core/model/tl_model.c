@@ -633,8 +633,8 @@ static void tl_walk_if(tl_walk_ctx *c, TSNode n, int depth) {
   tl_model__negated_flag(c, n, cond);
   tl_walk_visit(c, cond, depth + 1);
   tl_freq f = tl_freq_test(cond, c->src, c->guard_vars.v, c->guard_vars.n);
-  if (f == TL_FREQ_NONE && c->cls >= 0 && tl_freq_fills_once(cond, TL_CHILD(n, consequence), c->src))
-    f = TL_FREQ_RARE_THEN; /* a cache of the object, filled once */
+  if (f == TL_FREQ_NONE && c->func > 0 && tl_freq_fills_once(cond, TL_CHILD(n, consequence), c->src))
+    f = TL_FREQ_RARE_THEN; /* a cache of the object (or a module's, `global`), filled once */
   bool was_main = c->in_main;
   c->in_main = was_main || (c->func == 0 && c->loop < 0 && tl_model__main_test(c, cond));
   tl_walk_guarded(c, TL_CHILD(n, consequence), f == TL_FREQ_RARE_THEN, depth + 1);
