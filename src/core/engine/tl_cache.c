@@ -37,7 +37,7 @@
 #define TL_CACHE__MAGIC \
   "TLC5" /* 2: bind_order sorted by name within each function; 3: tl_loop.in_main;
                                   * 4: result slots (tl_vdep.slot, tl_binding.slot, tl_func.slot_kind);
-                                  * 5: tl_candidate.veval */
+                                  * 5: tl_candidate.veval, tl_flag_guard.when */
 #define TL_CACHE__PACK_MAGIC "TLP1"
 #define TL_CACHE__STALE_DAYS 30 /* packs of other keys untouched this long are removed */
 
@@ -387,7 +387,7 @@ static bool x__valid(const tl_file *f, const tl_ruleset *rs) {
   }
   for (size_t i = 0; i < m->flag_guards.n; i++)
     if (!X_IN(m->flag_guards.v[i].func, 0, nf) || !x__b(&m->flag_guards.v[i].inference) ||
-        !x__b(&m->flag_guards.v[i].eq))
+        !x__b(&m->flag_guards.v[i].eq) || m->flag_guards.v[i].when > TL_FLAG_UNSET)
       return false;
   for (size_t i = 0; i < m->rets.n; i++)
     if (!X_IN(m->rets.v[i].func, 0, nf)) return false;

@@ -246,17 +246,20 @@ static void tl_model__option(tl_walk_ctx *c, TSNode args) {
 }
 
 /* Records that [start, end) runs only when `flag` (a dotted name, or "a|b": any of them, taken into
- * the model's strings) is set. */
-static void tl_model__flag_block(tl_walk_ctx *c, uint32_t start, uint32_t end, char *flag) {
-  tl_flag_guard g = {start, end, c->func, tl_strtab_take(&c->m->strs, flag), false, NULL, false};
+ * the model's strings) is set, raised above 1 or unset (`when`, tl_flag_when). */
+static void tl_model__flag_block(tl_walk_ctx *c, uint32_t start, uint32_t end, char *flag, uint8_t when) {
+  tl_flag_guard g = {start, end, c->func, tl_strtab_take(&c->m->strs, flag), false, NULL, false, when};
   tl_vec_push(&c->m->flag_guards, g);
 }
 
 /* The flag a test is on for (its dotted name, to free), or NULL: `flag`, `a.flag`, `x is not None`,
  * `level > 0`, `level >= 2` (a number that is on when raised above its default of zero: a dropout
- * rate, a debug level; not `!= 0`: a default of None is not 0 and passes). */
-static char *tl_model__flag_of(tl_walk_ctx *c, TSNode cond) {
+ * rate, a debug level; not `!= 0`: a default of None is not 0 and passes). *when (may be NULL) says
+ * TL_FLAG_ABOVE_ONE for `x > 1` and `x >= 2` (off also where the default is 1: a count of
+ * accumulation steps), else TL_FLAG_SET. */
+static char *tl_model__flag_of(tl_walk_ctx *c, TSNode cond, uint8_t *when) {
   cond = tl_unparen(cond);
+  if (when) *when = TL_FLAG_SET;
   if (tl_node_is(cond, "comparison_operator") && ts_node_named_child_count(cond) == 2 &&
       tl_node_is(ts_node_named_child(cond, 1), "none")) {
     bool is_not = false;
@@ -272,6 +275,7 @@ static char *tl_model__flag_of(tl_walk_ctx *c, TSNode cond) {
     bool number = tl_node_is(num, "integer") || tl_node_is(num, "float");
     bool zero = tl_model__zero(num, c->src), neg = number && c->src[ns] == '-';
     if (!number || neg || !(!strcmp(op, ">") || (!strcmp(op, ">=") && !zero))) return NULL;
+    if (when && (tl_node_text_eq(num, c->src, !strcmp(op, ">") ? "1" : "2"))) *when = TL_FLAG_ABOVE_ONE;
     cond = ts_node_named_child(cond, 0);
   }
   if (!tl_node_is(cond, "identifier") && !tl_node_is(cond, "attribute")) return NULL;
@@ -289,7 +293,7 @@ static bool tl_model__or_flags(tl_walk_ctx *c, TSNode cond, tl_buf *all, int dep
     return tl_model__or_flags(c, TL_CHILD(cond, left), all, depth + 1) &&
            tl_model__or_flags(c, TL_CHILD(cond, right), all, depth + 1);
   }
-  char *d = tl_model__flag_of(c, cond);
+  char *d = tl_model__flag_of(c, cond, NULL);
   if (!d) return false;
   tl_buf_printf(all, "%s%s", all->len ? "|" : "", d);
   free(d);
@@ -312,8 +316,9 @@ static void tl_model__and_guards(tl_walk_ctx *c, TSNode n) {
       test = tl_unparen(TL_CHILD(left, right));
       more = tl_unparen(TL_CHILD(left, left));
     }
-    char *d = tl_model__flag_of(c, test);
-    if (d) tl_model__flag_block(c, ts_node_start_byte(right), ts_node_end_byte(right), d);
+    uint8_t when;
+    char *d = tl_model__flag_of(c, test, &when);
+    if (d) tl_model__flag_block(c, ts_node_start_byte(right), ts_node_end_byte(right), d, when);
     left = more;
   }
 }
@@ -399,7 +404,7 @@ static bool tl_model__value_guard(tl_walk_ctx *c, TSNode cond, uint32_t start, u
   const char *lits;
   bool eq;
   if (!tl_model__value_test(c, cond, &name, &lits, &eq, 0)) return false;
-  tl_flag_guard g = {start, end, c->func, tl_strtab_take(&c->m->strs, name), false, lits, eq != neg};
+  tl_flag_guard g = {start, end, c->func, tl_strtab_take(&c->m->strs, name), false, lits, eq != neg, TL_FLAG_SET};
   tl_vec_push(&c->m->flag_guards, g);
   return true;
 }
@@ -422,7 +427,7 @@ static void tl_model__flag_guards(tl_walk_ctx *c, TSNode cond, TSNode block, int
     /* `a or b`: runs only when one of them is set: one guard on "a|b" (tl_project.c) */
     tl_buf all = {0};
     if (tl_model__or_flags(c, cond, &all, 0))
-      tl_model__flag_block(c, ts_node_start_byte(block), ts_node_end_byte(block), tl_buf_take(&all));
+      tl_model__flag_block(c, ts_node_start_byte(block), ts_node_end_byte(block), tl_buf_take(&all), TL_FLAG_SET);
     tl_buf_free(&all);
     return;
   }
@@ -430,8 +435,9 @@ static void tl_model__flag_guards(tl_walk_ctx *c, TSNode cond, TSNode block, int
    * "smooth_l1")`: runs only for some values of a name (the project pass asks which values its
    * calls pass, or an option's default) */
   if (tl_model__value_guard(c, cond, ts_node_start_byte(block), ts_node_end_byte(block), false)) return;
-  char *d = tl_model__flag_of(c, cond);
-  if (d) tl_model__flag_block(c, ts_node_start_byte(block), ts_node_end_byte(block), d);
+  uint8_t when;
+  char *d = tl_model__flag_of(c, cond, &when);
+  if (d) tl_model__flag_block(c, ts_node_start_byte(block), ts_node_end_byte(block), d, when);
 }
 
 /* Does the condition `cond` (its negation with `neg`) hold only when no eager training step runs:
@@ -495,7 +501,7 @@ static void tl_model__inference_branch(tl_walk_ctx *c, TSNode n, TSNode cond) {
   } else {
     return;
   }
-  tl_flag_guard g = {start, end, c->func, why, true, NULL, false};
+  tl_flag_guard g = {start, end, c->func, why, true, NULL, false, TL_FLAG_SET};
   tl_vec_push(&c->m->flag_guards, g);
 }
 
@@ -521,7 +527,7 @@ static void tl_model__inference_elif(tl_walk_ctx *c, TSNode n) {
     TSNode cond = TL_CHILD(alt, condition), body = TL_CHILD(alt, consequence);
     const char *w = NULL;
     if (tl_model__not_training(c, cond, false, &w, 0) && !ts_node_is_null(body)) {
-      tl_flag_guard g = {ts_node_start_byte(body), ts_node_end_byte(body), c->func, w, true, NULL, false};
+      tl_flag_guard g = {ts_node_start_byte(body), ts_node_end_byte(body), c->func, w, true, NULL, false, TL_FLAG_SET};
       tl_vec_push(&c->m->flag_guards, g);
     } else if (leaves && !after && tl_model__not_training(c, cond, true, &w, 0) && tl_model__block_leaves(body)) {
       after = true;
@@ -531,21 +537,31 @@ static void tl_model__inference_elif(tl_walk_ctx *c, TSNode n) {
   }
   TSNode parent = ts_node_parent(n);
   if (!after || else_seen || !tl_node_is(parent, "block") || ts_node_end_byte(parent) <= ts_node_end_byte(n)) return;
-  tl_flag_guard g = {ts_node_end_byte(n), ts_node_end_byte(parent), c->func, why, true, NULL, false};
+  tl_flag_guard g = {ts_node_end_byte(n), ts_node_end_byte(parent), c->func, why, true, NULL, false, TL_FLAG_SET};
   tl_vec_push(&c->m->flag_guards, g);
 }
 
-/* `if not flag: ... else: <block>`: the `else` (and any `elif`) runs only when the flag is set. */
+/* `if not flag: ... else: <block>`: the `else` (and any `elif`) runs only when the flag is set; `if
+ * flag: ... else: <block>` (a name or an attribute tested alone), only when it is unset. */
 static void tl_model__negated_flag(tl_walk_ctx *c, TSNode n, TSNode cond) {
   cond = tl_unparen(cond);
   TSNode alt = TL_CHILD(n, alternative);
-  if (!tl_node_is(cond, "not_operator") || ts_node_is_null(alt)) return;
+  if (ts_node_is_null(alt)) return;
+  if ((tl_node_is(cond, "identifier") || tl_node_is(cond, "attribute")) &&
+      !tl_node_text_eq(cond, c->src, "self.training")) {
+    const char *d = tl_strtab_take(&c->m->strs, tl_dotted(cond, c->src));
+    if (!d) return;
+    tl_flag_guard g = {ts_node_start_byte(alt), ts_node_end_byte(n), c->func, d, false, NULL, false, TL_FLAG_UNSET};
+    tl_vec_push(&c->m->flag_guards, g);
+    return;
+  }
+  if (!tl_node_is(cond, "not_operator")) return;
   TSNode t = tl_unparen(TL_CHILD(cond, argument));
   if (!tl_node_is(t, "identifier") && !tl_node_is(t, "attribute")) return;
   if (tl_node_text_eq(t, c->src, "self.training")) return; /* tl_model__inference_branch's */
   const char *d = tl_strtab_take(&c->m->strs, tl_dotted(t, c->src));
   if (!d) return;
-  tl_flag_guard g = {ts_node_start_byte(alt), ts_node_end_byte(n), c->func, d, false, NULL, false};
+  tl_flag_guard g = {ts_node_start_byte(alt), ts_node_end_byte(n), c->func, d, false, NULL, false, TL_FLAG_SET};
   tl_vec_push(&c->m->flag_guards, g);
 }
 
@@ -789,6 +805,18 @@ static void tl_bind_targets(tl_walk_ctx *c, TSNode t, uint32_t byte, tl_valkind 
   for (uint32_t i = 0; i < k; i++) tl_bind_targets(c, ts_node_named_child(t, i), byte, kind, depth + 1);
 }
 
+/* A setting declared with its default `value` (a dataclass field, a node of a configuration tree):
+ * an option as argparse's are, "--name" in off_names when the default is off, else "!--name"; a
+ * default of 1 and a string default are kept too (tl_model__one, tl_model__option_value). */
+static void tl_model__setting(tl_walk_ctx *c, const char *name, TSNode value) {
+  char *opt = tl_concat(tl_model__off_literal(value, c->src) ? "" : "!", "--", name);
+  tl_vec_push(&c->m->off_names, tl_model__str(c->m, opt));
+  free(opt);
+  if (tl_node_text_eq(value, c->src, "1")) tl_model__one(c, name);
+  tl_model__option_value(c, name,
+                         tl_node_is(tl_unparen(value), "string") ? tl_model_literal(c->m, value, c->src) : NULL);
+}
+
 /* A field of a dataclass of settings (`use_bias: bool = False`, `layers: int = field(default=0,
  * metadata=...)` in a class under `@dataclass` named as settings are: `ModelConfig`, `TrainingArgs`;
  * not a `Batch` or a model's output, whose fields hold data): an option as argparse's are, "--use_bias" in
@@ -818,12 +846,29 @@ static void tl_model__field(tl_walk_ctx *c, TSNode asg, const char *name, TSNode
     value = tl_kwarg_value(TL_CHILD(value, arguments), c->src, "default");
     if (ts_node_is_null(value)) return; /* default_factory=..., or required */
   }
-  char *opt = tl_concat(tl_model__off_literal(value, c->src) ? "" : "!", "--", name);
-  tl_vec_push(&c->m->off_names, tl_model__str(c->m, opt));
-  free(opt);
-  if (tl_node_text_eq(value, c->src, "1")) tl_model__one(c, name);
-  tl_model__option_value(c, name,
-                         tl_node_is(tl_unparen(value), "string") ? tl_model_literal(c->m, value, c->src) : NULL);
+  tl_model__setting(c, name, value);
+}
+
+/* A node of a configuration tree set at module level (`_C.TRAIN.CLIP_GRAD = 5.0`, `_C` bound at
+ * module level to `CN()`, tl_vocab_config_nodes): a setting declared with its default, as a
+ * dataclass field is (tl_model__setting). True when it is one; a sub-tree (`_C.TRAIN = CN()`)
+ * declares nothing. */
+static bool tl_model__config_node(tl_walk_ctx *c, TSNode left, TSNode value, uint32_t at) {
+  if (c->func != 0 || c->cls >= 0) return false;
+  TSNode root = left;
+  while (tl_node_is(root, "attribute")) root = TL_CHILD(root, object);
+  if (!tl_node_is(root, "identifier")) return false;
+  char *rn = tl_node_text(root, c->src);
+  const tl_binding *b = tl_model_binding(c->m, rn, 0, at);
+  free(rn);
+  size_t ln;
+  const char *last = b && b->ctor ? tl_dotted_last(b->ctor, &ln) : NULL;
+  if (!last || !tl_str_in(last, ln, tl_vocab_config_nodes)) return false;
+  if (tl_node_is(tl_unparen(value), "call")) return true;
+  char *leaf = tl_node_text(TL_CHILD(left, attribute), c->src);
+  tl_model__setting(c, leaf, value);
+  free(leaf);
+  return true;
 }
 
 static bool tl_is_dataloader_callee(const tl_file_model *m, const char *callee) {
@@ -882,12 +927,21 @@ static void tl_walk_assignment(tl_walk_ctx *c, TSNode n, int depth) {
     tl_add_binding(c, d, at, right, TL_VAL_UNKNOWN);
     tl_model__bind_elements(c, d, at, tl_model__element_maker(c, right));
     if (c->func == 0 && c->cls >= 0 && tl_node_is(left, "identifier")) tl_model__field(c, n, d, right);
-    if (tl_node_is(left, "attribute") && !tl_node_text_eq(TL_CHILD(left, object), c->src, "self")) {
+    if (tl_node_is(left, "attribute") && !tl_node_text_eq(TL_CHILD(left, object), c->src, "self") &&
+        !tl_model__config_node(c, left, right, at)) {
       /* `args.loss_type = "huber"`, `self.cfg.mode = ...` (any receiver but `self`: names change
-       * nothing): an option set in the code has no known value */
+       * nothing): an option set in the code has no known value; set to another option's value
+       * (`config.TRAIN.ACCUMULATION_STEPS = args.accumulation_steps`), it has that option's when
+       * that one is off by default ("@accumulation_steps", tl_project.c) */
       TSNode an = TL_CHILD(left, attribute);
-      char *an_s = tl_node_text(an, c->src);
-      tl_model__option_value(c, an_s, "!");
+      char *an_s = tl_node_text(an, c->src), *from = NULL;
+      if (tl_node_is(right, "attribute") && !tl_node_text_eq(TL_CHILD(right, object), c->src, "self")) {
+        char *r = tl_node_text(TL_CHILD(right, attribute), c->src);
+        from = tl_concat("@", "", r);
+        free(r);
+      }
+      tl_model__option_value(c, an_s, from ? tl_model__str(c->m, from) : "!");
+      free(from);
       free(an_s);
     }
     if (c->func == 0 && c->cls < 0 && tl_node_is(left, "identifier")) { /* a module-level flag: off, or set */

@@ -82,7 +82,13 @@ typedef struct {
    * reduction == "mean":`, `if dim_size is None:`) or differs from it (`if mode != "train":`). */
   const char *lit;
   bool eq;
+  /* Without lit: when the block runs (tl_flag_when): the flag set, raised above 1, or unset. */
+  uint8_t when;
 } tl_flag_guard;
+
+/* When a flag guard's block runs: the flag set (`if flag:`, `rate > 0`), raised above a default of
+ * 1 (`if accum_steps > 1:`, `>= 2`), or unset (the `else` of `if flag:`). */
+typedef enum { TL_FLAG_SET = 0, TL_FLAG_ABOVE_ONE, TL_FLAG_UNSET } tl_flag_when;
 
 /* A binding of a local name at a point of a function, in source order. */
 typedef struct {

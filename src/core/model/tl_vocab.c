@@ -201,6 +201,8 @@ const char tl_vocab_eval_names_re[] =
  * `RunOptions`, case aside): its dataclass fields are options (tl_model.c) */
 const char *const tl_vocab_settings_words[] = {"config", "cfg", "args", "arguments", "options", "opts", "settings", "params",
   NULL};
+const char *const tl_vocab_config_nodes[] = {"CN", "CfgNode", "ConfigNode", "ConfigDict", "EasyDict", "edict",
+  "AttrDict", NULL};
 /* clang-format on */
 
 bool tl_vocab_name_has(const char *name, size_t n, const char *const *words) {

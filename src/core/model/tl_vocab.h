@@ -122,5 +122,8 @@ extern const char *const tl_vocab_structure_methods[];
 extern const char tl_vocab_eval_names_re[];
 
 extern const char *const tl_vocab_settings_words[];
+/* The classes of configuration trees whose module-level nodes declare settings (`_C = CN()`, then
+ * `_C.TRAIN.CLIP_GRAD = 5.0`: yacs, fvcore, ml_collections, easydict), by the callee's last name. */
+extern const char *const tl_vocab_config_nodes[];
 
 #endif

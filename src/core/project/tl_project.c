@@ -434,6 +434,7 @@ static bool tl_project__passes(const tl_file_model *m, const tl_call *cl, uint16
 typedef struct {
   tl_refs **callers;
   tl_map options;
+  tl_map ones, ons; /* per option ("--name"): its declarations that default to 1, and those on */
   tl_map passed;
   tl_map defaults;        /* "f<file>--name" and "p<program>--name" -> the option's literal default
                            * there (tl_model_literal's text), "?" when declarations disagree, "!"
@@ -505,34 +506,53 @@ static bool tl_project__param_off(const tl_project *pj, size_t i, int32_t fn, ui
 static void tl_project__flag_index(const tl_project *pj, tl_refs **callers, tl_flag_index *x) {
   memset(x, 0, sizeof *x);
   x->callers = callers;
-  for (size_t i = 0; i < pj->nfiles; i++) {
+  for (size_t i = 0; i < pj->nfiles; i++) { /* the declarations first: a copy of an option reads them */
     const tl_file_model *m = &pj->files[i].model;
     for (size_t k = 0; k < m->off_names.n; k++) {
       const char *o = m->off_names.v[k];
-      if (!strncmp(o, "=v--", 4) && strchr(o, '\x1f')) { /* "=v--name\x1fs:l2": a literal default */
-        /* kept per file and per program: the declarations a use sees are its file's own, else its
-         * program's (the example scripts of one code base declare the same option each their way) */
-        const char *sep = strchr(o, '\x1f');
-        int32_t prog = pj->program ? pj->program[i] : -1;
-        if (!strcmp(sep + 1, "!") && tl_project_test_file(pj, i)) continue; /* a test sets options to try them */
-        for (int scope = 0; scope < 2; scope++) {
-          char *key = tl_printf("%c%d%.*s", scope ? 'p' : 'f', scope ? prog : (int)i, (int)(sep - o - 2), o + 2);
-          intptr_t v;
-          bool seen = tl_map_get(&x->defaults, key, &v);
-          /* "!": set in the code somewhere (it stays); "?": declarations that disagree */
-          const char *now = !strcmp(sep + 1, "!") || (seen && !strcmp((const char *)v, "!")) ? "!"
-                            : seen && strcmp((const char *)v, sep + 1)                       ? "?"
-                                                                                             : sep + 1;
-          tl_map_set(&x->defaults, key, (intptr_t)now);
-          free(key);
-        }
-        continue;
-      }
-      size_t on = o[0] == '!';
-      if (strncmp(o + on, "--", 2)) continue;
+      size_t skip = !strncmp(o, "=1", 2) ? 2 : o[0] == '!';
+      if (strncmp(o + skip, "--", 2)) continue;
       intptr_t v = 0;
-      tl_map_get(&x->options, o + on, &v);
-      tl_map_set(&x->options, o + on, v | (on ? 2 : 1));
+      if (skip == 2 || skip == 1) {
+        tl_map *count = skip == 2 ? &x->ones : &x->ons;
+        tl_map_get(count, o + skip, &v);
+        tl_map_set(count, o + skip, v + 1);
+        if (skip == 2) continue;
+        v = 0;
+      }
+      tl_map_get(&x->options, o + skip, &v);
+      tl_map_set(&x->options, o + skip, v | (skip ? 2 : 1));
+    }
+  }
+  for (size_t i = 0; i < pj->nfiles; i++) {
+    const tl_file_model *m = &pj->files[i].model;
+    for (size_t k = 0; k < m->off_names.n; k++) {
+      const char *o = m->off_names.v[k], *sep = strncmp(o, "=v--", 4) ? NULL : strchr(o, '\x1f');
+      if (!sep) continue; /* "=v--name\x1fs:l2": a literal default */
+      /* kept per file and per program: the declarations a use sees are its file's own, else its
+       * program's (the example scripts of one code base declare the same option each their way) */
+      int32_t prog = pj->program ? pj->program[i] : -1;
+      const char *val = sep + 1;
+      if (val[0] == '@') { /* set to an option's value: that option's default, when it is off */
+        char *from = tl_concat("--", "", val + 1);
+        intptr_t fv = 0;
+        tl_map_get(&x->options, from, &fv);
+        free(from);
+        if (fv == 1) continue; /* off by default and nowhere on: the setting keeps its own default */
+        val = "!";
+      }
+      if (!strcmp(val, "!") && tl_project_test_file(pj, i)) continue; /* a test sets options to try them */
+      for (int scope = 0; scope < 2; scope++) {
+        char *key = tl_printf("%c%d%.*s", scope ? 'p' : 'f', scope ? prog : (int)i, (int)(sep - o - 2), o + 2);
+        intptr_t v;
+        bool seen = tl_map_get(&x->defaults, key, &v);
+        /* "!": set in the code somewhere (it stays); "?": declarations that disagree */
+        const char *now = !strcmp(val, "!") || (seen && !strcmp((const char *)v, "!")) ? "!"
+                          : seen && strcmp((const char *)v, val)                       ? "?"
+                                                                                       : val;
+        tl_map_set(&x->defaults, key, (intptr_t)now);
+        free(key);
+      }
     }
   }
   for (size_t i = 0; i < pj->nfiles; i++) {
@@ -557,6 +577,8 @@ static void tl_project__flag_index(const tl_project *pj, tl_refs **callers, tl_f
 static void tl_project__flag_index_free(tl_flag_index *x) {
   tl_map_free(&x->defaults);
   tl_map_free(&x->options);
+  tl_map_free(&x->ones);
+  tl_map_free(&x->ons);
   tl_map_free(&x->passed);
 }
 
@@ -660,12 +682,54 @@ static bool tl_project__value_dead(const tl_project *pj, size_t i, int32_t fn, u
   return true;
 }
 
+/* The option or setting a dotted flag reads (`args.clip`, `config.TRAIN.CLIP_GRAD`: its last name),
+ * or NULL for a bare name, an attribute of `self` or an `or` of flags. */
+static const char *tl_project__option_of(const char *flag) {
+  const char *dot = strrchr(flag, '.');
+  if (!dot || strchr(flag, '|') || (!strncmp(flag, "self.", 5) && dot == flag + 4)) return NULL;
+  return dot + 1;
+}
+
+/* Does the code give option `name` a value of its own ("!" among the defaults that file i sees:
+ * its own, or its program's)? */
+static bool tl_project__option_set(const tl_project *pj, size_t i, const char *name, const tl_flag_index *x) {
+  char *fkey = tl_printf("f%d--%s", (int)i, name),
+       *pkey = tl_printf("p%d--%s", pj->program ? pj->program[i] : -1, name);
+  intptr_t v = 0, pv = 0;
+  bool set = (tl_map_get(&x->defaults, fkey, &v) && !strcmp((const char *)v, "!")) ||
+             (tl_map_get(&x->defaults, pkey, &pv) && !strcmp((const char *)pv, "!"));
+  free(fkey);
+  free(pkey);
+  return set;
+}
+
+/* Is the option a guard reads (tl_project__option_of) left as declared, with `when` false at every
+ * declaration: for TL_FLAG_UNSET (the `else` of `if config.TRAIN.CLIP_GRAD:`), declared on and
+ * nowhere off; for TL_FLAG_ABOVE_ONE (`if args.accum_steps > 1:`), declared, and each declaration
+ * that is on defaults to 1? Nothing may set it in the code (a copy of an option off by default
+ * sets nothing). */
+static bool tl_project__option_keeps(const tl_project *pj, size_t i, const tl_flag_guard *g, const tl_flag_index *x) {
+  const char *name = tl_project__option_of(g->flag);
+  if (!name) return false;
+  char *opt = tl_concat("--", "", name);
+  intptr_t bits = 0, ones = 0, ons = 0;
+  tl_map_get(&x->options, opt, &bits);
+  tl_map_get(&x->ones, opt, &ones);
+  tl_map_get(&x->ons, opt, &ons);
+  free(opt);
+  bool keeps = g->when == TL_FLAG_UNSET ? bits == 2 : bits && ons == ones;
+  return keeps && !tl_project__option_set(pj, i, name, x);
+}
+
 /* Does the block of flag guard g (file fi) run only on request: a flag off by default
  * (tl_project__off) that no call turns on, a parameter every call leaves off
  * (tl_project__param_off), a branch taken only when not training, or a
  * value guard no known call takes (tl_project__value_dead)? */
 static bool tl_project__guard_optin(const tl_project *pj, size_t i, const tl_flag_guard *g, const tl_flag_index *x) {
-  if (g->inference) return true;         /* not training: never a step */
+  if (g->inference) return true; /* not training: never a step */
+  /* the `else` of an option on by default; a count raised above a default of 1 */
+  if (g->when == TL_FLAG_UNSET) return tl_project__option_keeps(pj, i, g, x);
+  if (g->when == TL_FLAG_ABOVE_ONE && tl_project__option_keeps(pj, i, g, x)) return true;
   if (!g->lit && strchr(g->flag, '|')) { /* `if a or b:`: opt-in when each flag is */
     bool all = true;
     char *flags = tl_strdup(g->flag), *save = NULL;
