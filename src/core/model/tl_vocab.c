@@ -196,7 +196,8 @@ const char *const tl_vocab_data_words[] = {"loader", "dataloader", "dataset", "d
 const char *const tl_vocab_structure_methods[] = {"parameters", "named_parameters", "modules", "named_modules",
   "children", "named_children", "buffers", "named_buffers", "state_dict", "items", "keys", "values", NULL};
 const char tl_vocab_eval_names_re[] =
-    "(?i)(^|[^a-z])(val|valid|validation|eval|evaluation|test|testing|dev)([^a-z]|$|loader|set|data|dl)";
+    "(?i)(^|[^a-z])(val|valid|validation|eval|evaluation|test|testing|dev|predict|prediction|infer|inference)"
+    "([^a-z]|$|loader|set|data|dl)";
 /* What the name of a class that holds settings contains (`MaeConfig`, `TrainingArguments`,
  * `RunOptions`, case aside): its dataclass fields are options (tl_model.c) */
 const char *const tl_vocab_settings_words[] = {"config", "cfg", "args", "arguments", "options", "opts", "settings", "params",

@@ -118,7 +118,8 @@ extern const char *const tl_vocab_structure_words[];
 extern const char *const tl_vocab_data_words[];
 /* Methods that list a model's parts (`model.parameters()`, `named_modules()`, `.items()`). */
 extern const char *const tl_vocab_structure_methods[];
-/* A regular expression (PCRE2) for names of validation or test data (`val_loader`, `test_set`). */
+/* A regular expression (PCRE2) for names of validation, test or prediction data (`val_loader`,
+ * `test_set`, `predict_dataloader`). */
 extern const char tl_vocab_eval_names_re[];
 
 extern const char *const tl_vocab_settings_words[];
