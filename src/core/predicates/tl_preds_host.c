@@ -234,6 +234,26 @@ static bool tl_host__reads_state(const tl_match_env *e, TSNode n, int depth) {
 /* How many statements after a host read #host-needs! looks at for what needs the value. */
 #define TL_NEXT_STATEMENTS 16
 
+/* The statement after `stmt`: its next sibling, or, at the end of the block of an `if`, `elif`,
+ * `else`, `with` or `try` clause, the statement after that compound statement (`if n is None: n =
+ * int(counts.max())`, then `paddle.full([b * n], 0)`); a null node at the end of a function, a
+ * loop's body or the module. */
+static TSNode tl_host__next_statement(TSNode stmt) {
+  for (int up = 0; up < 8; up++) {
+    TSNode s = ts_node_next_named_sibling(stmt);
+    if (!ts_node_is_null(s) || !tl_node_is(ts_node_parent(stmt), "block")) return s;
+    TSNode owner = ts_node_parent(ts_node_parent(stmt));
+    if (tl_node_is(owner, "elif_clause") || tl_node_is(owner, "else_clause") || tl_node_is(owner, "except_clause") ||
+        tl_node_is(owner, "finally_clause"))
+      owner = ts_node_parent(owner);
+    if (!tl_node_is(owner, "if_statement") && !tl_node_is(owner, "with_statement") &&
+        !tl_node_is(owner, "try_statement"))
+      return (TSNode){0};
+    stmt = owner;
+  }
+  return (TSNode){0};
+}
+
 static bool tl_host__sizes_next(const tl_match_env *e, TSNode read) {
   /* a value the object keeps (a buffer made at construction) does not depend on the step's data:
    * it can be kept on the host instead */
@@ -248,8 +268,8 @@ static bool tl_host__sizes_next(const tl_match_env *e, TSNode read) {
   n++;
   bool sized = false;
   int window = TL_NEXT_STATEMENTS; /* "the next operation": a window, so a long block costs no square */
-  for (TSNode s = ts_node_next_named_sibling(ts_node_parent(asg)); !ts_node_is_null(s) && !sized && window-- > 0;
-       s = ts_node_next_named_sibling(s)) {
+  for (TSNode s = tl_host__next_statement(ts_node_parent(asg)); !ts_node_is_null(s) && !sized && window-- > 0;
+       s = tl_host__next_statement(s)) {
     sized = tl_host__size_use(e, s, (const char *const *)names, 0);
     /* `t = np.max(lengths)`: t is a size computed from the value as well */
     TSNode a = tl_node_is(s, "expression_statement") ? ts_node_named_child(s, 0) : (TSNode){0};
