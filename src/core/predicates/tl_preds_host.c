@@ -399,6 +399,29 @@ static bool tl_host__holds(const tl_match_env *e, TSNode n, uint32_t before, TSN
   return false;
 }
 
+#define TL_REREAD_STATEMENTS 4 /* how far back a first read of the same value is looked for */
+
+/* Is `value`'s text one of the targets in `left` (`acc`, `a, acc`, `(acc, b)`)? */
+static bool tl_host__target_is(const tl_match_env *e, TSNode left, TSNode value, int depth) {
+  if (ts_node_is_null(left) || depth > 8) return false;
+  if (tl_node_is(left, "pattern_list") || tl_node_is(left, "tuple_pattern") || tl_node_is(left, "list_pattern") ||
+      tl_node_is(left, "parenthesized_expression") || tl_node_is(left, "list_splat_pattern")) {
+    for (uint32_t i = 0; i < ts_node_named_child_count(left); i++)
+      if (tl_host__target_is(e, ts_node_named_child(left, i), value, depth + 1)) return true;
+    return false;
+  }
+  uint32_t ls = ts_node_start_byte(left), vs = ts_node_start_byte(value);
+  return ts_node_end_byte(left) - ls == ts_node_end_byte(value) - vs &&
+         !memcmp(e->src + ls, e->src + vs, ts_node_end_byte(left) - ls);
+}
+
+/* Does the expression statement `stmt` bind `value` again (`acc = ...`, `acc += ...`, `a, acc = ...`)? */
+static bool tl_host__binds(const tl_match_env *e, TSNode stmt, TSNode value) {
+  TSNode x = ts_node_named_child(stmt, 0);
+  if (!tl_node_is(x, "assignment") && !tl_node_is(x, "augmented_assignment")) return false;
+  return tl_host__target_is(e, TL_CHILD(x, left), value, 0);
+}
+
 /* Is the host read `a` a read of a value read just before (#reread!)? */
 static bool tl_host__is_reread(const tl_match_env *e, TSNode a) {
   TSNode value;
@@ -410,9 +433,17 @@ static bool tl_host__is_reread(const tl_match_env *e, TSNode a) {
     stmt = up;
   if (stmt.id == a.id || !tl_host__quiet(e, stmt, as, 0)) return false;
   if (tl_host__holds(e, stmt, as, a, value, 0)) return true;
-  TSNode prev = tl_prev_code_sibling(stmt);
-  return !ts_node_is_null(prev) && tl_node_is(prev, "expression_statement") &&
-         tl_host__holds(e, prev, UINT32_MAX, a, value, 0) && tl_host__quiet(e, prev, UINT32_MAX, 0);
+  /* the statements before, while they launch nothing and do not bind the value again (`msg += "%.4f"
+   * % float(acc)`, `log.info(msg)`, then `history.append(float(acc))`) */
+  TSNode prev = stmt;
+  for (int back = 0; back < TL_REREAD_STATEMENTS; back++) {
+    prev = tl_prev_code_sibling(prev);
+    if (ts_node_is_null(prev) || !tl_node_is(prev, "expression_statement") || !tl_host__quiet(e, prev, UINT32_MAX, 0) ||
+        tl_host__binds(e, prev, value))
+      return false;
+    if (tl_host__holds(e, prev, UINT32_MAX, a, value, 0)) return true;
+  }
+  return false;
 }
 
 /* Are the device values that n hands on all host reads of values read just before: at least one
@@ -435,8 +466,9 @@ static bool tl_host__rereads_only(const tl_match_env *e, TSNode n, int depth, in
 }
 
 /* #reread! @finding: a directive (always holds). A host read (`loss.item()`, `float(loss)`) of a
- * value read just before in the same words (earlier in its statement, or in the statement before,
- * the value being a name or an attribute, not a computation) with nothing between the two that
+ * value read just before in the same words (earlier in its statement, or in one of the 4 statements
+ * before, the value being a name or an attribute, not a computation, and not bound again between
+ * them) with nothing between the two that
  * launches device work (only Python's builtins, host reads, formatting, logging) waits for nothing
  * new: the first read drained the queue. The finding is info (its fix: reuse the first read). On a
  * call that hands values on (a logging call), the same when every device value it hands on is
