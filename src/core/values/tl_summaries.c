@@ -30,6 +30,24 @@ static int32_t tl_summaries__call_at(const tl_file_model *m, uint32_t byte) {
   return -1;
 }
 
+/* The place of what calling `callee` gives, where it is a parameter of function `func` (file fi) or,
+ * in a function defined inside another, of a function around it that `func` does not bind again
+ * (`task` in `def _forward(): return task(x, y)`): a parameter every caller hands a value on the
+ * device is a module moved there (a tensor is not called), and its output is on the device. */
+static uint8_t tl_summaries__called_param(const tl_project *pj, size_t fi, int32_t func, const char *callee) {
+  const tl_file_model *m = &pj->files[fi].model;
+  if (strchr(callee, '.') || strchr(callee, '(') || strchr(callee, '[')) return TL_VAL_UNKNOWN;
+  for (int up = 0; up < 4 && func > 0 && (size_t)func < m->funcs.n; up++) {
+    const tl_func *f = &m->funcs.v[func];
+    for (uint16_t p = 0; p < f->nparams; p++)
+      if (!strcmp(m->params.v[f->param_first + p], callee))
+        return pj->param_kind[fi][f->param_first + p] == TL_VAL_DEVICE ? TL_VAL_DEVICE : TL_VAL_UNKNOWN;
+    if (tl_model_binding(m, callee, func, f->end)) return TL_VAL_UNKNOWN; /* a local of that name */
+    func = f->outer;
+  }
+  return TL_VAL_UNKNOWN;
+}
+
 /* The place of a dependency of function `func` of file fi, as far as the summaries go now. */
 static uint8_t tl_summaries__place(const tl_project *pj, const tl_callgraph *cg, size_t fi, int32_t func, tl_vdep dep);
 
@@ -57,7 +75,7 @@ static uint8_t tl_summaries__place(const tl_project *pj, const tl_callgraph *cg,
   if (c >= 0 && cg->targets[fi][c].instance) return TL_VAL_DEVICE; /* calling a Module of the project: its output */
   tl_ref ts[TL_MAX_TARGETS];
   size_t nt = c < 0 ? 0 : tl_callgraph_targets(cg, (int32_t)fi, (size_t)c, ts, TL_MAX_TARGETS);
-  if (!nt) return TL_VAL_UNKNOWN;
+  if (!nt) return c < 0 ? TL_VAL_UNKNOWN : tl_summaries__called_param(pj, fi, func, m->calls.v[c].callee);
   uint8_t k = TL_VAL_BOTTOM;
   for (size_t i = 0; i < nt; i++)
     k = tl_summaries__join(k, dep.slot && dep.slot <= TL_RET_SLOTS
