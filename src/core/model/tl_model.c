@@ -641,8 +641,31 @@ static void tl_model__value_chain(tl_walk_ctx *c, TSNode n) {
   tl_model__value_guard(c, neg ? TL_CHILD(cond, argument) : cond, ts_node_end_byte(n), ts_node_end_byte(parent), !neg);
 }
 
+/* `if 0:`, `if False:`, `if None:` (code switched off by hand): its block never runs; nor does the
+ * `else` (and any `elif`) of `if 1:` or `if True:`. Recorded as blocks that run in no training
+ * step (tl_flag_guard.inference, flag: the test). */
+static void tl_model__constant_test(tl_walk_ctx *c, TSNode n, TSNode cond) {
+  cond = tl_unparen(cond);
+  bool off = tl_model__off_literal(cond, c->src) && !tl_node_is(cond, "string");
+  bool on = tl_node_is(cond, "true") || ((tl_node_is(cond, "integer")) && !tl_model__zero(cond, c->src));
+  TSNode body = TL_CHILD(n, consequence), alt = TL_CHILD(n, alternative);
+  uint32_t start, end = ts_node_end_byte(n);
+  if (off && !ts_node_is_null(body)) {
+    start = ts_node_start_byte(body);
+    end = ts_node_end_byte(body);
+  } else if (on && !ts_node_is_null(alt)) {
+    start = ts_node_start_byte(alt);
+  } else {
+    return;
+  }
+  const char *why = tl_strtab_take(&c->m->strs, tl_node_text(cond, c->src));
+  tl_flag_guard g = {start, end, c->func, why, true, NULL, false, TL_FLAG_SET};
+  tl_vec_push(&c->m->flag_guards, g);
+}
+
 static void tl_walk_if(tl_walk_ctx *c, TSNode n, int depth) {
   TSNode cond = TL_CHILD(n, condition);
+  tl_model__constant_test(c, n, cond);
   tl_model__flag_guards(c, cond, TL_CHILD(n, consequence), 0);
   tl_model__inference_branch(c, n, cond);
   tl_model__inference_elif(c, n);
