@@ -60,7 +60,8 @@ const char *const tl_vocab_torch_ctors[] = {
   "empty_like", "full_like", "rand_like", "randn_like", NULL};
 const char *const tl_vocab_not_tensor_names[] = {"device", "Size", "dtype", "finfo", "iinfo", "typename", "numel",
   "result_type", "promote_types", "can_cast", "Generator", "Stream", "Event", "no_grad", "enable_grad",
-  "inference_mode", NULL};
+  "inference_mode", "seed", "initial_seed", "manual_seed", "is_tensor", "is_floating_point", "is_complex",
+  "get_default_dtype", "get_num_threads", "is_grad_enabled", "is_autocast_enabled", NULL};
 const char *const tl_vocab_not_tensor_prefixes[] = {"torch.cuda.", "torch.distributed.", "torch.backends.",
   "torch.jit.", "torch.fx.", "torch.onnx.", "torch.utils.data.", "torch.utils.cpp_extension.",
   "torch.utils.tensorboard.", "torch.utils.benchmark.", "torch.utils.model_zoo.", "torch.hub.", "paddle.device.",
