@@ -891,18 +891,39 @@ static bool tl_project__is_test_module(const tl_file *file) {
   return false;
 }
 
-/* Directory names of packages whose code serves evaluation, inference, export or benchmarks, not
- * training steps (a model class there is one an evaluation or an exported predictor builds). */
-static const char *const tl_project__eval_names[] = {
-    "eval",   "evals",   "evaluation",     "evaluate",  "inference",        "infer",
-    "export", "deploy",  "deployment",     "benchmark", "benchmarks",       "benchmarking",
-    "xai",    "explain", "explainability", "interpret", "interpretability", NULL};
+/* Directory names of packages whose code serves evaluation, inference, export, benchmarks or
+ * visualisation, not training steps (a model class there is one an evaluation or an exported
+ * predictor builds). */
+static const char *const tl_project__eval_names[] = {"eval",
+                                                     "evals",
+                                                     "evaluation",
+                                                     "evaluate",
+                                                     "inference",
+                                                     "infer",
+                                                     "export",
+                                                     "deploy",
+                                                     "deployment",
+                                                     "benchmark",
+                                                     "benchmarks",
+                                                     "benchmarking",
+                                                     "xai",
+                                                     "explain",
+                                                     "explainability",
+                                                     "interpret",
+                                                     "interpretability",
+                                                     "visualization",
+                                                     "visualisation",
+                                                     "visualize",
+                                                     "vis",
+                                                     "viz",
+                                                     NULL};
 
-/* Module names (a file's name without `.py`) of inference, prediction, export or benchmark code:
- * `engine/infer.py`, `tools/predict.py`. Not `eval.py` or `evaluate.py`: a module of metrics that
- * the step calls is often named so. */
-static const char *const tl_project__eval_modules[] = {"infer",  "inference", "predict",   "predictor",
-                                                       "export", "deploy",    "benchmark", NULL};
+/* Module names (a file's name without `.py`) of inference, prediction, export, benchmark or
+ * visualisation code: `engine/infer.py`, `tools/predict.py`, `tools/visualization.py`. Not
+ * `eval.py` or `evaluate.py`: a module of metrics that the step calls is often named so. */
+static const char *const tl_project__eval_modules[] = {"infer",     "inference",  "predict",   "predictor",
+                                                       "export",    "deploy",     "benchmark", "visualization",
+                                                       "visualize", "visualizer", NULL};
 
 static bool tl_project__in_names(const char *const *names, const char *s, size_t k) {
   for (size_t w = 0; names[w]; w++)
@@ -1309,9 +1330,10 @@ static bool tl_project__eval_note(const tl_project *pj, size_t fi, tl_chain *v) 
   bool module = pj->eval_dir[fi] == strlen(f->path);
   tl_chain_add(v, f->path, 1, 1,
                tl_printf(module
-                             ? "in `%.*s`, a module of inference, prediction or export code (not run by training steps)"
-                             : "in `%.*s`, a package of evaluation, inference, export or explainability code (not run "
-                               "by training steps)",
+                             ? "in `%.*s`, a module of inference, prediction, export or visualisation code (not run by "
+                               "training steps)"
+                             : "in `%.*s`, a package of evaluation, inference, export, explainability or "
+                               "visualisation code (not run by training steps)",
                          (int)pj->eval_dir[fi], f->path));
   return true;
 }
