@@ -147,6 +147,8 @@ typedef struct tl_project {
   TL_VEC(tl_range) * optin; /* per file: blocks that run only when a flag off by default is set */
   bool **call_optin;        /* per file, per call: in such a block */
   bool **uncalled;          /* per file, per function: nothing in the project runs it (tl_usage_uncalled) */
+  tl_ref **untrained;       /* per file, per class: one construction where nothing trains, or on request,
+                             * when every one is (tl_usage_untrained); file -1: none */
   int8_t **class_kind;      /* per file, per class: TL_CK_MODULE / TL_CK_DATASET bits, through project bases */
   uint8_t **ret_kind;       /* per file, per function: the place of what it returns (tl_summaries.c) */
   uint8_t **slot_kind;      /* the same for the first elements of the tuples it returns:

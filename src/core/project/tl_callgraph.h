@@ -58,10 +58,12 @@ bool tl_callgraph_method(tl_callgraph *cg, tl_ref cls, const char *name, tl_ref 
  * index of the names its text mentions is dropped when the text changed, and built when the text
  * is the one the last run saw (tl_usage.c). */
 void tl_usage_keep_mentions(const tl_project *pj);
-/* Module classes that only code which trains nothing builds (tl_usage.c): out[i][k], for class k of
- * file i, is one construction of it (file, call index), {i, -1} when the class is of an application
- * and nothing builds or names it, or {-1, -1} when the class is built where a training may run, or
- * where the analysis cannot tell. */
+/* Classes that only code which trains nothing builds, or only a branch taken on request (tl_usage.c):
+ * out[i][k], for class k of file i, is one construction of it (file, call index), {i, -1} when the
+ * class is a Module of an application and nothing builds or names it, or {-1, -1} when the class is
+ * built where a training may run, or where the analysis cannot tell. Models; any other object (a
+ * runner wrapping the step, a logger) only when every construction is in a branch taken on request:
+ * what their methods do runs when that code does. */
 void tl_usage_untrained(const tl_project *pj, tl_callgraph *cg, tl_ref **out);
 /* Functions nothing in the project runs (tl_usage.c): out[i][f] (allocated here, one array per
  * file) for a function of a module's body, outside tests and not a dunder (`__getattr__`), that no

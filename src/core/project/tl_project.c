@@ -1092,6 +1092,7 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
   if (tl_project__stopping(pj)) goto done;
   tl_usage_keep_mentions(pj);
   tl_usage_untrained(pj, &p, untrained);
+  pj->untrained = untrained; /* also for the chains (tl_project_hot_at); freed with the project */
   if (tl_project__stopping(pj)) goto done;
   pj->uncalled = tl_calloc(nf ? nf : 1, sizeof *pj->uncalled);
   tl_usage_uncalled(pj, &p, pj->uncalled);
@@ -1233,10 +1234,18 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
           const tl_loop *lp = &m->loops.v[l];
           if (lp->func != cl->func || !pj->step_loops[i][l] || tl_project__guarded(pj, i, cl->byte, lp->start))
             continue;
-          if (pj->uncalled[i][lp->func] != (pass == 2) || (pass < 2 && tl_project_eval_loop(pj, i, l) == (pass == 0)))
+          /* a loop of a method of an object built only on request (no model) marks what it calls
+           * too, last, as a loop of a function nothing runs does: its chain says so (info) */
+          int32_t own = m->funcs.v[lp->func].cls;
+          bool onreq = tl_project__untrained_method(pj, untrained, (tl_ref){(int32_t)i, lp->func}) &&
+                       !(tl_callgraph_class_kind(&p, (tl_ref){(int32_t)i, own}) & TL_CK_MODULE);
+          if ((pj->uncalled[i][lp->func] || onreq) != (pass == 2) ||
+              (pass < 2 && tl_project_eval_loop(pj, i, l) == (pass == 0)))
             break;
           for (size_t k = 0; k < nt; k++) {
-            if (tl_project__untrained_method(pj, untrained, ts[k])) continue;
+            if (tl_project__untrained_method(pj, untrained, ts[k]) &&
+                !(onreq && pj->files[ts[k].file].model.funcs.v[ts[k].idx].cls == own && ts[k].file == (int32_t)i))
+              continue;
             tl_hot_reason r = {(int32_t)i, -1, lp->line, lp->col, 2, NULL, false};
             tl_mark(pj, &q, ts[k], 0, r);
           }
@@ -1291,11 +1300,13 @@ done:
   for (size_t i = 0; i < nf; i++) {
     free(whole[i]);
     free(micro[i]);
-    free(untrained[i]);
   }
   free(whole);
   free(micro);
-  free(untrained);
+  if (!pj->untrained) { /* stopped before: the outer array only */
+    for (size_t i = 0; i < nf; i++) free(untrained[i]);
+    free(untrained);
+  }
   pj->class_kind = tl_calloc(nf ? nf : 1, sizeof *pj->class_kind);
   bool stopped = tl_project__stopping(pj); /* (the run reports nothing: the class kinds serve no one) */
   for (size_t i = 0; i < nf && !stopped; i++) {
@@ -1315,6 +1326,30 @@ static char *tl_project__uncalled_note(const tl_func *fu) {
 static void tl_chain_add(tl_chain *v, const char *path, uint32_t line, uint32_t col, char *what) {
   tl_hot_step s = {path, line, col, what, 0};
   tl_vec_push(v, s);
+}
+
+/* The construction of the object whose method fn (file fi) is, when that object is built only where
+ * nothing trains or on request and is no model (a model's forward is a root of its own: below): file
+ * -1 when not. A step loop in such a method runs when that code does. */
+static tl_ref tl_project__on_request(const tl_project *pj, size_t fi, int32_t fn) {
+  tl_ref none = {-1, -1};
+  if (!pj->untrained || fn <= 0 || (size_t)fn >= pj->files[fi].model.funcs.n) return none;
+  int32_t cls = pj->files[fi].model.funcs.v[fn].cls;
+  if (cls < 0 || (pj->class_kind && pj->class_kind[fi] && (pj->class_kind[fi][cls] & TL_CK_MODULE))) return none;
+  if (!pj->untrained[fi]) return none;
+  tl_ref site = pj->untrained[fi][cls];
+  return site.file >= 0 && site.idx >= 0 ? site : none;
+}
+
+/* The chain's step for a loop of a method of an object built only where nothing trains or on
+ * request (tl_project__on_request). */
+static void tl_project__on_request_note(const tl_project *pj, size_t fi, int32_t fn, tl_ref site, tl_chain *v) {
+  const tl_file_model *m = &pj->files[fi].model;
+  const tl_call *cl = &pj->files[site.file].model.calls.v[site.idx];
+  tl_chain_add(v, pj->files[site.file].path, cl->line, cl->col,
+               tl_printf("`%s` runs only on request: `%s` is built only where nothing trains or in a branch taken on "
+                         "request",
+                         m->funcs.v[fn].display, m->classes.v[m->funcs.v[fn].cls].name));
 }
 
 static int32_t tl_loop_at_pos(const tl_file_model *m, uint32_t line, uint32_t col) {
@@ -1376,10 +1411,12 @@ unsigned tl_project_hot_at(const tl_project *pj, size_t fi, int32_t func, uint32
       if (dead) /* the loop runs only if something outside the project calls its function */
         tl_chain_add(&v, f->path, m->funcs.v[func].line, m->funcs.v[func].col,
                      tl_project__uncalled_note(&m->funcs.v[func]));
+      tl_ref req = tl_project__on_request(pj, fi, func);
+      if (req.file >= 0) tl_project__on_request_note(pj, fi, func, req, &v);
       bool evpkg = tl_project__eval_note(pj, fi, &v);
       *chain = v.v;
       *nchain = v.n;
-      return ev || rare || test || dead || evpkg ? TL_HOT_STEP | TL_HOT_EVAL : TL_HOT_STEP;
+      return ev || rare || test || dead || req.file >= 0 || evpkg ? TL_HOT_STEP | TL_HOT_EVAL : TL_HOT_STEP;
     }
   }
   const tl_func_state *st = &pj->fstate[fi][func];
@@ -1421,7 +1458,9 @@ unsigned tl_project_hot_at(const tl_project *pj, size_t fi, int32_t func, uint32
         if (dead)
           tl_chain_add(&v, rf->path, rf->model.funcs.v[lf].line, rf->model.funcs.v[lf].col,
                        tl_project__uncalled_note(&rf->model.funcs.v[lf]));
-        if (ev || test || dead) bit |= TL_HOT_EVAL;
+        tl_ref req = tl_project__on_request(pj, (size_t)r->file, lf);
+        if (req.file >= 0) tl_project__on_request_note(pj, (size_t)r->file, lf, req, &v);
+        if (ev || test || dead || req.file >= 0) bit |= TL_HOT_EVAL;
         break;
       }
       tl_chain_add(&v, rf->path, r->line, r->col, tl_printf("called from `%s`", rf->model.funcs.v[r->func].display));
@@ -1457,6 +1496,8 @@ void tl_project_free(tl_project *pj) {
   }
   for (size_t i = 0; pj->uncalled && i < pj->nfiles; i++) free(pj->uncalled[i]);
   free(pj->uncalled);
+  for (size_t i = 0; pj->untrained && i < pj->nfiles; i++) free(pj->untrained[i]);
+  free(pj->untrained);
   free(pj->optin);
   free(pj->call_optin);
   for (size_t i = 0; pj->class_kind && i < pj->nfiles; i++) free(pj->class_kind[i]);

@@ -447,11 +447,15 @@ void tl_usage_untrained(const tl_project *pj, tl_callgraph *cg, tl_ref **out) {
     for (size_t k = 0; k < m->classes.n; k++) site[i][k] = (tl_ref){-1, -1};
   }
   tl_map built = {0}; /* class name -> resolved constructions of classes of that name */
+  /* per class: a construction outside the branches taken on request (tests aside) */
+  bool **plain = tl_calloc(nf ? nf : 1, sizeof *plain);
+  for (size_t i = 0; i < nf; i++) plain[i] = tl_calloc(pj->files[i].model.classes.n + 1, 1);
   for (size_t i = 0; i < nf; i++) {
     const tl_file_model *m = &pj->files[i].model;
     for (size_t c = 0; c < m->calls.n; c++) {
       tl_ref k = ctor[i][c];
       if (k.file < 0) continue;
+      if (!tl_project_test_file(pj, i) && !(pj->call_optin && pj->call_optin[i][c])) plain[k.file][k.idx] = true;
       const char *name = pj->files[k.file].model.classes.v[k.idx].name;
       intptr_t v = 0;
       tl_map_get(&built, name, &v);
@@ -526,17 +530,20 @@ void tl_usage_untrained(const tl_project *pj, tl_callgraph *cg, tl_ref **out) {
     const tl_file_model *m = &pj->files[i].model;
     for (size_t k = 0; k < m->classes.n; k++)
       if (site[i][k].file == -4) out[i][k] = (tl_ref){(int32_t)i, -1}; /* named nowhere */
-      else if (site[i][k].file >= 0 && (tl_callgraph_class_kind(cg, (tl_ref){(int32_t)i, (int32_t)k}) & TL_CK_MODULE))
-        out[i][k] = site[i][k];
+      else if (site[i][k].file >= 0 &&
+               ((tl_callgraph_class_kind(cg, (tl_ref){(int32_t)i, (int32_t)k}) & TL_CK_MODULE) || !plain[i][k]))
+        out[i][k] = site[i][k]; /* a model; any other object (a runner, a logger) only where built on request */
   }
   tl_map_free(&built);
   tl_map_free(&mentions);
   for (size_t i = 0; i < nf; i++) {
     free(ctor[i]);
     free(site[i]);
+    free(plain[i]);
   }
   free(ctor);
   free(site);
+  free(plain);
   free(t);
   free(x.base);
 }
