@@ -832,7 +832,11 @@ static void tl_bind_targets(tl_walk_ctx *c, TSNode t, uint32_t byte, tl_valkind 
  * an option as argparse's are, "--name" in off_names when the default is off, else "!--name"; a
  * default of 1 and a string default are kept too (tl_model__one, tl_model__option_value). */
 static void tl_model__setting(tl_walk_ctx *c, const char *name, TSNode value) {
-  char *opt = tl_concat(tl_model__off_literal(value, c->src) ? "" : "!", "--", name);
+  TSNode v = tl_unparen(value);
+  /* an empty tuple, list or dict is off too (`_C.DATASETS.TEST = ()`: `if cfg.DATASETS.TEST:`) */
+  bool empty = (tl_node_is(v, "tuple") || tl_node_is(v, "list") || tl_node_is(v, "dictionary")) &&
+               !ts_node_named_child_count(v);
+  char *opt = tl_concat(tl_model__off_literal(value, c->src) || empty ? "" : "!", "--", name);
   tl_vec_push(&c->m->off_names, tl_model__str(c->m, opt));
   free(opt);
   if (tl_node_text_eq(value, c->src, "1")) tl_model__one(c, name);
