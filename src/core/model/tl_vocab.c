@@ -1,7 +1,10 @@
 /* tl_vocab.c - the framework vocabulary the analysis recognises (see tl_vocab.h). */
 #include "tl_vocab.h"
 
+#include <ctype.h>
 #include <stddef.h>
+#include <string.h>
+#include <strings.h>
 
 #include "tl_util.h"
 
@@ -206,6 +209,18 @@ const char *const tl_vocab_settings_words[] = {"config", "cfg", "args", "argumen
 const char *const tl_vocab_config_nodes[] = {"CN", "CfgNode", "ConfigNode", "ConfigDict", "EasyDict", "edict",
   "AttrDict", NULL};
 /* clang-format on */
+
+bool tl_vocab_name_part(const char *name, const char *const *words) {
+  for (const char *p = name; *p;) {
+    while (*p == '_') p++;
+    const char *e = p;
+    while (*e && *e != '_' && !(e > p && islower((unsigned char)e[-1]) && isupper((unsigned char)e[0]))) e++;
+    for (const char *const *w = words; e > p && *w; w++)
+      if (strlen(*w) == (size_t)(e - p) && !strncasecmp(p, *w, (size_t)(e - p))) return true;
+    p = e;
+  }
+  return false;
+}
 
 bool tl_vocab_name_has(const char *name, size_t n, const char *const *words) {
   for (const char *const *w = words; *w; w++)

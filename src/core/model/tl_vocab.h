@@ -28,6 +28,9 @@ extern const char *const tl_vocab_setting_words[];
 extern const char *const tl_vocab_number_setting_words[];
 /* Does the name (n bytes, any case) hold one of the words? */
 bool tl_vocab_name_has(const char *name, size_t n, const char *const *words);
+/* Is one of the parts of `name`, split at `_` and at a lower-case letter followed by a capital
+ * (`val_step`, `testEpoch`), one of `words` (any case)? */
+bool tl_vocab_name_part(const char *name, const char *const *words);
 /* Libraries that compute on the host only: a value handed to them must be there (`linear_sum_assignment`). */
 extern const char *const tl_vocab_host_libs[];
 /* Framework functions that take an argument on the host only (`pack_padded_sequence`'s lengths

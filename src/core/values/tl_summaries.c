@@ -180,13 +180,16 @@ void tl_summaries_solve(tl_project *pj, const tl_callgraph *cg) {
 /* Is function t an evaluation: run with gradients off (`@torch.no_grad()`, `@paddle.no_grad()`),
  * named as one (`eval`, `evaluate`, `validate`, `test_epoch`, `infer`, `predict`) or putting a model
  * in evaluation mode (`model.eval()`), and with no backward pass, optimizer step or gradient
- * clearing among its calls? What it returns is a result to report (a loss, an accuracy). */
+ * clearing among its calls? What it returns is a result to report (a loss, an accuracy). The name
+ * is matched by its parts (`evaluate`, `val_step`, `testEpoch`; not `count_invalid`, `latest`). */
 static bool tl_summaries__evaluation(const tl_project *pj, tl_ref t) {
-  static const char *const words[] = {"eval", "valid", "test", "infer", "predict", NULL};
+  static const char *const words[] = {"eval",      "evaluate",   "evaluation", "val",     "valid",
+                                      "validate",  "validation", "test",       "testing", "infer",
+                                      "inference", "predict",    "prediction", NULL};
   const tl_file_model *m = &pj->files[t.file].model;
   const tl_func *fu = &m->funcs.v[t.idx];
   if (!fu->no_grad) return false;
-  bool named = tl_vocab_name_has(fu->name, strlen(fu->name), words), eval_mode = false;
+  bool named = tl_vocab_name_part(fu->name, words), eval_mode = false;
   for (size_t c = 0; c < m->calls.n; c++) {
     const tl_call *cl = &m->calls.v[c];
     if (cl->func != t.idx) continue;
