@@ -401,7 +401,8 @@ static bool tl_host__holds(const tl_match_env *e, TSNode n, uint32_t before, TSN
 
 #define TL_REREAD_STATEMENTS 4 /* how far back a first read of the same value is looked for */
 
-/* Is `value`'s text one of the targets in `left` (`acc`, `a, acc`, `(acc, b)`)? */
+/* Is one of the targets in `left` (`acc`, `a, acc`, `(acc, b)`) `value`'s text, or the object it is
+ * read from (`res` for `res.loss`, `out` for `out[0]`)? */
 static bool tl_host__target_is(const tl_match_env *e, TSNode left, TSNode value, int depth) {
   if (ts_node_is_null(left) || depth > 8) return false;
   if (tl_node_is(left, "pattern_list") || tl_node_is(left, "tuple_pattern") || tl_node_is(left, "list_pattern") ||
@@ -410,16 +411,21 @@ static bool tl_host__target_is(const tl_match_env *e, TSNode left, TSNode value,
       if (tl_host__target_is(e, ts_node_named_child(left, i), value, depth + 1)) return true;
     return false;
   }
-  uint32_t ls = ts_node_start_byte(left), vs = ts_node_start_byte(value);
-  return ts_node_end_byte(left) - ls == ts_node_end_byte(value) - vs &&
-         !memcmp(e->src + ls, e->src + vs, ts_node_end_byte(left) - ls);
+  uint32_t ls = ts_node_start_byte(left), ll = ts_node_end_byte(left) - ls, vs = ts_node_start_byte(value),
+           vl = ts_node_end_byte(value) - vs;
+  return ll <= vl && !memcmp(e->src + ls, e->src + vs, ll) &&
+         (ll == vl || e->src[vs + ll] == '.' || e->src[vs + ll] == '[');
 }
 
-/* Does the expression statement `stmt` bind `value` again (`acc = ...`, `acc += ...`, `a, acc = ...`)? */
+/* Does the expression statement `stmt` bind `value`, or the object it is read from, again (`acc =
+ * ...`, `acc += ...`, `a, acc = ...`, `last = acc = ...`, `res = ...` for `res.loss`)? */
 static bool tl_host__binds(const tl_match_env *e, TSNode stmt, TSNode value) {
   TSNode x = ts_node_named_child(stmt, 0);
-  if (!tl_node_is(x, "assignment") && !tl_node_is(x, "augmented_assignment")) return false;
-  return tl_host__target_is(e, TL_CHILD(x, left), value, 0);
+  for (int chain = 0; chain < 8 && (tl_node_is(x, "assignment") || tl_node_is(x, "augmented_assignment")); chain++) {
+    if (tl_host__target_is(e, TL_CHILD(x, left), value, 0)) return true;
+    x = TL_CHILD(x, right); /* `last = acc = old`: the assignment on the right binds too */
+  }
+  return false;
 }
 
 /* Is the host read `a` a read of a value read just before (#reread!)? */
