@@ -424,6 +424,41 @@ static void test_cancel_in_project_pass(const tl_ruleset *rs) {
   free(big.data);
 }
 
+/* A node of a configuration tree (`_C.TRAIN.CLIP_GRAD = 5.0`) declares a setting only while `_C` is
+ * bound to a tree, which another statement says: an edit of that statement alone must change what
+ * the unchanged node declares (the `else` of `if config.TRAIN.CLIP_GRAD:` runs on request, or as
+ * shipped), as a fresh analysis of the same text does. */
+static void test_config_tree_root_edit(const tl_ruleset *rs) {
+  const char *cfg[2] = {
+      "from yacs.config import CfgNode as CN\n_C = CN()\n_C.TRAIN = CN()\n_C.TRAIN.CLIP_GRAD = 5.0\n",
+      "from yacs.config import CfgNode as CN\n_C = XX()\n_C.TRAIN = CN()\n_C.TRAIN.CLIP_GRAD = 5.0\n"};
+  const char *train = "import torch\nfrom config import _C as config\n\n"
+                      "def train(model, loader, opt):\n    for x in loader:\n"
+                      "        loss = model(x.cuda(non_blocking=True)).mean()\n        loss.backward()\n"
+                      "        if config.TRAIN.CLIP_GRAD:\n            pass\n        else:\n"
+                      "            print(loss.item())\n        opt.step()\n";
+  tl_options o = {1, true, 0, NULL, 0, 0};
+  tl_analysis *a = tl_analysis_new(rs, &o);
+  tl_analysis_add_text(a, "config.py", cfg[0], strlen(cfg[0]));
+  tl_analysis_add_text(a, "train.py", train, strlen(train));
+  tl_analysis_run(a);
+  char *first = render(a);
+  for (int k = 1; k <= 4; k++) {
+    const char *was = cfg[(k - 1) % 2], *now = cfg[k % 2];
+    uint32_t at = (uint32_t)(strstr(was, "_C = ") - was) + 5; /* `CN` <-> `XX` */
+    tl_analysis_edit(a, "config.py", at, at + 2, at + 2, now, strlen(now));
+    tl_analysis_run(a);
+    doc docs[2] = {{"config.py", (char *)now, strlen(now)}, {"train.py", (char *)train, strlen(train)}};
+    char *got = render(a), *want = fresh(rs, docs, 2);
+    CHECK_STR(got, want);
+    if (k % 2) CHECK(strcmp(got, first) != 0); /* not a tree: the `else` runs as shipped */
+    free(got);
+    free(want);
+  }
+  free(first);
+  tl_analysis_delete(a);
+}
+
 int main(void) {
   tl_ruleset *rs = tl_ruleset_new();
   CHECK(tl_ruleset_add_builtin(rs));
@@ -432,6 +467,7 @@ int main(void) {
   CHECK(tl_ruleset_compile(rs));
   stats st = {0};
   test_cancel_in_project_pass(rs);
+  test_config_tree_root_edit(rs);
   char dir[4096];
   DIR *dp = opendir(TL_SOURCE_DIR "/fixtures");
   CHECK(dp != NULL);

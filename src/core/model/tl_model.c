@@ -880,22 +880,42 @@ static void tl_model__field(tl_walk_ctx *c, TSNode asg, const char *name, TSNode
  * module level to `CN()`, tl_vocab_config_nodes): a setting declared with its default, as a
  * dataclass field is (tl_model__setting). True when it is one; a sub-tree (`_C.TRAIN = CN()`)
  * declares nothing. */
-static bool tl_model__config_node(tl_walk_ctx *c, TSNode left, TSNode value, uint32_t at) {
-  if (c->func != 0 || c->cls >= 0) return false;
+static void tl_model__config_node(tl_walk_ctx *c, TSNode left, TSNode value, size_t set_at) {
+  if (c->func != 0 || c->cls >= 0) return;
   TSNode root = left;
   while (tl_node_is(root, "attribute")) root = TL_CHILD(root, object);
-  if (!tl_node_is(root, "identifier")) return false;
-  char *rn = tl_node_text(root, c->src);
-  const tl_binding *b = tl_model_binding(c->m, rn, 0, at);
+  if (!tl_node_is(root, "identifier")) return;
+  /* What `_C` is bound to is another statement's: an editor's run may walk this one alone. The
+   * entries wait for the project pass, which reads the root's binding (tl_model_setting_entry):
+   * "~+_C\x1e<entry>" stands if `_C` is a configuration tree, "~-_C\x1e<entry>" (the option set in
+   * the code, off_names.v[set_at]) if not. */
+  char *rn = tl_node_text(root, c->src), *leaf = tl_node_text(TL_CHILD(left, attribute), c->src);
+  char *e = tl_printf("~-%s\x1e%s", rn, c->m->off_names.v[set_at]);
+  c->m->off_names.v[set_at] = tl_model__str(c->m, e);
+  free(e);
+  size_t first = c->m->off_names.n;
+  if (!tl_node_is(tl_unparen(value), "call")) tl_model__setting(c, leaf, value); /* a sub-tree: nothing */
+  for (size_t i = first; i < c->m->off_names.n; i++) {
+    e = tl_printf("~+%s\x1e%s", rn, c->m->off_names.v[i]);
+    c->m->off_names.v[i] = tl_model__str(c->m, e);
+    free(e);
+  }
   free(rn);
+  free(leaf);
+}
+
+const char *tl_model_setting_entry(const tl_file_model *m, const char *entry) {
+  if (entry[0] != '~') return entry;
+  const char *sep = strchr(entry, '\x1e');
+  if (!sep || (entry[1] != '+' && entry[1] != '-') || sep - entry - 2 >= 128) return NULL;
+  char root[128];
+  memcpy(root, entry + 2, (size_t)(sep - entry - 2));
+  root[sep - entry - 2] = 0;
+  const tl_binding *b = tl_model_binding(m, root, 0, UINT32_MAX);
   size_t ln;
   const char *last = b && b->ctor ? tl_dotted_last(b->ctor, &ln) : NULL;
-  if (!last || !tl_str_in(last, ln, tl_vocab_config_nodes)) return false;
-  if (tl_node_is(tl_unparen(value), "call")) return true;
-  char *leaf = tl_node_text(TL_CHILD(left, attribute), c->src);
-  tl_model__setting(c, leaf, value);
-  free(leaf);
-  return true;
+  bool tree = last && tl_str_in(last, ln, tl_vocab_config_nodes);
+  return tree == (entry[1] == '+') ? sep + 1 : NULL;
 }
 
 static bool tl_is_dataloader_callee(const tl_file_model *m, const char *callee) {
@@ -954,12 +974,12 @@ static void tl_walk_assignment(tl_walk_ctx *c, TSNode n, int depth) {
     tl_add_binding(c, d, at, right, TL_VAL_UNKNOWN);
     tl_model__bind_elements(c, d, at, tl_model__element_maker(c, right));
     if (c->func == 0 && c->cls >= 0 && tl_node_is(left, "identifier")) tl_model__field(c, n, d, right);
-    if (tl_node_is(left, "attribute") && !tl_node_text_eq(TL_CHILD(left, object), c->src, "self") &&
-        !tl_model__config_node(c, left, right, at)) {
+    if (tl_node_is(left, "attribute") && !tl_node_text_eq(TL_CHILD(left, object), c->src, "self")) {
       /* `args.loss_type = "huber"`, `self.cfg.mode = ...` (any receiver but `self`: names change
        * nothing): an option set in the code has no known value; set to another option's value
        * (`config.TRAIN.ACCUMULATION_STEPS = args.accumulation_steps`), it has that option's when
-       * that one is off by default ("@accumulation_steps", tl_project.c) */
+       * that one is off by default ("@accumulation_steps", tl_project.c). At module level, on a
+       * configuration tree, it declares a setting instead (tl_model__config_node). */
       TSNode an = TL_CHILD(left, attribute);
       char *an_s = tl_node_text(an, c->src), *from = NULL;
       if (tl_node_is(right, "attribute") && !tl_node_text_eq(TL_CHILD(right, object), c->src, "self")) {
@@ -968,6 +988,7 @@ static void tl_walk_assignment(tl_walk_ctx *c, TSNode n, int depth) {
         free(r);
       }
       tl_model__option_value(c, an_s, from ? tl_model__str(c->m, from) : "!");
+      tl_model__config_node(c, left, right, c->m->off_names.n - 1);
       free(from);
       free(an_s);
     }

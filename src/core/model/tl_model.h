@@ -274,6 +274,11 @@ int32_t tl_model_loop_at(const tl_file_model *m, uint32_t byte);
 TSNode tl_model_binding_value(const tl_file_model *m, const char *name, int32_t func, uint32_t before);
 /* The binding of `name` in effect at `before` in function `func` (the latest one), or NULL. */
 const tl_binding *tl_model_binding(const tl_file_model *m, const char *name, int32_t func, uint32_t before);
+/* The entry of off_names that stands (the entry itself), for one a node of a possible configuration
+ * tree made ("~+_C\x1e..." or "~-_C\x1e...": the inner entry when `_C` is bound at module level to a
+ * configuration tree, tl_vocab_config_nodes, or when it is not), or NULL when it does not stand. The
+ * string is the model's. */
+const char *tl_model_setting_entry(const tl_file_model *m, const char *entry);
 /* TL_WORK_* of a call by its dotted callee text ("self.model" -> TL_WORK_MODEL). */
 unsigned tl_model_call_work(const char *callee);
 

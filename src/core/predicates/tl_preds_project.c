@@ -131,7 +131,8 @@ static bool tl_project__loader_trains(tl_analysis *a, size_t file, const tl_pred
  * (those of c[0] included), c[2] those off by default (0, None, False). */
 static void tl_project__option_count(const tl_file_model *m, const char *name, size_t n, size_t c[3]) {
   for (size_t k = 0; k < m->off_names.n; k++) {
-    const char *o = m->off_names.v[k];
+    const char *o = tl_model_setting_entry(m, m->off_names.v[k]);
+    if (!o) continue;
     size_t skip = !strncmp(o, "=1", 2) ? 2 : o[0] == '!';
     if (strncmp(o + skip, "--", 2) || strlen(o + skip + 2) != n || memcmp(o + skip + 2, name, n)) continue;
     c[skip == 2 ? 0 : skip == 1 ? 1 : 2]++;

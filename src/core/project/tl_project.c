@@ -509,7 +509,8 @@ static void tl_project__flag_index(const tl_project *pj, tl_refs **callers, tl_f
   for (size_t i = 0; i < pj->nfiles; i++) { /* the declarations first: a copy of an option reads them */
     const tl_file_model *m = &pj->files[i].model;
     for (size_t k = 0; k < m->off_names.n; k++) {
-      const char *o = m->off_names.v[k];
+      const char *o = tl_model_setting_entry(m, m->off_names.v[k]);
+      if (!o) continue;
       size_t skip = !strncmp(o, "=1", 2) ? 2 : o[0] == '!';
       if (strncmp(o + skip, "--", 2)) continue;
       intptr_t v = 0;
@@ -527,7 +528,8 @@ static void tl_project__flag_index(const tl_project *pj, tl_refs **callers, tl_f
   for (size_t i = 0; i < pj->nfiles; i++) {
     const tl_file_model *m = &pj->files[i].model;
     for (size_t k = 0; k < m->off_names.n; k++) {
-      const char *o = m->off_names.v[k], *sep = strncmp(o, "=v--", 4) ? NULL : strchr(o, '\x1f');
+      const char *o = tl_model_setting_entry(m, m->off_names.v[k]);
+      const char *sep = !o || strncmp(o, "=v--", 4) ? NULL : strchr(o, '\x1f');
       if (!sep) continue; /* "=v--name\x1fs:l2": a literal default */
       /* kept per file and per program: the declarations a use sees are its file's own, else its
        * program's (the example scripts of one code base declare the same option each their way) */
