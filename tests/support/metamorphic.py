@@ -120,7 +120,7 @@ def rw_parens(text):
         if (depth == 0 and m and "#" not in line and '"""' not in line and "'''" not in line
                 and not m.group(3).endswith((":", "\\", ",")) and balanced(m.group(3))
                 and not m.group(3).startswith(("yield", "lambda", "await"))
-                and not enclosed(m.group(3))):
+                and not enclosed(m.group(3)) and not chained(m.group(3))):
             out.append("%s%s = (%s)" % (m.group(1), m.group(2), m.group(3)))
         else:
             out.append(line)
@@ -285,6 +285,18 @@ def enclosed(expr):
         d -= ch in ")]}"
         if d == 0:
             return i == len(expr) - 1
+    return False
+
+
+def chained(expr):
+    """Does expr hold an `=` of its own outside brackets (`a = b = c` matched as `a = (b = c)`)?"""
+    d = 0
+    for i, ch in enumerate(expr):
+        d += ch in "([{"
+        d -= ch in ")]}"
+        if (d == 0 and ch == "=" and expr[i - 1:i] not in ("=", "!", "<", ">")
+                and expr[i + 1:i + 2] != "="):
+            return True
     return False
 
 
