@@ -606,10 +606,22 @@ static void tl_match__pattern(tl_analysis *a, tl_file *f, tl_worker *w, const TS
   }
   c.message = tl_expand(&e, rs->query, rule->message, true);
   if (!c.message) c.message = tl_strdup(rule->message);
-  for (size_t i = 0; i < rule->fix.n; i++) {
+  bool unplaced = false;
+  for (size_t i = 0; i < rule->fix.n && !unplaced; i++) {
     const tl_fixop *op = &rule->fix.v[i];
     TSNode n = tl_named(&e, rs->query, op->capture, strlen(op->capture));
     if (ts_node_is_null(n)) continue;
+    /* `(_) @last .` also matches a comment or a line continuation (extras): an insertion goes
+     * beside the code next to it, and where there is none (`torch.zeros(\` + `)`: no argument)
+     * the fix cannot be placed and none of its edits are made */
+    if (op->kind == TL_FIXOP_INSERT_AFTER || op->kind == TL_FIXOP_INSERT_BEFORE) {
+      while (!ts_node_is_null(n) && ts_node_is_extra(n))
+        n = op->kind == TL_FIXOP_INSERT_AFTER ? ts_node_prev_named_sibling(n) : ts_node_next_named_sibling(n);
+      if (ts_node_is_null(n)) {
+        unplaced = true;
+        continue;
+      }
+    }
     char *text = op->tmpl ? tl_expand(&e, rs->query, op->tmpl, false) : tl_strdup("");
     if (!text) continue;
     tl_edit ed = {ts_node_start_byte(n), ts_node_end_byte(n), text};
@@ -619,6 +631,10 @@ static void tl_match__pattern(tl_analysis *a, tl_file *f, tl_worker *w, const TS
       ed.text = tl_match__own_line(f->text, n, text);
     }
     tl_vec_push(&c.edits, ed);
+  }
+  if (unplaced) {
+    for (size_t i = 0; i < c.edits.n; i++) free(c.edits.v[i].text);
+    c.edits.n = 0;
   }
   tl_vec_push(&f->cands, c);
 }
