@@ -904,14 +904,36 @@ static void tl_model__config_node(tl_walk_ctx *c, TSNode left, TSNode value, siz
   free(leaf);
 }
 
+/* The first binding of `name` (n bytes) in the module's body (bind_order holds each function's
+ * bindings by name, then by place: the first of the name's run), or NULL. */
+static const tl_binding *tl_model__first_module_binding(const tl_file_model *m, const char *name, size_t n) {
+  const tl_binding *first = NULL;
+  if (!m->bind_first || !m->funcs.n) {
+    for (size_t i = 0; i < m->bindings.n; i++) {
+      const tl_binding *b = &m->bindings.v[i];
+      if (b->func == 0 && strlen(b->name) == n && !strncmp(b->name, name, n) && (!first || b->byte < first->byte))
+        first = b;
+    }
+    return first;
+  }
+  uint32_t lo = m->bind_first[0], hi = m->bind_first[1];
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    const char *bn = m->bindings.v[m->bind_order[mid]].name;
+    if (strncmp(bn, name, n) < 0) lo = mid + 1; /* the names with `name` as a prefix sort from `name` on */
+    else hi = mid;
+  }
+  if (lo == m->bind_first[1]) return NULL;
+  first = &m->bindings.v[m->bind_order[lo]];
+  return strlen(first->name) == n && !strncmp(first->name, name, n) ? first : NULL;
+}
+
 const char *tl_model_setting_entry(const tl_file_model *m, const char *entry) {
   if (entry[0] != '~') return entry;
   const char *sep = strchr(entry, '\x1e');
-  if (!sep || (entry[1] != '+' && entry[1] != '-') || sep - entry - 2 >= 128) return NULL;
-  char root[128];
-  memcpy(root, entry + 2, (size_t)(sep - entry - 2));
-  root[sep - entry - 2] = 0;
-  const tl_binding *b = tl_model_binding(m, root, 0, UINT32_MAX);
+  if (!sep || (entry[1] != '+' && entry[1] != '-')) return NULL;
+  /* the root's first binding: `_C = CN()`, not a later `_C = _C.clone()` */
+  const tl_binding *b = tl_model__first_module_binding(m, entry + 2, (size_t)(sep - entry - 2));
   size_t ln;
   const char *last = b && b->ctor ? tl_dotted_last(b->ctor, &ln) : NULL;
   bool tree = last && tl_str_in(last, ln, tl_vocab_config_nodes);
