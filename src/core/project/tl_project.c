@@ -1008,10 +1008,13 @@ static void tl_project__step_functions(tl_project *pj, const tl_callgraph *p, bo
 /* Is fn a method of a model that nothing trains (tl_usage_untrained)? A call that reaches it runs
  * on an object built where nothing trains or on request: it passes no hotness on; the model's
  * forward is a root of its own, at the frequency of an evaluation (tl_project_analyze). */
-static bool tl_project__untrained_method(const tl_project *pj, tl_ref **untrained, tl_ref fn) {
+static bool tl_project__untrained_method(const tl_project *pj, const tl_callgraph *p, tl_ref **untrained, tl_ref fn) {
   if (fn.idx < 0) return false;
   int32_t cls = pj->files[fn.file].model.funcs.v[fn.idx].cls;
-  return cls >= 0 && untrained[fn.file][cls].file >= 0;
+  /* models only: another object built on request keeps its callers' hotness, and its own loops
+   * say that it runs on request (tl_project__on_request) */
+  return cls >= 0 && untrained[fn.file][cls].file >= 0 &&
+         (tl_callgraph_class_kind((tl_callgraph *)p, (tl_ref){fn.file, cls}) & TL_CK_MODULE);
 }
 
 /* The call graph breadth first from q.v[from]: each function a queued one calls unguarded is as hot
@@ -1027,9 +1030,9 @@ static size_t tl_project__spread(tl_project *pj, const tl_callgraph *p, tl_queue
       tl_ref ts[TL_MAX_TARGETS];
       size_t nt = tl_callgraph_targets(p, it.file, c, ts, TL_MAX_TARGETS);
       /* a model nothing trains passes its own frequency on to its own methods and parts */
-      bool inside = tl_project__untrained_method(pj, untrained, (tl_ref){it.file, it.func});
+      bool inside = tl_project__untrained_method(pj, p, untrained, (tl_ref){it.file, it.func});
       for (size_t k = 0; k < nt; k++) {
-        if (!inside && tl_project__untrained_method(pj, untrained, ts[k])) continue;
+        if (!inside && tl_project__untrained_method(pj, p, untrained, ts[k])) continue;
         tl_hot_reason r = {it.file, it.func, cl->line, cl->col, 1, NULL, false};
         tl_mark(pj, q, ts[k], it.kind, r);
       }
@@ -1239,15 +1242,13 @@ void tl_project_analyze(tl_project *pj, tl_file *files, size_t nfiles, const tl_
           /* a loop of a method of an object built only on request (no model) marks what it calls
            * too, last, as a loop of a function nothing runs does: its chain says so (info) */
           int32_t own = m->funcs.v[lp->func].cls;
-          bool onreq = tl_project__untrained_method(pj, untrained, (tl_ref){(int32_t)i, lp->func}) &&
+          bool onreq = own >= 0 && untrained[i][own].file >= 0 && untrained[i][own].idx >= 0 &&
                        !(tl_callgraph_class_kind(&p, (tl_ref){(int32_t)i, own}) & TL_CK_MODULE);
           if ((pj->uncalled[i][lp->func] || onreq) != (pass == 2) ||
               (pass < 2 && tl_project_eval_loop(pj, i, l) == (pass == 0)))
             break;
           for (size_t k = 0; k < nt; k++) {
-            if (tl_project__untrained_method(pj, untrained, ts[k]) &&
-                !(onreq && pj->files[ts[k].file].model.funcs.v[ts[k].idx].cls == own && ts[k].file == (int32_t)i))
-              continue;
+            if (tl_project__untrained_method(pj, &p, untrained, ts[k])) continue;
             tl_hot_reason r = {(int32_t)i, -1, lp->line, lp->col, 2, NULL, false};
             tl_mark(pj, &q, ts[k], 0, r);
           }
@@ -1305,7 +1306,7 @@ done:
   }
   free(whole);
   free(micro);
-  if (!pj->untrained) { /* stopped before: the outer array only */
+  if (!pj->untrained) { /* stopped before it was handed to the project: freed here */
     for (size_t i = 0; i < nf; i++) free(untrained[i]);
     free(untrained);
   }
