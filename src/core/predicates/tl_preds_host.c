@@ -28,7 +28,33 @@ static bool tl_host__host_lib_call(const tl_match_env *e, TSNode call) {
   return host;
 }
 
-/* Does the name `var` appear in an argument of a host-library call in `n`? */
+static bool tl_host__host_use(const tl_match_env *e, TSNode n, const char *var, int depth);
+
+/* A comprehension over `var` (`[lsa(c[i]) for i, c in enumerate(C.split(sizes))]`): does its element
+ * hand one of the names a `for` over it binds to a host-library call? */
+static bool tl_host__host_use_through(const tl_match_env *e, TSNode comp, const char *var, int depth) {
+  TSNode body = ts_node_named_child(comp, 0);
+  for (uint32_t i = 1; i < ts_node_named_child_count(comp); i++) {
+    TSNode cl = ts_node_named_child(comp, i);
+    if (!tl_node_is(cl, "for_in_clause") || !tl_node_mentions(TL_CHILD(cl, right), e->src, var)) continue;
+    TSNode left = TL_CHILD(cl, left);
+    TSNode names[8];
+    uint32_t nn = 0;
+    if (tl_node_is(left, "identifier")) names[nn++] = left;
+    for (uint32_t k = 0; nn < 8 && !tl_node_is(left, "identifier") && k < ts_node_named_child_count(left); k++)
+      if (tl_node_is(ts_node_named_child(left, k), "identifier")) names[nn++] = ts_node_named_child(left, k);
+    for (uint32_t k = 0; k < nn; k++) {
+      char *name = tl_node_text(names[k], e->src);
+      bool used = strcmp(name, var) && tl_host__host_use(e, body, name, depth + 1);
+      free(name);
+      if (used) return true;
+    }
+  }
+  return false;
+}
+
+/* Does the name `var` appear in an argument of a host-library call in `n`, or reach one through a
+ * comprehension over it? */
 static bool tl_host__host_use(const tl_match_env *e, TSNode n, const char *var, int depth) {
   if (depth > 40 || ts_node_is_null(n)) return false;
   if (tl_host__host_lib_call(e, n)) {
@@ -36,6 +62,10 @@ static bool tl_host__host_use(const tl_match_env *e, TSNode n, const char *var, 
     for (uint32_t i = 0; i < ts_node_named_child_count(args); i++)
       if (tl_node_mentions(ts_node_named_child(args, i), e->src, var)) return true;
   }
+  if ((tl_node_is(n, "list_comprehension") || tl_node_is(n, "generator_expression") ||
+       tl_node_is(n, "set_comprehension")) &&
+      tl_host__host_use_through(e, n, var, depth))
+    return true;
   if (tl_node_is(n, "function_definition") || tl_node_is(n, "class_definition")) return false;
   for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
     if (tl_host__host_use(e, ts_node_named_child(n, i), var, depth + 1)) return true;
