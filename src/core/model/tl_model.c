@@ -824,6 +824,12 @@ static void tl_bind_targets(tl_walk_ctx *c, TSNode t, uint32_t byte, tl_valkind 
     free(d);
     return;
   }
+  if (tl_node_is(t, "subscript")) {
+    /* `out[f"{key}/m"] = m` stores an element: the container's place may change, the names in the
+     * index are only read */
+    tl_bind_targets(c, TL_CHILD(t, value), byte, kind, depth + 1);
+    return;
+  }
   uint32_t k = ts_node_named_child_count(t);
   for (uint32_t i = 0; i < k; i++) tl_bind_targets(c, ts_node_named_child(t, i), byte, kind, depth + 1);
 }
