@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fuzz.sh [SECONDS] [HARNESS...] - builds the libFuzzer harnesses with clang and fuzzes each for SECONDS (default 300), keeping corpora in a cache dir and copying crashes to tests/fuzz/regressions/<harness>/.
+# fuzz.sh [SECONDS] [HARNESS...] - builds the libFuzzer harnesses with clang and fuzzes each for SECONDS (default 300), keeping corpora in a cache dir (started from the committed tests/fuzz/corpus/<harness>/) and copying crashes to tests/fuzz/regressions/<harness>/.
 #
 # Environment: TRAINLINT_FUZZ_BUILD (build dir, default build-fuzz), TRAINLINT_FUZZ_CACHE (corpora,
 # default ${XDG_CACHE_HOME:-~/.cache}/trainlint-fuzz), TRAINLINT_FUZZ_JOBS (harnesses fuzzed at
@@ -29,8 +29,12 @@ fuzz_one() { # fuzz_one HARNESS: fuzzes, then copies what it found into tests/fu
   rm -rf "$cache/seeds-$h"
   fuzz_seeds "$h" "$src" "$cache/seeds-$h" "$bin"
   local start=$SECONDS
+  # the committed minimised corpus (tests/fuzz/corpus/HARNESS/, read only) starts a fresh cache where
+  # the last long runs ended; new inputs go to the cache's corpus, the first directory
+  local committed=()
+  [ -d "tests/fuzz/corpus/$h" ] && committed=("tests/fuzz/corpus/$h")
   "$bin" -max_total_time="$secs" -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 -dict="$(fuzz_dict "$h" "$src")" \
-    -artifact_prefix="$art/" "$corpus" "$cache/seeds-$h" >"$log" 2>&1
+    -artifact_prefix="$art/" "$corpus" "$cache/seeds-$h" "${committed[@]}" >"$log" 2>&1
   local rc=$? found=0 f
   for f in "$art"/*; do
     [ -f "$f" ] || continue
