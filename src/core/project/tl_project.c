@@ -692,17 +692,26 @@ static const char *tl_project__option_of(const char *flag) {
   return dot + 1;
 }
 
-/* Does the code give option `name` a value of its own ("!" among the defaults that file i sees:
- * its own, or its program's)? */
-static bool tl_project__option_set(const tl_project *pj, size_t i, const char *name, const tl_flag_index *x) {
+/* The literal default of option `name` as file i sees it (tl_flag_index.defaults): the file's own
+ * declarations first, else its program's; "!" when the code anywhere in the program sets it, "?"
+ * when declarations disagree; NULL when nothing declares one. */
+static const char *tl_project__option_default(const tl_project *pj, size_t i, const char *name,
+                                              const tl_flag_index *x) {
   char *fkey = tl_printf("f%d--%s", (int)i, name),
        *pkey = tl_printf("p%d--%s", pj->program ? pj->program[i] : -1, name);
   intptr_t v = 0, pv = 0;
-  bool set = (tl_map_get(&x->defaults, fkey, &v) && !strcmp((const char *)v, "!")) ||
-             (tl_map_get(&x->defaults, pkey, &pv) && !strcmp((const char *)pv, "!"));
+  bool in_program = tl_map_get(&x->defaults, pkey, &pv);
+  bool known = tl_map_get(&x->defaults, fkey, &v) || in_program;
+  if (!v || (in_program && !strcmp((const char *)pv, "!"))) v = pv;
   free(fkey);
   free(pkey);
-  return set;
+  return known ? (const char *)v : NULL;
+}
+
+/* Does the code give option `name` a value of its own (tl_project__option_default's "!")? */
+static bool tl_project__option_set(const tl_project *pj, size_t i, const char *name, const tl_flag_index *x) {
+  const char *v = tl_project__option_default(pj, i, name, x);
+  return v && !strcmp(v, "!");
 }
 
 /* Is the option a guard reads (tl_project__option_of) left as declared, with `when` false at every
@@ -752,18 +761,8 @@ static bool tl_project__guard_optin(const tl_project *pj, size_t i, const tl_fla
      * fails the test, and that nothing sets (`args.loss_type = ...` in the file) */
     const char *dot = strrchr(g->flag, '.');
     if (!dot || (!strncmp(g->flag, "self.", 5) && dot == g->flag + 4)) return false;
-    char *fkey = tl_printf("f%d--%s", (int)i, dot + 1),
-         *pkey = tl_printf("p%d--%s", pj->program ? pj->program[i] : -1, dot + 1);
-    intptr_t v = 0;
-    intptr_t pv = 0;
-    bool in_program = tl_map_get(&x->defaults, pkey, &pv);
-    /* the file's own declarations first; set in the code anywhere in the program: unknown */
-    bool known = tl_map_get(&x->defaults, fkey, &v) || in_program;
-    if (!v || (in_program && !strcmp((const char *)pv, "!"))) v = pv;
-    free(fkey);
-    free(pkey);
-    return known && strcmp((const char *)v, "?") && strcmp((const char *)v, "!") &&
-           tl_project__lit_in(g->lit, (const char *)v) != g->eq;
+    const char *v = tl_project__option_default(pj, i, dot + 1, x); /* set in the code: unknown */
+    return v && strcmp(v, "?") && strcmp(v, "!") && tl_project__lit_in(g->lit, v) != g->eq;
   }
   if (!strchr(g->flag, '.') && g->func > 0) { /* a parameter: off at every call? */
     const tl_func *f = &m->funcs.v[g->func];
