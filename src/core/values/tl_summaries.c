@@ -201,7 +201,8 @@ static bool tl_summaries__evaluation(const tl_project *pj, tl_ref t) {
 
 /* The evaluation function (tl_summaries__evaluation) whose result, or an element of the tuple it
  * returns, a dependency is: every target of the call it names is one. File -1: none. */
-static tl_ref tl_summaries__evaluation_result(const tl_project *pj, const tl_callgraph *cg, size_t fi, tl_vdep dep) {
+static tl_ref tl_summaries__evaluation_result(const tl_project *pj, const tl_callgraph *cg, size_t fi, tl_vdep dep,
+                                              uint8_t **memo) {
   tl_ref none = {-1, -1};
   if (dep.how != TL_VDEP_CALL || dep.elem) return none;
   int32_t c = tl_summaries__call_at(&pj->files[fi].model, dep.pos);
@@ -209,12 +210,18 @@ static tl_ref tl_summaries__evaluation_result(const tl_project *pj, const tl_cal
   size_t nt = c < 0 || cg->targets[fi][c].instance
                   ? 0
                   : tl_callgraph_targets(cg, (int32_t)fi, (size_t)c, ts, TL_MAX_TARGETS);
-  for (size_t i = 0; i < nt; i++)
-    if (!tl_summaries__evaluation(pj, ts[i])) return none;
+  for (size_t i = 0; i < nt; i++) {
+    /* each function's verdict once per pass (it reads all the calls of its file): 1 yes, 2 no */
+    uint8_t **fm = &memo[ts[i].file];
+    if (!*fm) *fm = tl_calloc(pj->files[ts[i].file].model.funcs.n + 1, 1);
+    if (!(*fm)[ts[i].idx]) (*fm)[ts[i].idx] = tl_summaries__evaluation(pj, ts[i]) ? 1 : 2;
+    if ((*fm)[ts[i].idx] != 1) return none;
+  }
   return nt ? ts[0] : none;
 }
 
 void tl_summaries_resolve(tl_project *pj, const tl_callgraph *cg) {
+  uint8_t **memo = tl_calloc(pj->nfiles ? pj->nfiles : 1, sizeof *memo); /* tl_summaries__evaluation's verdicts */
   for (size_t i = 0; i < pj->nfiles; i++) {
     tl_file *f = &pj->files[i];
     for (size_t c = 0; c < f->cands.n; c++) {
@@ -223,7 +230,9 @@ void tl_summaries_resolve(tl_project *pj, const tl_callgraph *cg) {
       if (cd->vdep.how == TL_VDEP_NONE) continue;
       uint8_t k = tl_summaries__dep(pj, cg, i, cd->func, cd->vdep);
       cd->vkind = k == TL_VAL_BOTTOM ? TL_VAL_UNKNOWN : k;
-      cd->veval = tl_summaries__evaluation_result(pj, cg, i, cd->vdep);
+      cd->veval = tl_summaries__evaluation_result(pj, cg, i, cd->vdep, memo);
     }
   }
+  for (size_t i = 0; i < pj->nfiles; i++) free(memo[i]);
+  free(memo);
 }
