@@ -150,4 +150,15 @@ sed -i '/(#unparen! @c16 @c17)/d' "$tmp/rules/bad.md"
 "$bin" check --rules "$tmp/rules" --select TLX04 --format concise --no-source "$tmp/proj/lr.py" >"$tmp/out8.txt" 2>&1
 [ "$(grep -c TLX04 "$tmp/out8.txt")" = 1 ] && ok || bad "16 bindings: $(cat "$tmp/out8.txt")"
 
+# A file ending inside an unterminated f-string must not change how the next file parsed by the
+# same worker (-j 1: all of them) reads: the grammar's scanner kept its f-string flag across parses.
+mkdir -p "$tmp/fstr"
+printf 'x = f"\n' > "$tmp/fstr/a.py"
+printf 'def train(model, loader):\n    for x in loader:\n        if x:\n            y = 1\n        loss = model(x.cuda()).mean()\n        print(loss.item())\n' > "$tmp/fstr/b.py"
+( cd "$tmp/fstr" && "$bin" check -j 1 --no-cache --format concise --no-source b.py ) >"$tmp/fstr_b.txt" 2>&1
+( cd "$tmp/fstr" && "$bin" check -j 1 --no-cache --format concise --no-source a.py b.py ) >"$tmp/fstr_ab.txt" 2>&1
+grep -q '^b.py:6:' "$tmp/fstr_b.txt" && ok || bad "b.py alone: no finding on line 6: $(cat "$tmp/fstr_b.txt")"
+if [ "$(grep '^b.py' "$tmp/fstr_ab.txt")" = "$(grep '^b.py' "$tmp/fstr_b.txt")" ]; then ok; else
+  bad "b.py after an unterminated f-string reads differently:"; diff "$tmp/fstr_b.txt" "$tmp/fstr_ab.txt"; fi
+
 finish

@@ -459,6 +459,28 @@ static void test_config_tree_root_edit(const tl_ruleset *rs) {
   tl_analysis_delete(a);
 }
 
+/* Text with a syntax error, edited and then restored: each run must report what a fresh analysis
+ * of the same text reports (found by fuzz_edit). */
+static void test_error_edit_undo(const tl_ruleset *rs) {
+  const char *texts[3] = {")\n f", ")\n f\"", ")\n f"};
+  tl_options o = {1, true, 0, NULL, 0, 0};
+  tl_analysis *a = tl_analysis_new(rs, &o);
+  tl_analysis_add_text(a, "t.py", texts[0], strlen(texts[0]));
+  tl_analysis_run(a);
+  for (int k = 1; k < 3; k++) {
+    uint32_t old_end = k == 1 ? 4 : 5, new_end = k == 1 ? 5 : 4;
+    tl_analysis_edit(a, "t.py", 4, old_end, new_end, texts[k], strlen(texts[k]));
+    tl_analysis_run(a);
+    doc d = {"t.py", (char *)texts[k], strlen(texts[k])};
+    char *got = render(a), *want = fresh(rs, &d, 1);
+    if (strcmp(got, want)) fprintf(stderr, "step %d:\n got: %s\nwant: %s\n", k, got, want);
+    CHECK_STR(got, want);
+    free(got);
+    free(want);
+  }
+  tl_analysis_delete(a);
+}
+
 int main(void) {
   tl_ruleset *rs = tl_ruleset_new();
   CHECK(tl_ruleset_add_builtin(rs));
@@ -468,6 +490,7 @@ int main(void) {
   stats st = {0};
   test_cancel_in_project_pass(rs);
   test_config_tree_root_edit(rs);
+  test_error_edit_undo(rs);
   char dir[4096];
   DIR *dp = opendir(TL_SOURCE_DIR "/fixtures");
   CHECK(dp != NULL);

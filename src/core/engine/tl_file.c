@@ -66,6 +66,14 @@ static char *tl_module_name(const char *path, bool *is_package) {
   return m;
 }
 
+/* Makes a worker's parser parse the next text as a new parser would. ts_parser_reset is not enough:
+ * it resets the external scanner through deserialize(NULL, 0), which in tree-sitter-python 0.23.6
+ * leaves the scanner's "inside an f-string" flag as the last text left it, so a file ending inside an
+ * unterminated f-string made the next file parsed by the same worker lose its dedents (a syntax
+ * error and lost findings that depended on which files a worker had parsed before). Setting the
+ * language again destroys the scanner and creates a new one (one small allocation). */
+static void tl_parser__renew(TSParser *p) { ts_parser_set_language(p, ts_parser_language(p)); }
+
 /* The syntax errors of a file, as located warnings: one per top-level statement holding an ERROR or
  * MISSING node (up to TL_SYNTAX_REPORTS), at the first such node, naming the statement's lines.
  * tree-sitter's recovery can read valid code around an error with another structure (a
@@ -242,14 +250,14 @@ static void tl_file__run(tl_analysis *a, tl_worker *w, tl_file *f, tl_prev *prev
     for (size_t i = 0; i < f->len; i++)
       if (parse_text[i] == '\r' && (i + 1 == f->len || parse_text[i + 1] != '\n')) parse_text[i] = '\n';
   }
-  ts_parser_reset(w->parser);
+  tl_parser__renew(w->parser);
   TSTree *tree = ts_parser_parse_string(w->parser, f->tree, parse_text, (uint32_t)f->len);
   /* Error recovery can parse the same erroneous text differently from scratch and from an edited
    * tree; the findings must not depend on the edits that led to the text: such a text is parsed
    * again from scratch (valid text, the usual case while typing, parses the same both ways). */
   if (tree && f->tree && ts_node_has_error(ts_tree_root_node(tree))) {
     ts_tree_delete(tree);
-    ts_parser_reset(w->parser);
+    tl_parser__renew(w->parser);
     tree = ts_parser_parse_string(w->parser, NULL, parse_text, (uint32_t)f->len);
   }
   tl_region g;
