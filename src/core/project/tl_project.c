@@ -926,6 +926,23 @@ static const char *const tl_project__eval_modules[] = {"infer",     "inference",
                                                        "export",    "deploy",     "benchmark", "visualization",
                                                        "visualize", "visualizer", NULL};
 
+/* The interactive demo frameworks: a module importing one serves a demo page (its model runs
+ * on a user's request, its "loops" over uploaded images, its Grad-CAM backward passes), not training. */
+static const char *const tl_project__demo_frameworks[] = {"streamlit", "gradio", NULL};
+
+/* The demo framework a file imports (anywhere in it), or NULL. */
+static const char *tl_project__demo_import(const tl_file_model *m) {
+  for (size_t i = 0; i < m->imports.cap; i++) {
+    const char *q = m->imports.slots[i].key ? (const char *)m->imports.slots[i].value : NULL;
+    for (size_t w = 0; q && tl_project__demo_frameworks[w]; w++) {
+      size_t k = strlen(tl_project__demo_frameworks[w]);
+      if (!strncmp(q, tl_project__demo_frameworks[w], k) && (q[k] == 0 || q[k] == '.'))
+        return tl_project__demo_frameworks[w];
+    }
+  }
+  return NULL;
+}
+
 static bool tl_project__in_names(const char *const *names, const char *s, size_t k) {
   for (size_t w = 0; names[w]; w++)
     if (strlen(names[w]) == k && !strncmp(s, names[w], k)) return true;
@@ -941,6 +958,10 @@ static void tl_project__eval_dirs(tl_project *pj) {
   pj->eval_dir = tl_calloc(nf ? nf : 1, sizeof *pj->eval_dir);
   for (size_t i = 0; i < nf; i++) {
     const char *path = pj->files[i].path;
+    if (tl_project__demo_import(&pj->files[i].model) && strlen(path) < UINT16_MAX) {
+      pj->eval_dir[i] = (uint16_t)strlen(path);
+      continue;
+    }
     for (const char *p = path; *p;) {
       const char *slash = strchr(p, '/');
       if (!slash) { /* the module itself: `infer.py` */
@@ -1365,6 +1386,13 @@ static bool tl_project__eval_note(const tl_project *pj, size_t fi, tl_chain *v) 
   if (!tl_project_eval_file(pj, fi)) return false;
   const tl_file *f = &pj->files[fi];
   bool module = pj->eval_dir[fi] == strlen(f->path);
+  const char *demo = module ? tl_project__demo_import(&f->model) : NULL;
+  if (demo) {
+    tl_chain_add(v, f->path, 1, 1,
+                 tl_printf("in `%s`, a module of an interactive demo (it imports %s): not run by training steps",
+                           f->path, demo));
+    return true;
+  }
   tl_chain_add(v, f->path, 1, 1,
                tl_printf(module
                              ? "in `%.*s`, a module of inference, prediction, export or visualisation code (not run by "
