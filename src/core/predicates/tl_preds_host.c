@@ -367,9 +367,9 @@ static bool tl_host__quiet(const tl_match_env *e, TSNode n, uint32_t before, int
   if (tl_node_is(n, "call")) {
     static const char *const builtins[] = {"print", "float", "int", "bool", "round",  "str", "len",
                                            "min",   "max",   "abs", "repr", "format", NULL};
-    static const char *const methods[] = {"item",        "tolist",          "format",          "append",
-                                          "info",        "debug",           "warning",         "write",
-                                          "set_postfix", "set_postfix_str", "set_description", NULL};
+    static const char *const methods[] = {
+        "item",  "tolist",  "numpy", "cpu",         "detach",          "format",          "append", "info",
+        "debug", "warning", "write", "set_postfix", "set_postfix_str", "set_description", NULL};
     TSNode fn = TL_CHILD(n, function), name = tl_node_is(fn, "attribute") ? TL_CHILD(fn, attribute) : fn;
     uint32_t s = ts_node_start_byte(name), len = ts_node_end_byte(name) - s;
     if (!tl_node_is(name, "identifier") ||
