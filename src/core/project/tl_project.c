@@ -869,6 +869,15 @@ static void tl_project__optin(tl_project *pj, const tl_callgraph *cg) {
   tl_project__flag_index_free(&x);
 }
 
+/* Is the path component s (k bytes) one of names? Leading underscores do not count: `_export/` is a
+ * private `export/`. */
+static bool tl_project__in_names(const char *const *names, const char *s, size_t k) {
+  while (k > 1 && *s == '_') s++, k--;
+  for (size_t w = 0; names[w]; w++)
+    if (strlen(names[w]) == k && !strncmp(s, names[w], k)) return true;
+  return false;
+}
+
 /* Is `file` a test module? One under a `tests/` or `test/` directory, or one named like a test
  * (`test_x.py`, `x_test.py`, `conftest.py`) that holds a test (a `test_*` function, a `Test*`
  * class): its loops run once under the test runner, whatever they do. A script named `x_test.py`
@@ -877,10 +886,10 @@ static bool tl_project__is_test_module(const tl_file *file) {
   const char *path = file->path;
   const char *base = strrchr(path, '/');
   base = base ? base + 1 : path;
-  for (const char *p = path; p < base; p = strchr(p, '/') + 1) {
-    size_t k = (size_t)(strchr(p, '/') - p);
-    if ((k == 5 && !strncmp(p, "tests", 5)) || (k == 4 && !strncmp(p, "test", 4))) return true;
-  }
+  static const char *const dirs[] = {"tests",     "test",      "testing",    "test_utils",
+                                     "testutils", "unittests", "unit_tests", NULL};
+  for (const char *p = path; p < base; p = strchr(p, '/') + 1)
+    if (tl_project__in_names(dirs, p, (size_t)(strchr(p, '/') - p))) return true;
   size_t n = strlen(base);
   if (strncmp(base, "test_", 5) && strcmp(base, "conftest.py") && (n <= 8 || strcmp(base + n - 8, "_test.py")))
     return false;
@@ -943,11 +952,6 @@ static const char *tl_project__demo_import(const tl_file_model *m) {
   return NULL;
 }
 
-static bool tl_project__in_names(const char *const *names, const char *s, size_t k) {
-  for (size_t w = 0; names[w]; w++)
-    if (strlen(names[w]) == k && !strncmp(s, names[w], k)) return true;
-  return false;
-}
 
 /* For each file, the length of the path prefix up to and including the outermost directory of its
  * path named as an evaluation package (`dinov2/eval/`, `detectron2/export/`, `deploy/`), or 0. A
