@@ -507,6 +507,9 @@ tl_valkind tl_value_classify(const tl_file_model *m, TSNode n, const char *src, 
     }
     free(d);
     if (!b && k == TL_VAL_UNKNOWN && tl_node_is(n, "attribute")) {
+      /* x.shape, x.dtype, x.device: metadata, Python values wherever x is (a torch.Size, a list of
+       * ints in Paddle's eager mode, a dtype): reading them waits for nothing */
+      if (tl_node_text_in(TL_CHILD(n, attribute), src, tl_vocab_meta_attrs)) return TL_VAL_PY;
       /* x.data, p.grad, x.T: tensor attributes that live where their tensor lives */
       if (tl_node_text_in(TL_CHILD(n, attribute), src, tl_vocab_same_place_attrs)) {
         k = tl_value_classify(m, TL_CHILD(n, object), src, func, depth + 1);
@@ -520,6 +523,10 @@ tl_valkind tl_value_classify(const tl_file_model *m, TSNode n, const char *src, 
     TSNode v = TL_CHILD(n, value);
     tl_valkind k = tl_value_classify(m, v, src, func, depth + 1);
     if (k == TL_VAL_LIST) return tl_values__elements(m, v, src, func, depth + 1);
+    /* x.shape[0]: an int */
+    if (k == TL_VAL_PY && tl_node_is(v, "attribute") &&
+        tl_node_text_in(TL_CHILD(v, attribute), src, tl_vocab_meta_attrs))
+      return TL_VAL_PY;
     return k == TL_VAL_PY ? TL_VAL_UNKNOWN : k;
   }
   if (!strcmp(t, "binary_operator") || !strcmp(t, "comparison_operator") || !strcmp(t, "boolean_operator")) {
