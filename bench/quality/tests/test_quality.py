@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """test_quality.py - tests of the quality evaluation: score.py's matching and arithmetic on a small
-synthetic labelled project, sample.py's determinism and summary, fetch.sh on local repositories.
+synthetic labelled project, sample.py's determinism and summary, roots.py's reading of chains and
+sheets, fetch.sh on local repositories.
 No network. usage: test_quality.py [--trainlint PATH] (PATH adds a run of the real analyzer)."""
 import json
 import os
@@ -13,6 +14,7 @@ import unittest
 QUALITY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, QUALITY)
 import qualitylib as q  # noqa: E402
+import roots  # noqa: E402
 import sample  # noqa: E402
 import score  # noqa: E402
 
@@ -287,6 +289,31 @@ class Sampler(unittest.TestCase):
                            capture_output=True, text=True)
         self.assertEqual(p.returncode, 2)
         self.assertIn("verdict 'maybe'", p.stderr)
+
+
+class Roots(unittest.TestCase):
+    def test_root_of(self):
+        chain = lambda *d: {"hot_path": [{"description": x} for x in d]}
+        self.assertEqual(roots.root_of(chain("in `f`", "`Net.forward` runs every step (forward of a Module/Layer "
+                                             "subclass)")), "forward of a Module")
+        self.assertEqual(roots.root_of(chain("in the step loop")), "step loop")
+        self.assertEqual(roots.root_of(chain("`learn` runs one training step per call (...), and it is called from "
+                                             "outside the project")), "step function called from outside")
+        self.assertEqual(roots.root_of({"hot_path": []}), "no chain")
+        self.assertEqual(roots.root_of(chain("something new")), "other")
+
+    def test_judged_rows(self):
+        tmp = tempfile.mkdtemp(prefix="tl-roots-")
+        try:
+            path = os.path.join(tmp, "s.tsv")
+            write(path, "# header\n" + "\t".join(sample.SHEET_COLUMNS) + "\n"
+                  "acme/toy\t%s\ttrain.py\t5\tTL101\tm\tright\tr\n"
+                  "acme/toy\t%s\ttrain.py\t5\tTL101\tm\twrong\tr\n"
+                  "acme/toy\t%s\ttrain.py\t9\tTL104\tm\t\t\n" % (FAKE_SHA_TOY, FAKE_SHA_TOY, FAKE_SHA_TOY))
+            rows = roots.judged_rows([path])
+            self.assertEqual(dict(rows), {("acme/toy", "train.py", 5, "TL101"): ["right", "wrong"]})
+        finally:
+            shutil.rmtree(tmp)
 
 
 @unittest.skipUnless(shutil.which("git"), "git not found")
