@@ -156,13 +156,14 @@ static char *tl_syntax__field_prepare(tl_pred *p) {
   return p->field ? NULL : tl_printf("#field!: the grammar has no field \"%s\"", p->strs[0]);
 }
 
-/* #child! @a @b ["type" ...]: @a's first named child (of one of the types) */
+/* #child! @a @b ["type" ...]: @a's first named child, or its first child of one of the types (a
+ * token too: "." binds the dot of an attribute, which a fix may delete) */
 static tl_verdict tl_syntax__child(tl_match_env *e, const tl_pred *p, TSNode a) {
   TSNode b = {0};
-  uint32_t n = ts_node_named_child_count(a);
-  if (!p->nstrs && n) b = ts_node_named_child(a, 0);
-  for (uint32_t i = 0; i < n && ts_node_is_null(b) && p->nstrs; i++) {
-    TSNode ch = ts_node_named_child(a, i);
+  if (!p->nstrs && ts_node_named_child_count(a)) b = ts_node_named_child(a, 0);
+  uint32_t n = p->nstrs ? ts_node_child_count(a) : 0;
+  for (uint32_t i = 0; i < n && ts_node_is_null(b); i++) {
+    TSNode ch = ts_node_child(a, i);
     for (size_t k = 0; k < p->nstrs && ts_node_is_null(b); k++)
       if (tl_node_is(ch, p->strs[k])) b = ch;
   }
