@@ -3,6 +3,7 @@
  * with the chain that says why. */
 #include "tl_callgraph.h"
 
+#include <ctype.h>
 #include <string.h>
 
 #include "tl_vocab.h"
@@ -1041,6 +1042,20 @@ static bool tl_project__untrained_method(const tl_project *pj, const tl_callgrap
          (tl_callgraph_class_kind((tl_callgraph *)p, (tl_ref){fn.file, cls}) & TL_CK_MODULE);
 }
 
+/* The __init__ a call runs when it builds an object of a project class (a CapWords name the call
+ * graph resolves to a class: `ProbMask(...)`, `masking.ProbMask(...)`), into ts[0]: 1, else 0. Not
+ * a Module's: a model built in per-step code is a lazy build behind a test the analysis may not
+ * read (`if self.model is None:`), and its __init__ sets up parameters once per object. */
+static size_t tl_project__constructor(const tl_callgraph *p, int32_t fi, const tl_call *cl, tl_ref *ts) {
+  size_t n;
+  const char *last = tl_dotted_last(cl->callee, &n);
+  tl_ref k;
+  if (!n || !isupper((unsigned char)last[0]) || strpbrk(cl->callee, "([") ||
+      !tl_callgraph_class_ref(p, fi, cl->callee, &k) || (tl_callgraph_class_kind((tl_callgraph *)p, k) & TL_CK_MODULE))
+    return 0;
+  return tl_callgraph_method((tl_callgraph *)p, k, "__init__", &ts[0]) ? 1 : 0;
+}
+
 /* The call graph breadth first from q.v[from]: each function a queued one calls unguarded is as hot
  * as it. Returns the queue's length when done. */
 static size_t tl_project__spread(tl_project *pj, const tl_callgraph *p, tl_queue *q, size_t from, tl_ref **untrained) {
@@ -1053,6 +1068,9 @@ static size_t tl_project__spread(tl_project *pj, const tl_callgraph *p, tl_queue
       if (cl->func != it.func || tl_project__guarded(pj, (size_t)it.file, cl->byte, fu->start)) continue;
       tl_ref ts[TL_MAX_TARGETS];
       size_t nt = tl_callgraph_targets(p, it.file, c, ts, TL_MAX_TARGETS);
+      /* building an object of a project class runs its __init__ (or its bases'): `ProbMask(...)`
+       * in a forward builds a mask every step */
+      if (!nt) nt = tl_project__constructor(p, it.file, cl, ts);
       /* a model nothing trains passes its own frequency on to its own methods and parts */
       bool inside = tl_project__untrained_method(pj, p, untrained, (tl_ref){it.file, it.func});
       for (size_t k = 0; k < nt; k++) {
