@@ -17,10 +17,37 @@ static void tl_model__bind_index(tl_file_model *m);
 /* ---- the walk ---- */
 
 
+/* Is the statement an early exit on most steps: an `if` without `else` whose block ends by leaving
+ * (`return`, `continue`) and whose test holds but now and then fails (`if step % N != 0: return`,
+ * `if it % every or not ok: continue`)? What follows it in its block then runs now and then. */
+static bool tl_walk__rare_rest(tl_walk_ctx *c, TSNode st) {
+  if (!tl_node_is(st, "if_statement") || !ts_node_is_null(TL_CHILD(st, alternative))) return false;
+  TSNode last = tl_last_code_child(TL_CHILD(st, consequence));
+  if (!tl_node_is(last, "return_statement") && !tl_node_is(last, "continue_statement")) return false;
+  return tl_freq_test(TL_CHILD(st, condition), c->src, c->guard_vars.v, c->guard_vars.n) == TL_FREQ_RARE_ELSE;
+}
+
+/* The statements of a block from `next` on run only when the early exit before them did not
+ * (tl_walk__rare_rest): a frequency-guarded range to the block's end. */
+static void tl_walk__guard_rest(tl_walk_ctx *c, TSNode block, TSNode next) {
+  tl_range r = {ts_node_start_byte(next), ts_node_end_byte(block), 0};
+  tl_vec_push(&c->m->guards, r);
+  c->guard_depth++;
+}
+
 static void tl_walk_children(tl_walk_ctx *c, TSNode n, int depth) {
   uint32_t k = ts_node_named_child_count(n);
+  bool block = tl_node_is(n, "block"), rest = false;
   if (k <= 8) { /* few children: indexing is cheaper than resetting the cursor */
-    for (uint32_t i = 0; i < k; i++) tl_walk_visit(c, ts_node_named_child(n, i), depth + 1);
+    for (uint32_t i = 0; i < k; i++) {
+      TSNode ch = ts_node_named_child(n, i);
+      tl_walk_visit(c, ch, depth + 1);
+      if (block && !rest && i + 1 < k && tl_walk__rare_rest(c, ch)) {
+        tl_walk__guard_rest(c, n, ts_node_named_child(n, i + 1));
+        rest = true;
+      }
+    }
+    if (rest) c->guard_depth--;
     return;
   }
   size_t base = c->kids.n;
@@ -32,7 +59,14 @@ static void tl_walk_children(tl_walk_ctx *c, TSNode n, int depth) {
     } while (ts_tree_cursor_goto_next_sibling(&c->cur));
   }
   size_t end = c->kids.n;
-  for (size_t i = base; i < end; i++) tl_walk_visit(c, c->kids.v[i], depth + 1); /* by index: kids may grow */
+  for (size_t i = base; i < end; i++) { /* by index: kids may grow */
+    tl_walk_visit(c, c->kids.v[i], depth + 1);
+    if (block && !rest && i + 1 < end && tl_walk__rare_rest(c, c->kids.v[i])) {
+      tl_walk__guard_rest(c, n, c->kids.v[i + 1]);
+      rest = true;
+    }
+  }
+  if (rest) c->guard_depth--;
   c->kids.n = base;
 }
 
