@@ -576,16 +576,29 @@ static void tl_model__inference_elif(tl_walk_ctx *c, TSNode n) {
 }
 
 /* `if not flag: ... else: <block>`: the `else` (and any `elif`) runs only when the flag is set; `if
- * flag: ... else: <block>` (a name or an attribute tested alone), only when it is unset. */
+ * flag: ... else: <block>` (a name or an attribute tested alone), only when it is unset. Without an
+ * `else`, when the `if`'s block leaves (`if not args.sample: return`, `... continue`), the same for
+ * the rest of the block around the `if`. */
 static void tl_model__negated_flag(tl_walk_ctx *c, TSNode n, TSNode cond) {
   cond = tl_unparen(cond);
-  TSNode alt = TL_CHILD(n, alternative);
-  if (ts_node_is_null(alt)) return;
+  TSNode alt = TL_CHILD(n, alternative), parent = ts_node_parent(n);
+  uint32_t start, end;
+  if (!ts_node_is_null(alt)) {
+    start = ts_node_start_byte(alt);
+    end = ts_node_end_byte(n);
+  } else {
+    TSNode last = tl_last_code_child(TL_CHILD(n, consequence));
+    if ((!tl_node_is(last, "return_statement") && !tl_node_is(last, "continue_statement")) ||
+        !tl_node_is(parent, "block") || ts_node_end_byte(parent) <= ts_node_end_byte(n))
+      return;
+    start = ts_node_end_byte(n);
+    end = ts_node_end_byte(parent);
+  }
   if ((tl_node_is(cond, "identifier") || tl_node_is(cond, "attribute")) &&
       !tl_node_text_eq(cond, c->src, "self.training")) {
     const char *d = tl_strtab_take(&c->m->strs, tl_dotted(cond, c->src));
     if (!d) return;
-    tl_flag_guard g = {ts_node_start_byte(alt), ts_node_end_byte(n), c->func, d, false, NULL, false, TL_FLAG_UNSET};
+    tl_flag_guard g = {start, end, c->func, d, false, NULL, false, TL_FLAG_UNSET};
     tl_vec_push(&c->m->flag_guards, g);
     return;
   }
@@ -595,7 +608,7 @@ static void tl_model__negated_flag(tl_walk_ctx *c, TSNode n, TSNode cond) {
   if (tl_node_text_eq(t, c->src, "self.training")) return; /* tl_model__inference_branch's */
   const char *d = tl_strtab_take(&c->m->strs, tl_dotted(t, c->src));
   if (!d) return;
-  tl_flag_guard g = {ts_node_start_byte(alt), ts_node_end_byte(n), c->func, d, false, NULL, false, TL_FLAG_SET};
+  tl_flag_guard g = {start, end, c->func, d, false, NULL, false, TL_FLAG_SET};
   tl_vec_push(&c->m->flag_guards, g);
 }
 
