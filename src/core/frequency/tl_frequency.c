@@ -124,6 +124,22 @@ static bool tl_freq__step_counter_name(TSNode n, const char *src) {
          (len == 2 && !memcmp(s, "it", 2));
 }
 
+bool tl_freq_skips_steps(TSNode cond, const char *src) {
+  cond = tl_unparen(cond);
+  TSNode rem = cond;
+  if (tl_node_is(cond, "comparison_operator")) { /* `step % every != 0` */
+    TSNode a = ts_node_named_child(cond, 0), b = ts_node_named_child(cond, 1);
+    if (ts_node_named_child_count(cond) != 2 || !tl_node_text_eq(tl_unparen(b), src, "0")) return false;
+    TSNode op = ts_node_child(cond, 1);
+    if (ts_node_is_null(op) || strcmp(ts_node_type(op), "!=")) return false;
+    rem = tl_unparen(a);
+  }
+  if (!tl_freq_is_remainder(rem, src)) return false;
+  TSNode c = tl_freq__counter_operand(ts_node_child_by_field_name(rem, "left", 4));
+  return !ts_node_is_null(c) && (tl_freq__step_counter_name(c, src) ||
+                                 (tl_node_is(c, "identifier") && tl_freq__is_loop_counter(cond, src, c)));
+}
+
 /* Does an expression name the end of training: `max_steps`, `args.total_iters`, `num_epochs - 1`,
  * `len(loader) - 1`? (A name or attribute, or `len(...)`, give or take an integer; a fraction of
  * the run such as `total_steps * 0.1` is not the end.) */

@@ -21,6 +21,11 @@ bool tl_freq_has_remainder(TSNode n, const char *src);
  * assigned such a test), and a call of a function listed there as "name()" (one that returns
  * such a test: `divisible_by(step, every)`). */
 tl_freq tl_freq_test(TSNode cond, const char *src, const char *const *guard_names, size_t nguard);
+/* Does the test hold on most steps and fail every N: a remainder of a step count (a loop's counter,
+ * or a name that counts steps: `step`, `global_step`, `self.iter`) tested alone or with `!= 0`
+ * (`if step % every != 0:`, `if it % log_interval:`)? Not `i % world != rank` (a shard of the
+ * data: every step of its rank), nor a remainder of a size (`if h.shape[1] % 8 != 0:`). */
+bool tl_freq_skips_steps(TSNode cond, const char *src);
 /* Does the `if` (condition cond, then block `block`) fill a cache of its object once: the block of
  * `if self.x is None:`, `if not hasattr(self, "x"):` or `if self.x is None or n != self.x.size(0):`
  * that assigns `self.x`, or of `if not self.ready:` that sets `self.ready = True`; the same with a

@@ -18,13 +18,14 @@ static void tl_model__bind_index(tl_file_model *m);
 
 
 /* Is the statement an early exit on most steps: an `if` without `else` whose block ends by leaving
- * (`return`, `continue`) and whose test holds but now and then fails (`if step % N != 0: return`,
- * `if it % every or not ok: continue`)? What follows it in its block then runs now and then. */
+ * (`return`, `continue`) and whose test holds but every N steps fails (tl_freq_skips_steps: `if step
+ * % every != 0: return`, `if it % log_interval: continue`)? What follows it in its block then runs
+ * now and then. */
 static bool tl_walk__rare_rest(tl_walk_ctx *c, TSNode st) {
   if (!tl_node_is(st, "if_statement") || !ts_node_is_null(TL_CHILD(st, alternative))) return false;
   TSNode last = tl_last_code_child(TL_CHILD(st, consequence));
   if (!tl_node_is(last, "return_statement") && !tl_node_is(last, "continue_statement")) return false;
-  return tl_freq_test(TL_CHILD(st, condition), c->src, c->guard_vars.v, c->guard_vars.n) == TL_FREQ_RARE_ELSE;
+  return tl_freq_skips_steps(TL_CHILD(st, condition), c->src);
 }
 
 /* The statements of a block from `next` on run only when the early exit before them did not
