@@ -53,6 +53,20 @@ cp train.py train.orig
 ! grep -q TL601 out && grep -q '^loop.py:8:5: TL701' out && [ ! -s err ] && ok || bad "staged loop beside an autocast train.py: exit $rc: $(cat out err)"
 "$bin" check --fix --unsafe-fixes --exit-zero loop.py > out 2>&1; rc=$?
 cmp -s train.py train.orig && grep -q 'total += out.detach()' loop.py && ok || bad "--fix on a staged file touched its context: $(cat out)"
+# a staged helper in a package, imported by its module name from an unstaged train.py: the context's
+# paths are spelled from the current directory like the staged file's, so the import finds it
+mkdir -p "$tmp/pkgctx/pkg" && cd "$tmp/pkgctx" && git init -q .
+printf 'from pkg.util import log_stats
+for x in loader:
+    loss = model(x.cuda()).sum()
+    loss.backward()
+    opt.step()
+    log_stats(loss)
+' > train.py
+: > pkg/__init__.py && cp "$tmp/ctx/helpers.py" pkg/util.py
+"$bin" check --format text --no-cache pkg/util.py > out 2>err; rc=$?
+[ "$rc" = 1 ] && grep -q '^pkg/util.py:2:11: TL101' out && grep -q 'called from the step loop at train.py:2' out && ok ||
+  bad "staged helper in a package, hot through train.py: exit $rc: $(cat out err)"
 # a "project" of more than 20,000 Python files (a home directory under git) is no context
 mkdir -p "$tmp/home/many" && cd "$tmp/home" && git init -q .
 python3 -c "

@@ -99,15 +99,24 @@ static void tl_cli_check__add_context(tl_cli_check__state *st, tl_strvec *files,
                  TL_CLI_CONTEXT_MAX);
     tl_strvec_free(&ctx);
   }
+  /* Spelled relative to the current directory when they are below it, as the given files usually
+   * are (a hook runs from the repository's root): `from pkg.util import f` in the context's
+   * train.py then finds the given pkg/util.py by its module name, and a chain through the context
+   * shows a path like the finding's. */
+  char *cwd = getcwd(NULL, 0);
+  size_t cl = cwd ? strlen(cwd) : 0;
   for (size_t i = 0; i < ctx.n; i++) {
     char *real = realpath(ctx.v[i], NULL);
     bool is_given = false;
     for (size_t k = 0; real && k < given.n && !is_given; k++) is_given = !strcmp(given.v[k], real);
     free(real);
     if (is_given) continue;
-    tl_map_set(&st->context, ctx.v[i], 1);
-    tl_vec_push(files, tl_strdup(ctx.v[i]));
+    const char *path = ctx.v[i];
+    if (cl > 1 && !strncmp(path, cwd, cl) && path[cl] == '/') path += cl + 1;
+    tl_map_set(&st->context, path, 1);
+    tl_vec_push(files, tl_strdup(path));
   }
+  free(cwd);
   tl_strvec_free(&roots);
   tl_strvec_free(&given);
   tl_strvec_free(&ctx);
