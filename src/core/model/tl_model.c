@@ -576,6 +576,37 @@ static void tl_model__inference_elif(tl_walk_ctx *c, TSNode n) {
   tl_vec_push(&c->m->flag_guards, g);
 }
 
+/* Is the test one that a flag is unset (`not flag`, `flag is None`), or an `and` of such tests?
+ * Appends their flags to `all`, joined by `|` (tl_model__or_flags' form). */
+static bool tl_model__unset_tests(tl_walk_ctx *c, TSNode cond, tl_buf *all, int depth) {
+  cond = tl_unparen(cond);
+  if (depth > 8 || ts_node_is_null(cond)) return false;
+  if (tl_node_is(cond, "boolean_operator")) {
+    TSNode op = TL_CHILD(cond, operator);
+    if (ts_node_is_null(op) || strncmp(c->src + ts_node_start_byte(op), "and", 3)) return false;
+    return tl_model__unset_tests(c, TL_CHILD(cond, left), all, depth + 1) &&
+           tl_model__unset_tests(c, TL_CHILD(cond, right), all, depth + 1);
+  }
+  TSNode t = {0};
+  if (tl_node_is(cond, "not_operator")) {
+    t = tl_unparen(TL_CHILD(cond, argument));
+  } else if (tl_node_is(cond, "comparison_operator") && ts_node_named_child_count(cond) == 2 &&
+             tl_node_is(ts_node_named_child(cond, 1), "none")) {
+    TSNode a = ts_node_named_child(cond, 0), b = ts_node_named_child(cond, 1);
+    uint32_t s = ts_node_end_byte(a), e = ts_node_start_byte(b);
+    while (s < e && isspace((unsigned char)c->src[s])) s++;
+    while (e > s && isspace((unsigned char)c->src[e - 1])) e--;
+    if (e - s == 2 && !memcmp(c->src + s, "is", 2)) t = tl_unparen(a); /* `is`, not `is not` or `==` */
+  }
+  if (!tl_node_is(t, "identifier") && !tl_node_is(t, "attribute")) return false;
+  if (tl_node_text_eq(t, c->src, "self.training")) return false; /* tl_model__inference_branch's */
+  char *d = tl_dotted(t, c->src);
+  if (!d) return false;
+  tl_buf_printf(all, "%s%s", all->len ? "|" : "", d);
+  free(d);
+  return true;
+}
+
 /* `if not flag: ... else: <block>`: the `else` (and any `elif`) runs only when the flag is set; `if
  * flag: ... else: <block>` (a name or an attribute tested alone), only when it is unset. Without an
  * `else`, when the `if`'s block leaves (`if not args.sample: return`, `... continue`), the same for
@@ -603,14 +634,11 @@ static void tl_model__negated_flag(tl_walk_ctx *c, TSNode n, TSNode cond) {
     tl_vec_push(&c->m->flag_guards, g);
     return;
   }
-  if (!tl_node_is(cond, "not_operator")) return;
-  TSNode t = tl_unparen(TL_CHILD(cond, argument));
-  if (!tl_node_is(t, "identifier") && !tl_node_is(t, "attribute")) return;
-  if (tl_node_text_eq(t, c->src, "self.training")) return; /* tl_model__inference_branch's */
-  const char *d = tl_strtab_take(&c->m->strs, tl_dotted(t, c->src));
-  if (!d) return;
-  tl_flag_guard g = {start, end, c->func, d, false, NULL, false, TL_FLAG_SET};
-  tl_vec_push(&c->m->flag_guards, g);
+  /* `not flag`, `flag is None`, or `and` of such tests (`args.every_n_steps is None and
+   * args.every_n_epochs is None`): the other way runs when one of them is set */
+  tl_buf all = {0};
+  if (tl_model__unset_tests(c, cond, &all, 0)) tl_model__flag_block(c, start, end, tl_buf_take(&all), TL_FLAG_SET);
+  tl_buf_free(&all);
 }
 
 const char *tl_model_literal(tl_file_model *m, TSNode n, const char *src) {
