@@ -798,10 +798,20 @@ static tl_verdict tl_values__device_or_info(tl_match_env *e, const tl_pred *p, T
 }
 
 
-/* #tensor? @a: evidence that @a is a (device) tensor value */
+/* #tensor? @a: evidence that @a is a (device) tensor value. When the evidence is a name or a method
+ * and the value is a parameter's or a call's result, the project's summaries have the last word: a
+ * value they place on the host (`loss = trainer.train_step(x)`, a float summed from `.item()`) is no
+ * finding. */
 static tl_verdict tl_values__tensor(tl_match_env *e, const tl_pred *p, TSNode a) {
   (void)p;
-  return tl_verdict_of(tl_values__is_tensor(e, a));
+  if (!tl_values__is_tensor(e, a)) return TL_PRED_FALSE;
+  tl_vdep dep;
+  if (tl_value_classify_dep(e->m, a, e->src, e->func, &dep) == TL_VAL_UNKNOWN && dep.how != TL_VDEP_NONE) {
+    e->vsev = e->severity;
+    e->vinfo = true;
+    e->vdep = dep;
+  }
+  return TL_PRED_TRUE;
 }
 
 /* #tensor-or-device? @a: as #tensor?, or, failing that, a value its file cannot place that depends

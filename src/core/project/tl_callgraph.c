@@ -282,11 +282,35 @@ bool tl_callgraph_method(tl_callgraph *cg, tl_ref cls, const char *name, tl_ref 
 }
 
 /* The class of the value bound to `name` before `byte` in function `func` of file fi, if a project class. */
+/* Methods of a Module that return the module itself: `Net(...).cuda()`, `net = net.to(device)` bind
+ * the same object. */
+static const char *const tl_callgraph__same_object[] = {"cuda",           "to",           "cpu",    "train",    "eval",
+                                                        "float",          "half",         "double", "bfloat16", "type",
+                                                        "requires_grad_", "share_memory", NULL};
+
 static bool tl_instance_class(tl_callgraph *p, int32_t fi, int32_t func, const char *name, uint32_t byte, tl_ref *out) {
   const tl_file_model *m = &p->files[fi].model;
   if (func < 0 || (size_t)func >= m->funcs.n) return false;
   const tl_binding *best = tl_model_binding(m, name, func, byte); /* the function's bindings only */
-  if (best) return best->ctor && tl_callgraph_class_ref(p, fi, best->ctor, out);
+  /* through the module's own methods that return it, to the construction (up to 4 rebindings) */
+  for (int hop = 0; best && best->ctor && hop < 4; hop++) {
+    if (tl_callgraph_class_ref(p, fi, best->ctor, out)) return true;
+    size_t n;
+    const char *last = tl_dotted_last(best->ctor, &n);
+    if (last == best->ctor || !tl_str_in(last, n, tl_callgraph__same_object)) return false;
+    char *recv = tl_strndup(best->ctor, (size_t)(last - 1 - best->ctor));
+    size_t rl = strlen(recv);
+    bool made = rl > 2 && !strcmp(recv + rl - 2, "()"); /* `Net(...).cuda()`: the class called */
+    if (made) recv[rl - 2] = 0;
+    bool ok = made && !strpbrk(recv, "([") && tl_callgraph_class_ref(p, fi, recv, out);
+    const tl_binding *prev = !made && !strcmp(recv, name) && best->byte
+                                 ? tl_model_binding(m, name, func, best->byte - 1)
+                                 : NULL;
+    free(recv);
+    if (ok) return true;
+    best = prev != best ? prev : NULL;
+  }
+  if (best) return false;
   /* self.attr: from the class's attribute table */
   int32_t cls = m->funcs.v[func].cls;
   if (cls >= 0 && !strncmp(name, "self.", 5) && !strchr(name + 5, '.')) {
