@@ -113,45 +113,6 @@ static bool tl_values__calls_layer(const tl_file_model *m, const char *callee, i
   return layer;
 }
 
-/* Is `obj` (a name) bound to an object a class constructs (`trainer = Trainer(model).cuda()`: the
- * binding's innermost call, a CapWords name outside torch and paddle)? A method of it returns what
- * that method returns, which the project's summaries place, not the object's place: the object
- * was moved to the device, its `train_step()` may return a float. */
-static bool tl_values__object(const tl_file_model *m, TSNode obj, const char *src, int32_t func) {
-  static const char *const moves[] = {"to",   "cuda",   "cpu",      "eval",           "train", "float",
-                                      "half", "double", "bfloat16", "requires_grad_", NULL};
-  if (!tl_node_is(obj, "identifier")) return false;
-  char *d = tl_node_text(obj, src);
-  const tl_binding *b = d ? tl_model_binding(m, d, func, ts_node_start_byte(obj)) : NULL;
-  size_t n, dl = d ? strlen(d) : 0;
-  /* `trainer = trainer.cuda()`: the binding before (up to 4) */
-  for (int hop = 0; b && b->ctor && hop < 4; hop++) {
-    const char *l = tl_dotted_last(b->ctor, &n);
-    if (l != b->ctor + dl + 1 || strncmp(b->ctor, d, dl) || !tl_str_in(l, n, moves) || !b->byte) break;
-    const tl_binding *prev = tl_model_binding(m, d, func, b->byte - 1);
-    if (prev == b) break;
-    b = prev;
-  }
-  free(d);
-  if (!b || !b->ctor || strpbrk(b->ctor, "([")) return false;
-  const char *last = tl_dotted_last(b->ctor, &n);
-  if (!n || !isupper((unsigned char)last[0]) || !strpbrk(last, "abcdefghijklmnopqrstuvwxyz")) return false;
-  char *q = tl_model_resolve(m, b->ctor);
-  bool lib = !strncmp(q, "torch.", 6) || !strncmp(q, "paddle.", 7);
-  free(q);
-  return !lib;
-}
-
-/* Does the class of method `func` define `forward` in this file? Then `self.forward(x)` returns what
- * that method returns, which the project's summaries place (a trainer's forward that sums
- * `loss.item()` returns a float), not a model's output. */
-static bool tl_values__own_forward(const tl_file_model *m, int32_t func) {
-  if (func < 0 || (size_t)func >= m->funcs.n || m->funcs.v[func].cls < 0) return false;
-  for (size_t f = 1; f < m->funcs.n; f++)
-    if (m->funcs.v[f].cls == m->funcs.v[func].cls && !strcmp(m->funcs.v[f].name, "forward")) return true;
-  return false;
-}
-
 static tl_valkind tl_values__elements(const tl_file_model *m, TSNode n, const char *src, int32_t func, int depth);
 
 /* The place a method's result has whatever its receiver (n bytes of name): host for `.cpu()` and
@@ -245,15 +206,13 @@ static tl_valkind tl_classify_call(const tl_file_model *m, TSNode n, const char 
         any = true;
       }
       if (out == TL_VAL_PY || out == TL_VAL_LIST) out = TL_VAL_UNKNOWN;
-    } else if (!tl_values__object(m, obj, src, func)) {
+    } else {
       /* A method of a value keeps the value's place: x.sum(), x.float(), x.detach(). */
       out = tl_value_classify(m, obj, src, func, depth + 1);
       if (out == TL_VAL_LIST || out == TL_VAL_PY) out = TL_VAL_UNKNOWN;
     }
   }
-  if (out == TL_VAL_UNKNOWN && (tl_model_call_work(callee) & TL_WORK_MODEL) &&
-      !(!strcmp(callee, "self.forward") && tl_values__own_forward(m, func)))
-    out = TL_VAL_DEVICE;
+  if (out == TL_VAL_UNKNOWN && (tl_model_call_work(callee) & TL_WORK_MODEL)) out = TL_VAL_DEVICE;
   if (out == TL_VAL_UNKNOWN && tl_values__calls_layer(m, callee, func, ts_node_start_byte(n))) out = TL_VAL_DEVICE;
   if (out == TL_VAL_UNKNOWN && depth < 20 && (tl_node_is(fn, "identifier") || tl_node_is(fn, "attribute")) &&
       tl_value_classify(m, fn, src, func, depth + 1) == TL_VAL_DEVICE)
