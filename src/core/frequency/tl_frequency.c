@@ -377,7 +377,7 @@ static bool tl_freq__same_text(TSNode a, TSNode b, const char *src) {
 
 /* Is n a module-level name that its function declares `global` (`global _plugin` before `if _plugin
  * is None: _plugin = build()`)? Only the statements at the top of the function's body are read. */
-static bool tl_freq__global_name(TSNode n, const char *src) {
+bool tl_freq_global_name(TSNode n, const char *src) {
   if (!tl_node_is(n, "identifier")) return false;
   TSNode fn = ts_node_parent(n);
   while (!ts_node_is_null(fn) && !tl_node_is(fn, "function_definition") && !tl_node_is(fn, "class_definition"))
@@ -415,12 +415,12 @@ static TSNode tl_freq__empty_test(TSNode cond, const char *src, TSNode *name, bo
   if (tl_node_is(cond, "comparison_operator") && ts_node_named_child_count(cond) == 2 &&
       ts_node_child_count(cond) == 3 &&
       (tl_freq__self_attr(ts_node_named_child(cond, 0), src) ||
-       tl_freq__global_name(ts_node_named_child(cond, 0), src)) &&
+       tl_freq_global_name(ts_node_named_child(cond, 0), src)) &&
       tl_node_is(ts_node_named_child(cond, 1), "none") && !strcmp(ts_node_type(ts_node_child(cond, 1)), "is"))
     return ts_node_named_child(cond, 0);
   if (tl_node_is(cond, "not_operator")) {
     TSNode a = TL_CHILD(cond, argument);
-    if (tl_freq__self_attr(a, src) || tl_freq__global_name(a, src)) {
+    if (tl_freq__self_attr(a, src) || tl_freq_global_name(a, src)) {
       *flag = true;
       return a;
     }

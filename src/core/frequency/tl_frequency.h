@@ -26,6 +26,9 @@ tl_freq tl_freq_test(TSNode cond, const char *src, const char *const *guard_name
  * (`if step % every != 0:`, `if it % log_interval:`)? Not `i % world != rank` (a shard of the
  * data: every step of its rank), nor a remainder of a size (`if h.shape[1] % 8 != 0:`). */
 bool tl_freq_skips_steps(TSNode cond, const char *src);
+/* Is n (an identifier) a module-level name that its function declares `global` at the top of its
+ * body (`global writer`, then `writer = SummaryWriter()`)? */
+bool tl_freq_global_name(TSNode n, const char *src);
 /* Does the `if` (condition cond, then block `block`) fill a cache of its object once: the block of
  * `if self.x is None:`, `if not hasattr(self, "x"):` or `if self.x is None or n != self.x.size(0):`
  * that assigns `self.x`, or of `if not self.ready:` that sets `self.ready = True`; the same with a

@@ -576,8 +576,10 @@ static void tl_model__inference_elif(tl_walk_ctx *c, TSNode n) {
   tl_vec_push(&c->m->flag_guards, g);
 }
 
-/* Is the test one that a flag is unset (`not flag`, `flag is None`), or an `and` of such tests?
- * Appends their flags to `all`, joined by `|` (tl_model__or_flags' form). */
+/* Is the test one that a flag is unset (`not flag`), or an `and` of such tests? Appends their flags
+ * to `all`, joined by `|` (tl_model__or_flags' form). Not `flag is None`: an option or a parameter
+ * whose default is 0 or False is not None, and what follows `if flag is None: return` runs with
+ * the default. */
 static bool tl_model__unset_tests(tl_walk_ctx *c, TSNode cond, tl_buf *all, int depth) {
   cond = tl_unparen(cond);
   if (depth > 8 || ts_node_is_null(cond)) return false;
@@ -587,17 +589,8 @@ static bool tl_model__unset_tests(tl_walk_ctx *c, TSNode cond, tl_buf *all, int 
     return tl_model__unset_tests(c, TL_CHILD(cond, left), all, depth + 1) &&
            tl_model__unset_tests(c, TL_CHILD(cond, right), all, depth + 1);
   }
-  TSNode t = {0};
-  if (tl_node_is(cond, "not_operator")) {
-    t = tl_unparen(TL_CHILD(cond, argument));
-  } else if (tl_node_is(cond, "comparison_operator") && ts_node_named_child_count(cond) == 2 &&
-             tl_node_is(ts_node_named_child(cond, 1), "none")) {
-    TSNode a = ts_node_named_child(cond, 0), b = ts_node_named_child(cond, 1);
-    uint32_t s = ts_node_end_byte(a), e = ts_node_start_byte(b);
-    while (s < e && isspace((unsigned char)c->src[s])) s++;
-    while (e > s && isspace((unsigned char)c->src[e - 1])) e--;
-    if (e - s == 2 && !memcmp(c->src + s, "is", 2)) t = tl_unparen(a); /* `is`, not `is not` or `==` */
-  }
+  if (!tl_node_is(cond, "not_operator")) return false;
+  TSNode t = tl_unparen(TL_CHILD(cond, argument));
   if (!tl_node_is(t, "identifier") && !tl_node_is(t, "attribute")) return false;
   if (tl_node_text_eq(t, c->src, "self.training")) return false; /* tl_model__inference_branch's */
   char *d = tl_dotted(t, c->src);
@@ -634,8 +627,8 @@ static void tl_model__negated_flag(tl_walk_ctx *c, TSNode n, TSNode cond) {
     tl_vec_push(&c->m->flag_guards, g);
     return;
   }
-  /* `not flag`, `flag is None`, or `and` of such tests (`args.every_n_steps is None and
-   * args.every_n_epochs is None`): the other way runs when one of them is set */
+  /* `not flag`, or an `and` of such tests (`not args.sample_images and not args.sample_video`): the
+   * other way runs when one of them is set */
   tl_buf all = {0};
   if (tl_model__unset_tests(c, cond, &all, 0)) tl_model__flag_block(c, start, end, tl_buf_take(&all), TL_FLAG_SET);
   tl_buf_free(&all);
@@ -1099,6 +1092,12 @@ static void tl_walk_assignment(tl_walk_ctx *c, TSNode n, int depth) {
     if (c->func == 0 && c->cls < 0 && tl_node_is(left, "identifier")) { /* a module-level flag: off, or set */
       char *on = tl_concat("!", "", d);
       tl_vec_push(&c->m->off_names, tl_model__str(c->m, tl_model__off_literal(right, c->src) ? d : on));
+      free(on);
+    } else if (c->func > 0 && tl_node_is(left, "identifier") && !tl_model__off_literal(right, c->src) &&
+               tl_freq_global_name(left, c->src)) {
+      /* `global writer` then `writer = SummaryWriter()` in a set-up function: the module's flag is set */
+      char *on = tl_concat("!", "", d);
+      tl_vec_push(&c->m->off_names, tl_model__str(c->m, on));
       free(on);
     }
     if (tl_node_is(right, "call")) {
