@@ -800,8 +800,8 @@ static tl_verdict tl_values__device_or_info(tl_match_env *e, const tl_pred *p, T
 
 /* #tensor? @a: evidence that @a is a (device) tensor value. When the evidence is a name or a method
  * and the value is a parameter's or a call's result, the project's summaries have the last word: a
- * value they place on the host (`loss = trainer.train_step(x)`, a float summed from `.item()`) is no
- * finding. */
+ * value they place on the host (`loss = run_step(...)`, a helper returning a float summed from
+ * `.item()`) is no finding. */
 static tl_verdict tl_values__tensor(tl_match_env *e, const tl_pred *p, TSNode a) {
   (void)p;
   if (!tl_values__is_tensor(e, a)) return TL_PRED_FALSE;
