@@ -17,37 +17,44 @@ static void tl_model__bind_index(tl_file_model *m);
 /* ---- the walk ---- */
 
 
-/* Is the statement an early exit on most steps: an `if` without `else` whose block ends by leaving
- * (`return`, `continue`) and whose test holds but every N steps fails (tl_freq_skips_steps: `if step
- * % every != 0: return`, `if it % log_interval: continue`)? What follows it in its block then runs
- * now and then. */
-static bool tl_walk__rare_rest(tl_walk_ctx *c, TSNode st) {
-  if (!tl_node_is(st, "if_statement") || !ts_node_is_null(TL_CHILD(st, alternative))) return false;
-  TSNode last = tl_last_code_child(TL_CHILD(st, consequence));
-  if (!tl_node_is(last, "return_statement") && !tl_node_is(last, "continue_statement")) return false;
-  return tl_freq_skips_steps(TL_CHILD(st, condition), c->src);
+/* The rest of the block around the `if` n after it (*start..*end), when n has no `else`/`elif` and
+ * something follows it in a block: what runs only when the `if`'s block did not leave. */
+static bool tl_model__rest_after(TSNode n, uint32_t *start, uint32_t *end) {
+  TSNode parent = ts_node_parent(n);
+  if (!tl_node_is(n, "if_statement") || !ts_node_is_null(TL_CHILD(n, alternative)) || !tl_node_is(parent, "block") ||
+      ts_node_end_byte(parent) <= ts_node_end_byte(n))
+    return false;
+  *start = ts_node_end_byte(n);
+  *end = ts_node_end_byte(parent);
+  return true;
 }
 
-/* The statements of a block from `next` on run only when the early exit before them did not
- * (tl_walk__rare_rest): a frequency-guarded range to the block's end. */
-static void tl_walk__guard_rest(tl_walk_ctx *c, TSNode block, TSNode next) {
-  tl_range r = {ts_node_start_byte(next), ts_node_end_byte(block), 0};
+/* Does the `if`'s block end by leaving the rest of its block: `return`, or `continue` in a loop? */
+static bool tl_model__exits(TSNode n) {
+  TSNode last = tl_last_code_child(TL_CHILD(n, consequence));
+  return tl_node_is(last, "return_statement") || tl_node_is(last, "continue_statement");
+}
+
+/* Visits a statement of a block; after an early exit on most steps (tl_freq_skips_steps: `if step
+ * % every != 0: return`, `if it % log_interval: continue`), the rest of the block runs now and
+ * then: a frequency-guarded range, and the walk's guard depth raised for it (once: *rest). */
+static void tl_walk__statement(tl_walk_ctx *c, TSNode st, bool in_block, bool *rest, int depth) {
+  tl_walk_visit(c, st, depth);
+  uint32_t start, end;
+  if (!in_block || *rest || !tl_model__rest_after(st, &start, &end) || !tl_model__exits(st) ||
+      !tl_freq_skips_steps(TL_CHILD(st, condition), c->src))
+    return;
+  tl_range r = {start, end, 0};
   tl_vec_push(&c->m->guards, r);
   c->guard_depth++;
+  *rest = true;
 }
 
 static void tl_walk_children(tl_walk_ctx *c, TSNode n, int depth) {
   uint32_t k = ts_node_named_child_count(n);
   bool block = tl_node_is(n, "block"), rest = false;
   if (k <= 8) { /* few children: indexing is cheaper than resetting the cursor */
-    for (uint32_t i = 0; i < k; i++) {
-      TSNode ch = ts_node_named_child(n, i);
-      tl_walk_visit(c, ch, depth + 1);
-      if (block && !rest && i + 1 < k && tl_walk__rare_rest(c, ch)) {
-        tl_walk__guard_rest(c, n, ts_node_named_child(n, i + 1));
-        rest = true;
-      }
-    }
+    for (uint32_t i = 0; i < k; i++) tl_walk__statement(c, ts_node_named_child(n, i), block, &rest, depth + 1);
     if (rest) c->guard_depth--;
     return;
   }
@@ -60,13 +67,8 @@ static void tl_walk_children(tl_walk_ctx *c, TSNode n, int depth) {
     } while (ts_tree_cursor_goto_next_sibling(&c->cur));
   }
   size_t end = c->kids.n;
-  for (size_t i = base; i < end; i++) { /* by index: kids may grow */
-    tl_walk_visit(c, c->kids.v[i], depth + 1);
-    if (block && !rest && i + 1 < end && tl_walk__rare_rest(c, c->kids.v[i])) {
-      tl_walk__guard_rest(c, n, c->kids.v[i + 1]);
-      rest = true;
-    }
-  }
+  for (size_t i = base; i < end; i++) /* by index: kids may grow */
+    tl_walk__statement(c, c->kids.v[i], block, &rest, depth + 1);
   if (rest) c->guard_depth--;
   c->kids.n = base;
 }
@@ -606,18 +608,13 @@ static bool tl_model__unset_tests(tl_walk_ctx *c, TSNode cond, tl_buf *all, int 
  * the rest of the block around the `if`. */
 static void tl_model__negated_flag(tl_walk_ctx *c, TSNode n, TSNode cond) {
   cond = tl_unparen(cond);
-  TSNode alt = TL_CHILD(n, alternative), parent = ts_node_parent(n);
+  TSNode alt = TL_CHILD(n, alternative);
   uint32_t start, end;
   if (!ts_node_is_null(alt)) {
     start = ts_node_start_byte(alt);
     end = ts_node_end_byte(n);
-  } else {
-    TSNode last = tl_last_code_child(TL_CHILD(n, consequence));
-    if ((!tl_node_is(last, "return_statement") && !tl_node_is(last, "continue_statement")) ||
-        !tl_node_is(parent, "block") || ts_node_end_byte(parent) <= ts_node_end_byte(n))
-      return;
-    start = ts_node_end_byte(n);
-    end = ts_node_end_byte(parent);
+  } else if (!tl_model__rest_after(n, &start, &end) || !tl_model__exits(n)) {
+    return;
   }
   if ((tl_node_is(cond, "identifier") || tl_node_is(cond, "attribute")) &&
       !tl_node_text_eq(cond, c->src, "self.training")) {
@@ -702,12 +699,13 @@ static void tl_model__value_chain(tl_walk_ctx *c, TSNode n) {
       tl_model__value_guard(c, tests[k], ts_node_start_byte(body), ts_node_end_byte(body), true);
     if (elif && nt < sizeof tests / sizeof *tests) tests[nt++] = TL_CHILD(alt, condition);
   }
-  TSNode parent = ts_node_parent(n), cond = tl_unparen(tests[0]);
-  if (else_seen || nt > 1 || c->func <= 0 || !tl_node_is(parent, "block") ||
-      ts_node_end_byte(parent) <= ts_node_end_byte(n) || !tl_model__block_leaves(TL_CHILD(n, consequence)))
+  TSNode cond = tl_unparen(tests[0]);
+  uint32_t start, end;
+  if (else_seen || nt > 1 || c->func <= 0 || !tl_model__rest_after(n, &start, &end) ||
+      !tl_model__block_leaves(TL_CHILD(n, consequence)))
     return;
   bool neg = tl_node_is(cond, "not_operator");
-  tl_model__value_guard(c, neg ? TL_CHILD(cond, argument) : cond, ts_node_end_byte(n), ts_node_end_byte(parent), !neg);
+  tl_model__value_guard(c, neg ? TL_CHILD(cond, argument) : cond, start, end, !neg);
 }
 
 /* `if 0:`, `if False:`, `if None:` (code switched off by hand): its block never runs; nor does the
@@ -853,12 +851,11 @@ static void tl_add_binding(tl_walk_ctx *c, const char *name, uint32_t byte, TSNo
     if (tl_node_is(made, "call")) {
       /* Net(cfg).to(device), Net().cuda().eval(): the object is what the innermost call made */
       TSNode call = made;
-      static const char *const moves[] = {"to",   "cuda",   "cpu",      "eval",           "train", "float",
-                                          "half", "double", "bfloat16", "requires_grad_", NULL};
       for (int guard = 0; guard < 8; guard++) {
         TSNode fn = TL_CHILD(call, function);
         TSNode obj = tl_node_is(fn, "attribute") ? tl_unparen(TL_CHILD(fn, object)) : (TSNode){0};
-        if (!tl_node_is(obj, "call") || !tl_node_text_in(TL_CHILD(fn, attribute), c->src, moves)) break;
+        if (!tl_node_is(obj, "call") || !tl_node_text_in(TL_CHILD(fn, attribute), c->src, tl_vocab_module_self_methods))
+          break;
         call = obj;
       }
       b.ctor = tl_strtab_take(&c->m->strs, tl_dotted(TL_CHILD(call, function), c->src));

@@ -34,6 +34,8 @@ const char *const tl_vocab_setting_words[] = {"weight", "scale", "coef", "factor
 const char *const tl_vocab_number_setting_words[] = {"weight", "scale", "coef", "factor", "ratio", "lambda", "alpha",
   "beta", "gamma", NULL};
 const char *const tl_vocab_meta_attrs[] = {"shape", "dtype", "device", "ndim", "is_cuda", "place", "size", NULL};
+const char *const tl_vocab_module_self_methods[] = {"to", "cuda", "cpu", "eval", "train", "float", "half",
+  "double", "bfloat16", "type", "requires_grad_", "share_memory", NULL};
 const char *const tl_vocab_scalar_methods[] = {"item", "size", "dim", "ndimension", "numel", "nelement", "get_device",
   "element_size", "stride", "storage_offset", "data_ptr", "is_contiguous", "is_floating_point", "is_complex", NULL};
 const char *const tl_vocab_truth_methods[] = {"any", "all", "max", "_max", "min", "_min", "sum", "amax", "amin",

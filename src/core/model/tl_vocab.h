@@ -36,6 +36,9 @@ extern const char *const tl_vocab_host_libs[];
 /* Framework functions that take an argument on the host only (`pack_padded_sequence`'s lengths
  * must be a CPU tensor or a list). */
 extern const char *const tl_vocab_host_arg_calls[];
+/* Methods of a Module that return the module itself (`Net(cfg).to(device)`, `net = net.cuda()`): a
+ * binding to their result binds the object the call before made. */
+extern const char *const tl_vocab_module_self_methods[];
 /* Methods whose result is a Python scalar or size (`.item()`, `.size()`, `.numel()`). */
 extern const char *const tl_vocab_scalar_methods[];
 /* Methods whose truth value in a condition needs the tensor's value (`if t.any():`). */

@@ -5,6 +5,7 @@
  * through project bases. */
 #include "tl_callgraph.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -284,30 +285,38 @@ bool tl_callgraph_method(tl_callgraph *cg, tl_ref cls, const char *name, tl_ref 
 /* The class of the value bound to `name` before `byte` in function `func` of file fi, if a project class. */
 /* Methods of a Module that return the module itself: `Net(...).cuda()`, `net = net.to(device)` bind
  * the same object. */
-static const char *const tl_callgraph__same_object[] = {"cuda",           "to",           "cpu",    "train",    "eval",
-                                                        "float",          "half",         "double", "bfloat16", "type",
-                                                        "requires_grad_", "share_memory", NULL};
+/* The class a call constructs: `Net(...)`, `models.Net(...)`, `Net.from_pretrained(...)`. Only a
+ * CapWords name is looked up (a class named in lower case is left unbuilt: it keeps its root). */
+bool tl_callgraph_constructs(const tl_callgraph *cg, int32_t fi, const tl_call *cl, tl_ref *out) {
+  const char *callee = cl->callee;
+  if (!callee[0] || strpbrk(callee, "([") || !strncmp(callee, "super()", 7) || !strncmp(callee, "self.", 5))
+    return false;
+  size_t n;
+  const char *last = tl_dotted_last(callee, &n);
+  if (n && isupper((unsigned char)last[0])) return tl_callgraph_class_ref(cg, fi, callee, out);
+  if (!n || last == callee || strncmp(last, "from_", 5)) return false;
+  char *recv = tl_strndup(callee, (size_t)(last - 1 - callee));
+  const char *rl = tl_dotted_last(recv, &n);
+  bool ok = n && isupper((unsigned char)rl[0]) && tl_callgraph_class_ref(cg, fi, recv, out);
+  free(recv);
+  return ok;
+}
 
 static bool tl_instance_class(tl_callgraph *p, int32_t fi, int32_t func, const char *name, uint32_t byte, tl_ref *out) {
   const tl_file_model *m = &p->files[fi].model;
   if (func < 0 || (size_t)func >= m->funcs.n) return false;
   const tl_binding *best = tl_model_binding(m, name, func, byte); /* the function's bindings only */
-  /* through the module's own methods that return it, to the construction (up to 4 rebindings) */
+  /* `net = net.cuda()` (a Module's own method that returns it: tl_vocab_module_self_methods) binds
+   * what the binding before did, up to 4 times (`Net(cfg).cuda()` the model records as `Net`) */
+  size_t nl = strlen(name);
   for (int hop = 0; best && best->ctor && hop < 4; hop++) {
     if (tl_callgraph_class_ref(p, fi, best->ctor, out)) return true;
     size_t n;
     const char *last = tl_dotted_last(best->ctor, &n);
-    if (last == best->ctor || !tl_str_in(last, n, tl_callgraph__same_object)) return false;
-    char *recv = tl_strndup(best->ctor, (size_t)(last - 1 - best->ctor));
-    size_t rl = strlen(recv);
-    bool made = rl > 2 && !strcmp(recv + rl - 2, "()"); /* `Net(...).cuda()`: the class called */
-    if (made) recv[rl - 2] = 0;
-    bool ok = made && !strpbrk(recv, "([") && tl_callgraph_class_ref(p, fi, recv, out);
-    const tl_binding *prev = !made && !strcmp(recv, name) && best->byte
-                                 ? tl_model_binding(m, name, func, best->byte - 1)
-                                 : NULL;
-    free(recv);
-    if (ok) return true;
+    if (last != best->ctor + nl + 1 || strncmp(best->ctor, name, nl) ||
+        !tl_str_in(last, n, tl_vocab_module_self_methods) || !best->byte)
+      return false;
+    const tl_binding *prev = tl_model_binding(m, name, func, best->byte - 1);
     best = prev != best ? prev : NULL;
   }
   if (best) return false;

@@ -40,6 +40,10 @@ size_t tl_callgraph_targets(const tl_callgraph *cg, int32_t fi, size_t c, tl_ref
 int tl_callgraph_class_kind(tl_callgraph *cg, tl_ref c);
 /* A class named by `name` as seen from file fi ("Net", "models.Net", "nn.Module"). */
 bool tl_callgraph_class_ref(const tl_callgraph *cg, int32_t fi, const char *name, tl_ref *out);
+/* The project class a call constructs, into *out: `Net(...)`, `models.Net(...)`,
+ * `Net.from_pretrained(...)`. Only a CapWords name is looked up (a class named in lower case is left
+ * unbuilt). */
+bool tl_callgraph_constructs(const tl_callgraph *cg, int32_t fi, const tl_call *cl, tl_ref *out);
 /* Function summaries (tl_summaries.c): where each function's parameters and result live, solved
  * over the graph; then the place of every candidate's unknown value (tl_candidate.vdep). */
 void tl_summaries_solve(tl_project *pj, const tl_callgraph *cg);

@@ -3,7 +3,6 @@
  * with the chain that says why. */
 #include "tl_callgraph.h"
 
-#include <ctype.h>
 #include <string.h>
 
 #include "tl_vocab.h"
@@ -1042,16 +1041,13 @@ static bool tl_project__untrained_method(const tl_project *pj, const tl_callgrap
          (tl_callgraph_class_kind((tl_callgraph *)p, (tl_ref){fn.file, cls}) & TL_CK_MODULE);
 }
 
-/* The __init__ a call runs when it builds an object of a project class (a CapWords name the call
- * graph resolves to a class: `ProbMask(...)`, `masking.ProbMask(...)`), into ts[0]: 1, else 0. Not
- * a Module's: a model built in per-step code is a lazy build behind a test the analysis may not
- * read (`if self.model is None:`), and its __init__ sets up parameters once per object. */
+/* The __init__ a call runs when it builds an object of a project class (tl_callgraph_constructs:
+ * `ProbMask(...)`, `masking.ProbMask(...)`), into ts[0]: 1, else 0. Not a Module's: a model built in
+ * per-step code is a lazy build behind a test the analysis may not read (`if self.model is None:`),
+ * and its __init__ sets up parameters once per object. */
 static size_t tl_project__constructor(const tl_callgraph *p, int32_t fi, const tl_call *cl, tl_ref *ts) {
-  size_t n;
-  const char *last = tl_dotted_last(cl->callee, &n);
   tl_ref k;
-  if (!n || !isupper((unsigned char)last[0]) || strpbrk(cl->callee, "([") ||
-      !tl_callgraph_class_ref(p, fi, cl->callee, &k) || (tl_callgraph_class_kind((tl_callgraph *)p, k) & TL_CK_MODULE))
+  if (!tl_callgraph_constructs(p, fi, cl, &k) || (tl_callgraph_class_kind((tl_callgraph *)p, k) & TL_CK_MODULE))
     return 0;
   return tl_callgraph_method((tl_callgraph *)p, k, "__init__", &ts[0]) ? 1 : 0;
 }

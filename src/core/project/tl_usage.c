@@ -47,23 +47,6 @@ static bool tl_usage__trainish(const tl_call *cl, bool resolved) {
   return !resolved && tl_usage__train_name(last, n);
 }
 
-/* The class a call constructs: `Net(...)`, `models.Net(...)`, `Net.from_pretrained(...)`. Only a
- * CapWords name is looked up (a class named in lower case is left unbuilt: it keeps its root). */
-static bool tl_usage__constructs(const tl_callgraph *cg, int32_t fi, const tl_call *cl, tl_ref *out) {
-  const char *callee = cl->callee;
-  if (!callee[0] || strpbrk(callee, "([") || !strncmp(callee, "super()", 7) || !strncmp(callee, "self.", 5))
-    return false;
-  size_t n;
-  const char *last = tl_dotted_last(callee, &n);
-  if (n && isupper((unsigned char)last[0])) return tl_callgraph_class_ref(cg, fi, callee, out);
-  if (!n || last == callee || strncmp(last, "from_", 5)) return false;
-  char *recv = tl_strndup(callee, (size_t)(last - 1 - callee));
-  const char *rl = tl_dotted_last(recv, &n);
-  bool ok = n && isupper((unsigned char)rl[0]) && tl_callgraph_class_ref(cg, fi, recv, out);
-  free(recv);
-  return ok;
-}
-
 typedef TL_VEC(tl_ref) tl_usage__refs;
 
 /* Is the dotted name d (`model.adapter`, `model.add_module`) an attribute of a parameter of
@@ -434,7 +417,7 @@ void tl_usage_untrained(const tl_project *pj, tl_callgraph *cg, tl_ref **out) {
     x.n += m->funcs.n;
     ctor[i] = tl_calloc(m->calls.n + 1, sizeof **ctor);
     for (size_t c = 0; c < m->calls.n; c++)
-      if (!tl_usage__constructs(cg, (int32_t)i, &m->calls.v[c], &ctor[i][c])) ctor[i][c] = (tl_ref){-1, -1};
+      if (!tl_callgraph_constructs(cg, (int32_t)i, &m->calls.v[c], &ctor[i][c])) ctor[i][c] = (tl_ref){-1, -1};
   }
   bool *t = tl_calloc(x.n + 1, 1);
   tl_usage__may_train(pj, cg, ctor, &x, t);
